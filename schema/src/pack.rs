@@ -1,0 +1,335 @@
+//! Packs: the doc graph of a workspace — families, their path rules, companions and priors.
+//!
+//! The built-in pack describes the PoC's own doc graph; a workspace may replace it with its own
+//! file at `<root>/.dsh/doc-pack.json` ([`REPO_PACK_PATH`]).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt;
+
+/// Where a workspace's own pack lives, relative to its root.
+pub const REPO_PACK_PATH: &str = ".dsh/doc-pack.json";
+
+/// The signature of the built-in pack.
+pub const DEFAULT_SIGNATURE: &str = "Documentation/ARCHIVE-STYLE.md";
+
+/// The family kind that drives detection.
+pub const DOC_KIND: &str = "doc";
+
+/// A pack: signature files and families, in pack order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pack {
+    /// Files that must all exist at a directory for it to be a workspace root
+    /// (default: [`DEFAULT_SIGNATURE`]).
+    #[serde(default = "default_signature")]
+    pub signature: Vec<String>,
+    /// The families, in pack order (ties rank by it).
+    pub families: Vec<Family>,
+}
+
+/// A named class of doc paths.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Family {
+    /// The family's name (`Plan`).
+    pub name: String,
+    /// Its kind; only `doc` families drive detection.
+    pub kind: String,
+    /// Globs over workspace-relative paths (`*` never crosses `/`, `**` does).
+    pub rules: Vec<String>,
+    /// The family's own gate, overriding `config.threshold`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<f64>,
+    /// The companions, in pack order.
+    pub companions: Vec<Companion>,
+}
+
+/// A path a family's task conventionally needs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Companion {
+    /// A literal path, a glob, or an illustration with a `<placeholder>`.
+    pub path: String,
+    /// The pack's prior, 0..1.
+    pub prior: f64,
+}
+
+/// A pack file that cannot be used, with every problem found.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct PackError {
+    /// The pack file.
+    pub file: String,
+    /// Every problem, each naming its field (`families[1].companions[0].prior`).
+    pub problems: Vec<String>,
+}
+
+impl fmt::Display for PackError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "invalid pack {}: {}",
+            self.file,
+            self.problems.join("; ")
+        )
+    }
+}
+
+fn default_signature() -> Vec<String> {
+    vec![DEFAULT_SIGNATURE.into()]
+}
+
+fn family(name: &str, rules: &[&str], companions: &[(&str, f64)]) -> Family {
+    Family {
+        name: name.into(),
+        kind: DOC_KIND.into(),
+        rules: rules.iter().map(|r| r.to_string()).collect(),
+        threshold: None,
+        companions: companions
+            .iter()
+            .map(|(path, prior)| Companion {
+                path: path.to_string(),
+                prior: *prior,
+            })
+            .collect(),
+    }
+}
+
+impl Pack {
+    /// The built-in pack: seven `doc` families over the PoC's doc graph (see docs/PACK.md).
+    pub fn builtin() -> Pack {
+        Pack {
+            signature: vec![DEFAULT_SIGNATURE.into()],
+            families: vec![
+                family(
+                    "Plan",
+                    &["Documentation/Plans/*.md"],
+                    &[
+                        ("Documentation/INDEX.md", 1.0),
+                        ("Documentation/ARCHIVE-STYLE.md", 0.9),
+                        ("POC-BRIEF.md", 0.7),
+                        ("CHANGELOG.md", 0.5),
+                    ],
+                ),
+                family(
+                    "Scheme",
+                    &["**/SCHEME.md"],
+                    &[
+                        ("package.json", 1.0),
+                        ("README.md", 0.9),
+                        ("CHANGELOG.md", 0.8),
+                        ("Documentation/Plans/*.md", 0.6),
+                    ],
+                ),
+                family(
+                    "Brief",
+                    &["**/POC-BRIEF.md"],
+                    &[
+                        ("Documentation/Plans/*.md", 1.0),
+                        ("Documentation/INDEX.md", 0.8),
+                        ("CHANGELOG.md", 0.6),
+                    ],
+                ),
+                family(
+                    "Readme",
+                    &["**/README.md"],
+                    &[
+                        ("package.json", 0.9),
+                        ("SCHEME.md", 0.8),
+                        ("CHANGELOG.md", 0.7),
+                    ],
+                ),
+                family(
+                    "Changelog",
+                    &["**/CHANGELOG.md"],
+                    &[
+                        ("package.json", 1.0),
+                        ("README.md", 0.8),
+                        ("SCHEME.md", 0.7),
+                    ],
+                ),
+                family(
+                    "Archive",
+                    &["Documentation/ARCHIVE-STYLE.md"],
+                    &[
+                        ("Documentation/INDEX.md", 1.0),
+                        ("Documentation/Plans/<Plan>.md", 0.8),
+                        ("CHANGELOG.md", 0.6),
+                    ],
+                ),
+                family(
+                    "Index",
+                    &["Documentation/INDEX.md"],
+                    &[
+                        ("Documentation/ARCHIVE-STYLE.md", 1.0),
+                        ("Documentation/Plans/*.md", 0.8),
+                        ("*/SCHEME.md", 0.7),
+                    ],
+                ),
+            ],
+        }
+    }
+
+    /// Parses and validates a pack file's text; `file` names it in errors.
+    pub fn from_json_str(text: &str, file: &str) -> Result<Pack, PackError> {
+        let fail = |problems: Vec<String>| PackError {
+            file: file.into(),
+            problems,
+        };
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| fail(vec![format!("not valid JSON: {e}")]))?;
+        let pack: Pack = serde_json::from_value(normalise(value))
+            .map_err(|e| fail(vec![format!("wrong shape: {e}")]))?;
+        let problems = pack.problems();
+        if problems.is_empty() {
+            Ok(pack)
+        } else {
+            Err(fail(problems))
+        }
+    }
+
+    /// Every structural problem of this pack (globs are checked where they are compiled).
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.signature.is_empty() {
+            out.push("signature: must list at least one file".into());
+        }
+        for (i, s) in self.signature.iter().enumerate() {
+            if let Some(p) = path_problem(s) {
+                out.push(format!("signature[{i}]: {p}"));
+            } else if s.starts_with('/') || s.split('/').any(|c| c == ".." || c == ".") {
+                out.push(format!(
+                    "signature[{i}]: must be a relative path without . or .."
+                ));
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        for (i, fam) in self.families.iter().enumerate() {
+            let at = format!("families[{i}]");
+            if fam.name.is_empty()
+                || fam
+                    .name
+                    .contains(|c: char| c.is_whitespace() || c.is_control())
+            {
+                out.push(format!(
+                    "{at}.name: must be a non-empty word without spaces"
+                ));
+            } else if !seen.insert(fam.name.as_str()) {
+                out.push(format!("{at}.name: {:?} is used twice", fam.name));
+            }
+            if fam.kind.is_empty() {
+                out.push(format!("{at}.kind: must not be empty"));
+            }
+            if fam.kind == DOC_KIND && fam.rules.is_empty() {
+                out.push(format!("{at}.rules: a doc family needs at least one rule"));
+            }
+            for (j, r) in fam.rules.iter().enumerate() {
+                if let Some(p) = path_problem(r) {
+                    out.push(format!("{at}.rules[{j}]: {p}"));
+                }
+            }
+            if let Some(t) = fam.threshold
+                && !(0.0..=1.0).contains(&t)
+            {
+                out.push(format!("{at}.threshold: {t} is outside 0..1"));
+            }
+            for (j, c) in fam.companions.iter().enumerate() {
+                if let Some(p) = path_problem(&c.path) {
+                    out.push(format!("{at}.companions[{j}].path: {p}"));
+                }
+                if !(0.0..=1.0).contains(&c.prior) {
+                    out.push(format!(
+                        "{at}.companions[{j}].prior: {} is outside 0..1",
+                        c.prior
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    /// The families that drive detection, in pack order.
+    pub fn doc_families(&self) -> impl Iterator<Item = &Family> {
+        self.families.iter().filter(|f| f.kind == DOC_KIND)
+    }
+}
+
+/// `kind` defaults to `doc` when a family leaves it out.
+fn normalise(mut value: Value) -> Value {
+    if let Some(families) = value.get_mut("families").and_then(Value::as_array_mut) {
+        for fam in families {
+            if let Some(obj) = fam.as_object_mut() {
+                obj.entry("kind").or_insert_with(|| Value::from(DOC_KIND));
+            }
+        }
+    }
+    value
+}
+
+/// Paths in a pack are short printable text: no control characters reach a note.
+fn path_problem(path: &str) -> Option<String> {
+    if path.is_empty() {
+        Some("must not be empty".into())
+    } else if path.len() > 512 {
+        Some(format!("is {} bytes long (at most 512)", path.len()))
+    } else if path.chars().any(char::is_control) {
+        Some("contains a control character".into())
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_has_seven_valid_doc_families() {
+        let pack = Pack::builtin();
+        assert_eq!(pack.doc_families().count(), 7);
+        assert_eq!(pack.problems(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn parses_the_spec_example() {
+        let text = r#"{"signature": ["README.md"], "families": [{"name": "Plan", "kind": "doc",
+            "rules": ["Documentation/Plans/*.md"], "threshold": 0.7,
+            "companions": [{"path": "Documentation/INDEX.md", "prior": 1.0}]}]}"#;
+        let pack = Pack::from_json_str(text, "p.json").expect("valid");
+        assert_eq!(pack.families[0].threshold, Some(0.7));
+        assert_eq!(pack.families[0].companions[0].prior, 1.0);
+    }
+
+    #[test]
+    fn names_every_problem() {
+        let text = r#"{"signature": [], "families": [
+            {"name": "A", "rules": [], "threshold": 2, "companions": [{"path": "x\u0007", "prior": -1}]},
+            {"name": "A", "kind": "other", "rules": [], "companions": []}]}"#;
+        let err = Pack::from_json_str(text, "ws/.dsh/doc-pack.json").expect_err("invalid");
+        assert_eq!(
+            err.to_string(),
+            "invalid pack ws/.dsh/doc-pack.json: signature: must list at least one file; \
+             families[0].rules: a doc family needs at least one rule; \
+             families[0].threshold: 2 is outside 0..1; \
+             families[0].companions[0].path: contains a control character; \
+             families[0].companions[0].prior: -1 is outside 0..1; \
+             families[1].name: \"A\" is used twice"
+        );
+    }
+
+    #[test]
+    fn wrong_shape_and_bad_json_name_the_file() {
+        let err = Pack::from_json_str("{\"families\": 3}", "f.json").expect_err("shape");
+        assert!(
+            err.to_string()
+                .starts_with("invalid pack f.json: wrong shape:"),
+            "{err}"
+        );
+        let err = Pack::from_json_str("nope", "f.json").expect_err("json");
+        assert!(
+            err.to_string()
+                .starts_with("invalid pack f.json: not valid JSON:"),
+            "{err}"
+        );
+    }
+}

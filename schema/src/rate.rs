@@ -1,0 +1,148 @@
+//! Rate rows, rate moves, and the fold that defines live rates from history.
+//!
+//! A row keeps both the step-rule value and the accept/reject counts, so every rate model
+//! reads the same rows and the central invariant `live == fold(base, history)` does not
+//! depend on the model.
+
+use crate::config::RateModel;
+use serde::{Deserialize, Serialize};
+
+/// The neutral rate every row starts from.
+pub const NEUTRAL: f64 = 1.0 / 3.0;
+
+/// A learned rate's key: a workspace's family row (`companion` empty) or companion row.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct RateKey {
+    /// The workspace key.
+    pub workspace: String,
+    /// The family.
+    pub family: String,
+    /// The companion, or empty for the family's own row.
+    pub companion: String,
+}
+
+impl RateKey {
+    /// The family row of `family` in `workspace`.
+    pub fn family(workspace: &str, family: &str) -> RateKey {
+        RateKey {
+            workspace: workspace.into(),
+            family: family.into(),
+            companion: String::new(),
+        }
+    }
+
+    /// The row of one companion of `family` in `workspace`.
+    pub fn companion(workspace: &str, family: &str, companion: &str) -> RateKey {
+        RateKey {
+            workspace: workspace.into(),
+            family: family.into(),
+            companion: companion.into(),
+        }
+    }
+}
+
+/// What happened to a key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RateEvent {
+    /// A named companion was opened.
+    Accept,
+    /// The window closed untouched.
+    Reject,
+}
+
+/// One move of one row, as committed with a resolution.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RateMove {
+    /// The row.
+    pub key: RateKey,
+    /// Accept or reject.
+    pub event: RateEvent,
+    /// The signed step of the step rule (`+acceptBonus` or `−rejectPenalty`).
+    pub step: f64,
+}
+
+/// A learned row.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RateRow {
+    /// The step-rule value, in 0..1.
+    pub step: f64,
+    /// Accepts seen.
+    pub accepts: u64,
+    /// Rejects seen.
+    pub rejects: u64,
+}
+
+impl Default for RateRow {
+    fn default() -> Self {
+        RateRow {
+            step: NEUTRAL,
+            accepts: 0,
+            rejects: 0,
+        }
+    }
+}
+
+impl RateRow {
+    /// This row after one move. The step rule clamps, so moves do not commute.
+    pub fn apply(self, mv: &RateMove) -> RateRow {
+        let mut next = self;
+        next.step = (self.step + mv.step).clamp(0.0, 1.0);
+        match mv.event {
+            RateEvent::Accept => next.accepts += 1,
+            RateEvent::Reject => next.rejects += 1,
+        }
+        next
+    }
+
+    /// The rate this row stands for under `model`.
+    pub fn rate(&self, model: RateModel) -> f64 {
+        match model {
+            RateModel::Step => self.step,
+            // Posterior mean of Beta(1, 2): neutral 1/3, order-independent, never stuck at 0.
+            RateModel::Beta => (1 + self.accepts) as f64 / (3 + self.accepts + self.rejects) as f64,
+        }
+    }
+}
+
+/// `fold(base, moves)`: the row that results from replaying `moves` in order over `base`.
+pub fn fold<'a>(base: Option<RateRow>, moves: impl IntoIterator<Item = &'a RateMove>) -> RateRow {
+    moves
+        .into_iter()
+        .fold(base.unwrap_or_default(), |row, mv| row.apply(mv))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mv(event: RateEvent, step: f64) -> RateMove {
+        RateMove {
+            key: RateKey::family("ws", "Plan"),
+            event,
+            step,
+        }
+    }
+
+    #[test]
+    fn step_rule_clamps_and_does_not_commute() {
+        let down = mv(RateEvent::Reject, -0.2);
+        let up = mv(RateEvent::Accept, 0.1);
+        let a = fold(None, [&down, &down, &up]);
+        let b = fold(None, [&up, &down, &down]);
+        assert_eq!(a.step, 0.1);
+        assert!((b.step - (NEUTRAL + 0.1 - 0.4)).abs() < 1e-12);
+        assert_ne!(a.step, b.step);
+        assert_eq!(a.rate(RateModel::Beta), b.rate(RateModel::Beta));
+    }
+
+    #[test]
+    fn beta_starts_neutral_and_never_reaches_zero() {
+        let row = RateRow::default();
+        assert_eq!(row.rate(RateModel::Beta), NEUTRAL);
+        let down = mv(RateEvent::Reject, -0.2);
+        let row = fold(None, std::iter::repeat_n(&down, 50));
+        assert_eq!(row.step, 0.0);
+        assert!(row.rate(RateModel::Beta) > 0.0);
+    }
+}
