@@ -88,6 +88,17 @@ pub trait DecisionStore {
     /// Makes every commit so far durable; answers the last durable sequence number.
     fn flush(&mut self) -> Result<u64, StoreError>;
 
+    /// Makes every commit so far durable, then releases the store (the file stays valid).
+    fn close(&mut self) -> Result<u64, StoreError> {
+        self.flush()
+    }
+
+    /// Takes the store-related fields of a changed config (`durability`, `flushIntervalMs`,
+    /// `ringCapacity`, `storeLimit`); the default ignores them.
+    fn configure(&mut self, config: &crate::Config) {
+        let _ = config;
+    }
+
     /// A store that switched to its fallback since the last call answers why, once.
     fn take_degradation(&mut self) -> Option<String> {
         None
