@@ -1,0 +1,88 @@
+//! Per-agent state: what this turn touched, cooldowns, dedupe, the cap, and the open window.
+
+use crate::paths::relative_to;
+use globset::GlobMatcher;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+/// The most paths remembered as touched in one turn; older ones are forgotten first.
+pub const MAX_TOUCHED: usize = 4096;
+
+/// The follow-through of one emitted note.
+#[derive(Clone, Debug)]
+pub struct Window {
+    /// The pending decision.
+    pub decision_seq: u64,
+    /// The workspace the note was about.
+    pub workspace: String,
+    /// The family.
+    pub family: String,
+    /// The named companions with their matchers.
+    pub companions: Vec<(String, GlobMatcher)>,
+    /// The bases the companions were looked up under.
+    pub bases: Vec<PathBuf>,
+    /// Judged in-workspace calls seen since the note.
+    pub age: u32,
+}
+
+impl Window {
+    /// The first named companion that `path` names, if any.
+    pub fn named_by(&self, path: &Path) -> Option<&str> {
+        self.companions
+            .iter()
+            .find(|(_, m)| names(m, path, &self.bases))
+            .map(|(c, _)| c.as_str())
+    }
+}
+
+/// Whether `path`, taken relative to one of `bases`, matches a companion's matcher.
+pub fn names(matcher: &GlobMatcher, path: &Path, bases: &[PathBuf]) -> bool {
+    bases
+        .iter()
+        .filter_map(|b| relative_to(path, b))
+        .any(|rel| matcher.is_match(rel))
+}
+
+/// One agent's state. A turn reset forgets everything but the call counter.
+#[derive(Clone, Debug, Default)]
+pub struct AgentState {
+    /// Judged calls so far (the cooldown's clock).
+    pub calls: u64,
+    /// Paths touched this turn.
+    pub touched: Vec<PathBuf>,
+    /// The call number of each family's last note this turn.
+    pub last_noted: HashMap<String, u64>,
+    /// The notes emitted this turn, as (family, companions).
+    pub emitted: HashSet<(String, Vec<String>)>,
+    /// Notes emitted this turn.
+    pub notes: u32,
+    /// The open window, if any.
+    pub window: Option<Window>,
+}
+
+impl AgentState {
+    /// Remembers a touched path, forgetting the oldest past [`MAX_TOUCHED`].
+    pub fn touch(&mut self, path: &Path) {
+        if self.touched.iter().any(|p| p == path) {
+            return;
+        }
+        if self.touched.len() >= MAX_TOUCHED {
+            self.touched.remove(0);
+        }
+        self.touched.push(path.to_path_buf());
+    }
+
+    /// Whether a companion was touched this turn (matched under the call's bases).
+    pub fn touched_companion(&self, matcher: &GlobMatcher, bases: &[PathBuf]) -> bool {
+        self.touched.iter().any(|p| names(matcher, p, bases))
+    }
+
+    /// The per-turn reset; answers the window it drops (to be closed as abandoned).
+    pub fn reset_turn(&mut self) -> Option<Window> {
+        self.touched.clear();
+        self.last_noted.clear();
+        self.emitted.clear();
+        self.notes = 0;
+        self.window.take()
+    }
+}

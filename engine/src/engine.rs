@@ -1,0 +1,252 @@
+//! The engine: config, packs, per-agent state and a store, wired around the pure pipeline.
+
+use crate::agent::AgentState;
+use crate::judge::{self, Effects, Located, Record, Settings};
+use crate::ledger::{self, Abstain};
+use crate::locate::PackCache;
+use crate::note::Note;
+use crate::paths::{self, CallError};
+use crate::probe::{FileProbe, OsProbe};
+use docsuggest_schema::{Config, ConfigError, DecisionStore, Resolution, StoreError};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// The engine's version, as the activation line names it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// One tool call of an agent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Call {
+    /// The agent that made the call.
+    pub agent: String,
+    /// The tool (`read`, `grep`, …).
+    pub tool: String,
+    /// The path or pattern the call names.
+    pub path: String,
+    /// The directory a relative path is resolved against.
+    pub cwd: Option<String>,
+}
+
+/// The engine's answer to one call.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Verdict {
+    /// At most one note.
+    pub note: Option<Note>,
+    /// The ledger lines this call produced.
+    pub ledger: Vec<String>,
+    /// Problems a person should fix that did not stop the call (a malformed repo pack).
+    pub warnings: Vec<String>,
+}
+
+/// A store boxed for the engine; any [`DecisionStore`] that can move between threads.
+pub type BoxedStore = Box<dyn DecisionStore + Send>;
+
+/// The doc-companion suggester.
+pub struct Engine<P: FileProbe = OsProbe> {
+    config: Config,
+    weights: docsuggest_schema::Table,
+    packs: PackCache,
+    agents: HashMap<String, AgentState>,
+    store: BoxedStore,
+    probe: P,
+}
+
+impl<P: FileProbe> Engine<P> {
+    /// An engine over `store`, reading files through `probe`. The startup ledger (activation
+    /// or `disabled`, and any store degradation) is answered by [`Engine::startup`].
+    pub fn new(config: Config, store: BoxedStore, probe: P) -> Engine<P> {
+        let mut store = store;
+        store.configure(&config);
+        Engine {
+            weights: config.effective_weights(),
+            config,
+            packs: PackCache::default(),
+            agents: HashMap::new(),
+            store,
+            probe,
+        }
+    }
+
+    /// The lines of the engine's start: `activated (…)` or `disabled (…)`, then any store
+    /// degradation.
+    pub fn startup(&mut self) -> Vec<String> {
+        let mut lines = vec![self.activation_line()];
+        self.collect_degradation(&mut lines);
+        lines
+    }
+
+    fn activation_line(&self) -> String {
+        if self.config.enabled {
+            let families = self.packs.builtin().families.len();
+            ledger::activated(VERSION, families, self.config.threshold)
+        } else {
+            ledger::disabled()
+        }
+    }
+
+    /// The config in force.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The store.
+    pub fn store(&self) -> &dyn DecisionStore {
+        self.store.as_ref()
+    }
+
+    /// Judges one call.
+    pub fn judge(&mut self, call: &Call) -> Result<Verdict, CallError> {
+        paths::check_field("agent", &call.agent)?;
+        paths::check_field("tool", &call.tool)?;
+        let path = paths::resolve(&call.path, call.cwd.as_deref())?;
+        let mut verdict = Verdict::default();
+        if !self.config.enabled || !self.config.tools.contains(&call.tool) {
+            return Ok(verdict);
+        }
+        if path
+            .components()
+            .any(|c| self.config.exclude.iter().any(|x| c.as_os_str() == x.as_str()))
+        {
+            return Ok(verdict);
+        }
+        let state = self.agents.entry(call.agent.clone()).or_default();
+        state.calls += 1;
+        let lookup = paths::literal_prefix(&path);
+        let Some(workspace) = self.packs.locate(&lookup, &self.probe, &mut verdict.warnings) else {
+            verdict.ledger.push(ledger::abstained(Abstain::ForeignWorkspace, None, 0.0));
+            return Ok(verdict);
+        };
+        let located = Located {
+            rel: judge::relative_target(&path, &workspace.root),
+            path,
+            workspace,
+        };
+        let learn = self.config.learn;
+        let resolution = if learn {
+            judge::follow(state, &located, &self.config, &mut verdict.ledger)
+        } else {
+            None
+        };
+        state.touch(&located.path);
+        if let Some(resolution) = resolution {
+            resolve(self.store.as_mut(), resolution);
+        }
+        let mut effects = Effects::default();
+        let snapshot = if learn {
+            self.store
+                .snapshot()
+                .map_err(|e| tracing::error!(error = %e, "snapshot failed; using neutral rates"))
+                .ok()
+        } else {
+            None
+        };
+        let settings = Settings {
+            config: &self.config,
+            weights: self.weights,
+            store: self.store.kind(),
+            snapshot: snapshot.as_deref(),
+            probe: &self.probe,
+            agent: &call.agent,
+        };
+        let state = self.agents.entry(call.agent.clone()).or_default();
+        verdict.note =
+            judge::decide(&settings, state, &located, &mut verdict.ledger, &mut effects);
+        drop(snapshot);
+        self.apply(&call.agent, effects);
+        self.collect_degradation(&mut verdict.ledger);
+        Ok(verdict)
+    }
+
+    fn apply(&mut self, agent: &str, effects: Effects) {
+        for resolution in effects.resolutions {
+            resolve(self.store.as_mut(), resolution);
+        }
+        match effects.record {
+            Some(Record::Pending(decision, mut window)) => match self.store.record_pending(decision) {
+                Ok(seq) => {
+                    window.decision_seq = seq;
+                    self.agents.entry(agent.to_string()).or_default().window = Some(window);
+                }
+                Err(e) => tracing::error!(error = %e, "recording a note failed; no window opens"),
+            },
+            Some(Record::Silent(decision)) => {
+                if let Err(e) = self.store.record_silent(decision) {
+                    tracing::error!(error = %e, "recording a silence failed");
+                }
+            }
+            None => {}
+        }
+    }
+
+    /// The per-turn reset of one agent: its open window closes as abandoned.
+    pub fn turn(&mut self, agent: &str) -> Verdict {
+        let mut verdict = Verdict::default();
+        if let Some(window) = self.agents.get_mut(agent).and_then(AgentState::reset_turn) {
+            resolve(self.store.as_mut(), judge::abandon(window));
+        }
+        self.collect_degradation(&mut verdict.ledger);
+        verdict
+    }
+
+    /// Applies a config patch as a whole, or changes nothing and names every problem.
+    /// Answers the ledger lines the change produced (a new activation line when `enabled`
+    /// or `threshold` changed).
+    pub fn configure(&mut self, patch: &serde_json::Value) -> Result<Vec<String>, ConfigError> {
+        let next = self.config.patched(patch, "configure")?;
+        let announce = next.enabled != self.config.enabled || next.threshold != self.config.threshold;
+        let stop_learning = self.config.learn && !next.learn;
+        self.store.configure(&next);
+        self.weights = next.effective_weights();
+        self.config = next;
+        let mut lines = Vec::new();
+        if announce {
+            lines.push(self.activation_line());
+        }
+        if stop_learning {
+            // Nothing moves while learning is off: open windows close without a verdict.
+            self.abandon_all();
+        }
+        self.collect_degradation(&mut lines);
+        Ok(lines)
+    }
+
+    /// Makes every commit so far durable; answers the last durable sequence number.
+    pub fn flush(&mut self) -> Result<u64, StoreError> {
+        self.store.flush()
+    }
+
+    /// Closes every open window as abandoned and closes the store.
+    pub fn close(&mut self) -> Result<u64, StoreError> {
+        self.abandon_all();
+        self.store.close()
+    }
+
+    fn abandon_all(&mut self) {
+        for state in self.agents.values_mut() {
+            if let Some(window) = state.window.take() {
+                resolve(self.store.as_mut(), judge::abandon(window));
+            }
+        }
+    }
+
+    fn collect_degradation(&mut self, lines: &mut Vec<String>) {
+        if let Some(reason) = self.store.take_degradation() {
+            lines.push(ledger::store_unavailable(&reason));
+        }
+    }
+
+    /// Whether `path` (absolute) lies in a workspace, and its key.
+    pub fn workspace_key_of(&mut self, path: &Path) -> Option<String> {
+        let mut warnings = Vec::new();
+        self.packs
+            .locate(path, &self.probe, &mut warnings)
+            .map(|w| w.key)
+    }
+}
+
+fn resolve(store: &mut (dyn DecisionStore + Send), resolution: Resolution) {
+    let seq = resolution.decision_seq;
+    if let Err(e) = store.resolve(resolution) {
+        tracing::error!(error = %e, decision = seq, "resolving a decision failed");
+    }
+}

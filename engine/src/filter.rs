@@ -1,0 +1,92 @@
+//! The existence filter: a companion survives when it exists under one of the call's bases.
+
+use crate::compiled::{CompanionForm, CompiledCompanion};
+use crate::probe::FileProbe;
+use std::path::{Path, PathBuf};
+
+/// The directories a call's companions are looked up under, and the root's real path.
+#[derive(Clone, Debug)]
+pub struct Bases {
+    /// The workspace root.
+    pub root: PathBuf,
+    /// The nearest ancestor of the call path, at or below the root, holding `package.json`.
+    pub package_root: Option<PathBuf>,
+    /// The package root's parent, when it is at or below the root.
+    pub package_parent: Option<PathBuf>,
+    /// The root with symlinks resolved: nothing may resolve outside it.
+    real_root: Option<PathBuf>,
+}
+
+impl Bases {
+    /// Finds the bases of a call path inside `root`.
+    pub fn find(root: &Path, call_path: &Path, probe: &dyn FileProbe) -> Bases {
+        let package_root = call_path
+            .ancestors()
+            .take_while(|dir| dir.starts_with(root))
+            .find(|dir| probe.kind(&dir.join("package.json")).is_some())
+            .map(Path::to_path_buf);
+        let package_parent = package_root
+            .as_deref()
+            .filter(|p| *p != root)
+            .and_then(Path::parent)
+            .map(Path::to_path_buf);
+        Bases {
+            root: root.to_path_buf(),
+            package_root,
+            package_parent,
+            real_root: probe.canonicalize(root),
+        }
+    }
+
+    /// The distinct bases, root first.
+    pub fn all(&self) -> Vec<&Path> {
+        let mut out: Vec<&Path> = vec![&self.root];
+        for base in [&self.package_root, &self.package_parent].into_iter().flatten() {
+            if !out.contains(&base.as_path()) {
+                out.push(base);
+            }
+        }
+        out
+    }
+
+    /// Whether `path` exists and, symlinks resolved, stays inside the root.
+    fn inside(&self, path: &Path, probe: &dyn FileProbe) -> bool {
+        match (&self.real_root, probe.canonicalize(path)) {
+            (Some(root), Some(real)) => real.starts_with(root),
+            _ => false,
+        }
+    }
+
+    /// Whether a companion survives the filter. The filter drops, it never rewrites.
+    pub fn keeps(&self, companion: &CompiledCompanion, probe: &dyn FileProbe) -> bool {
+        match &companion.form {
+            CompanionForm::Placeholder => true,
+            CompanionForm::Escaping => false,
+            CompanionForm::Literal => self
+                .all()
+                .iter()
+                .any(|base| self.inside(&base.join(&companion.path), probe)),
+            CompanionForm::Glob { prefix } => self.all().iter().any(|base| {
+                let dir = base.join(prefix);
+                probe.kind(&dir) == Some(crate::probe::EntryKind::Dir) && self.inside(&dir, probe)
+            }),
+            CompanionForm::AnySubdir { rest } => {
+                let mut parents: Vec<&Path> = Vec::new();
+                for dir in [self.package_parent.as_deref(), Some(self.root.as_path())]
+                    .into_iter()
+                    .flatten()
+                {
+                    if !parents.contains(&dir) {
+                        parents.push(dir);
+                    }
+                }
+                parents.iter().any(|parent| {
+                    probe
+                        .subdirectories(parent)
+                        .iter()
+                        .any(|sub| self.inside(&parent.join(sub).join(rest), probe))
+                })
+            }
+        }
+    }
+}

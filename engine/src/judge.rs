@@ -1,0 +1,364 @@
+//! The judge pipeline's pure steps (SPEC §2): it reads rates through a snapshot and files
+//! through a probe, mutates only the agent's state, and returns the writes it intends.
+
+use crate::agent::{AgentState, Window};
+use crate::compiled::{CompiledFamily, Detection};
+use crate::filter::Bases;
+use crate::ledger::{self, Abstain, Suppress};
+use crate::locate::Workspace;
+use crate::measure::{self, Rates};
+use crate::note::{self, Note};
+use crate::paths::{is_pattern, literal_prefix, relative_to};
+use crate::probe::FileProbe;
+use docsuggest_schema::rate::NEUTRAL;
+use docsuggest_schema::{
+    CompanionRow, Config, Decision, Outcome, RateEvent, RateKey, RateMove, RateSnapshot,
+    Resolution, SilenceReason, StoreKind, Table,
+};
+use std::path::{Path, PathBuf};
+
+/// A call resolved to a path inside a workspace.
+#[derive(Clone, Debug)]
+pub struct Located {
+    /// The resolved, normalised call path (may hold a pattern).
+    pub path: PathBuf,
+    /// The path relative to the workspace root.
+    pub rel: String,
+    /// The workspace.
+    pub workspace: Workspace,
+}
+
+/// What the engine must write for one call, in order.
+#[derive(Debug, Default)]
+pub struct Effects {
+    /// Windows closed by this call.
+    pub resolutions: Vec<Resolution>,
+    /// A decision to record.
+    pub record: Option<Record>,
+}
+
+/// A decision to record.
+#[derive(Debug)]
+pub enum Record {
+    /// An emitted note: recorded pending, then its window opens with the assigned seq.
+    Pending(Decision, Window),
+    /// A gated silence: recorded straight into the history.
+    Silent(Decision),
+}
+
+/// Everything one call is judged with besides the agent's state.
+pub struct Settings<'a> {
+    /// The config in force.
+    pub config: &'a Config,
+    /// Its effective weights.
+    pub weights: Table,
+    /// The store kind the decision will name.
+    pub store: StoreKind,
+    /// The call's one read view of the rates (`None`: neutral rates).
+    pub snapshot: Option<&'a dyn RateSnapshot>,
+    /// The disk.
+    pub probe: &'a dyn FileProbe,
+    /// The agent that made the call.
+    pub agent: &'a str,
+}
+
+/// Step 4: follows the agent's open window with an in-workspace call.
+pub fn follow(
+    state: &mut AgentState,
+    located: &Located,
+    config: &Config,
+    ledger: &mut Vec<String>,
+) -> Option<Resolution> {
+    let window = state.window.as_mut()?;
+    if window.workspace != located.workspace.key {
+        return None;
+    }
+    if let Some(companion) = window.named_by(&located.path).map(str::to_string) {
+        let window = state.window.take()?;
+        ledger.push(ledger::accepted(&window.family, &companion));
+        let step = config.accept_bonus;
+        let moves = vec![
+            rate_move(&window, &companion, RateEvent::Accept, step),
+            rate_move(&window, "", RateEvent::Accept, step),
+        ];
+        return Some(Resolution {
+            decision_seq: window.decision_seq,
+            outcome: Outcome::Accepted,
+            accepted: Some(companion),
+            moves,
+        });
+    }
+    window.age += 1;
+    if window.age < config.learn_window {
+        return None;
+    }
+    let window = state.window.take()?;
+    Some(soft_reject(window, config, ledger))
+}
+
+/// Closes a window untouched: every named companion and the family move down.
+pub fn soft_reject(window: Window, config: &Config, ledger: &mut Vec<String>) -> Resolution {
+    let names: Vec<&str> = window.companions.iter().map(|(c, _)| c.as_str()).collect();
+    ledger.push(ledger::rejected(&window.family, &names));
+    let step = -config.reject_penalty;
+    let mut moves: Vec<RateMove> = names
+        .iter()
+        .map(|c| rate_move(&window, c, RateEvent::Reject, step))
+        .collect();
+    moves.push(rate_move(&window, "", RateEvent::Reject, step));
+    Resolution {
+        decision_seq: window.decision_seq,
+        outcome: Outcome::Rejected,
+        accepted: None,
+        moves,
+    }
+}
+
+/// Closes a window without a verdict (turn reset, restart): no rate move.
+pub fn abandon(window: Window) -> Resolution {
+    Resolution {
+        decision_seq: window.decision_seq,
+        outcome: Outcome::Abandoned,
+        accepted: None,
+        moves: Vec::new(),
+    }
+}
+
+fn rate_move(window: &Window, companion: &str, event: RateEvent, step: f64) -> RateMove {
+    RateMove {
+        key: RateKey::companion(&window.workspace, &window.family, companion),
+        event,
+        step,
+    }
+}
+
+/// The learned rates of one family, read through one snapshot (neutral when not learning).
+struct SnapshotRates<'a> {
+    snapshot: Option<&'a dyn RateSnapshot>,
+    config: &'a Config,
+    workspace: &'a str,
+    family: &'a str,
+}
+
+impl SnapshotRates<'_> {
+    fn read(&self, companion: &str) -> f64 {
+        let Some(snapshot) = self.snapshot.filter(|_| self.config.learn) else {
+            return NEUTRAL;
+        };
+        match snapshot.row(&RateKey::companion(self.workspace, self.family, companion)) {
+            Ok(Some(row)) => row.rate(self.config.rate_model),
+            Ok(None) => NEUTRAL,
+            Err(e) => {
+                tracing::error!(error = %e, "rate read failed; using the neutral rate");
+                NEUTRAL
+            }
+        }
+    }
+}
+
+impl Rates for SnapshotRates<'_> {
+    fn family(&self) -> f64 {
+        self.read("")
+    }
+    fn companion(&self, path: &str) -> f64 {
+        self.read(path)
+    }
+}
+
+/// Steps 6–12 for a located call: detect, filter, measure, gate, suppress, emit.
+pub fn decide(
+    settings: &Settings<'_>,
+    state: &mut AgentState,
+    located: &Located,
+    ledger: &mut Vec<String>,
+    effects: &mut Effects,
+) -> Option<Note> {
+    let config = settings.config;
+    let (agent, probe) = (settings.agent, settings.probe);
+    let pack = &located.workspace.pack;
+    let family = match pack.detect(&located.rel) {
+        Detection::NoSignal => {
+            ledger.push(ledger::abstained(Abstain::NoSignal, None, 0.0));
+            return None;
+        }
+        Detection::Ambiguous(f) => {
+            let name = &pack.families[f].name;
+            ledger.push(ledger::abstained(Abstain::AmbiguousTarget, Some(name), 0.0));
+            return None;
+        }
+        Detection::Family(f) => &pack.families[f],
+    };
+    let name = family.name.as_str();
+    let lookup = if is_pattern(&located.rel) {
+        literal_prefix(&located.path)
+    } else {
+        located.path.clone()
+    };
+    let bases = Bases::find(&located.workspace.root, &lookup, probe);
+    let base_dirs: Vec<PathBuf> = bases.all().into_iter().map(Path::to_path_buf).collect();
+    let existing: Vec<usize> = (0..family.companions.len())
+        .filter(|&i| bases.keeps(&family.companions[i], probe))
+        .collect();
+    if existing.is_empty() {
+        ledger.push(ledger::abstained(Abstain::NoCompanions, Some(name), 0.0));
+        return None;
+    }
+    let untouched: Vec<usize> = existing
+        .iter()
+        .copied()
+        .filter(|&i| !state.touched_companion(&family.companions[i].matcher, &base_dirs))
+        .collect();
+    let rates = SnapshotRates {
+        snapshot: settings.snapshot,
+        config,
+        workspace: &located.workspace.key,
+        family: name,
+    };
+    let candidates = if untouched.is_empty() { &existing } else { &untouched };
+    let mut rows = measure::rank(
+        candidates.iter().map(|&i| &family.companions[i]),
+        &rates,
+        &settings.weights,
+    );
+    rows.truncate(config.max_companions);
+    if untouched.is_empty() {
+        let kappa = measure::kappa(&rows);
+        ledger.push(ledger::abstained(Abstain::AlreadyTouched, Some(name), kappa));
+        silence(settings, agent, located, family, rows, kappa, SilenceReason::AlreadyTouched, ledger, effects);
+        return None;
+    }
+    let paths: Vec<&str> = rows.iter().map(|r| r.path.as_str()).collect();
+    let fit = note::fitting(name, &paths, config.max_note_chars);
+    if fit == 0 {
+        ledger.push(ledger::abstained(Abstain::NoCompanions, Some(name), 0.0));
+        return None;
+    }
+    rows.truncate(fit);
+    let kappa = measure::kappa(&rows);
+    if kappa < family.threshold.unwrap_or(config.threshold) {
+        ledger.push(ledger::abstained(Abstain::LowConfidence, Some(name), kappa));
+        silence(settings, agent, located, family, rows, kappa, SilenceReason::LowConfidence, ledger, effects);
+        return None;
+    }
+    let named: Vec<String> = rows.iter().map(|r| r.path.clone()).collect();
+    let dedupe_key = (name.to_string(), named.clone());
+    let suppression = if state
+        .last_noted
+        .get(name)
+        .is_some_and(|&at| state.calls - at <= u64::from(config.cooldown_calls))
+    {
+        Some(Suppress::Cooldown)
+    } else if state.emitted.contains(&dedupe_key) {
+        Some(Suppress::Dedupe)
+    } else if state.notes >= config.max_notes_per_turn {
+        Some(Suppress::Cap)
+    } else {
+        None
+    };
+    if let Some(kind) = suppression {
+        ledger.push(ledger::suppressed(kind, name, kappa));
+        return None;
+    }
+    state.last_noted.insert(name.to_string(), state.calls);
+    state.emitted.insert(dedupe_key);
+    state.notes += 1;
+    if config.learn
+        && let Some(older) = state.window.take()
+    {
+        // The older window closes as a soft reject before the newer one opens.
+        effects.resolutions.push(soft_reject(older, config, ledger));
+    }
+    let name_refs: Vec<&str> = named.iter().map(String::as_str).collect();
+    ledger.push(ledger::suggest(name, kappa, &name_refs));
+    push_decided(settings, name, kappa, &rows, ledger);
+    let note = note::compose(name, kappa, &name_refs);
+    if config.learn {
+        let window = Window {
+            decision_seq: 0,
+            workspace: located.workspace.key.clone(),
+            family: name.to_string(),
+            companions: rows
+                .iter()
+                .filter_map(|r| {
+                    let c = family.companions.iter().find(|c| c.path == r.path)?;
+                    Some((c.path.clone(), c.matcher.clone()))
+                })
+                .collect(),
+            bases: base_dirs,
+            age: 0,
+        };
+        let decision = decision(settings, agent, located, name, rows, kappa, Outcome::Pending, None);
+        effects.record = Some(Record::Pending(decision, window));
+    }
+    Some(note)
+}
+
+fn push_decided(
+    settings: &Settings<'_>,
+    family: &str,
+    kappa: f64,
+    rows: &[CompanionRow],
+    ledger: &mut Vec<String>,
+) {
+    if let Some(head) = rows.first() {
+        ledger.push(ledger::decided(
+            family,
+            kappa,
+            &head.path,
+            &head.values,
+            &settings.weights,
+            settings.store,
+        ));
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn silence(
+    settings: &Settings<'_>,
+    agent: &str,
+    located: &Located,
+    family: &CompiledFamily,
+    rows: Vec<CompanionRow>,
+    kappa: f64,
+    reason: SilenceReason,
+    ledger: &mut Vec<String>,
+    effects: &mut Effects,
+) {
+    push_decided(settings, &family.name, kappa, &rows, ledger);
+    if settings.config.learn {
+        let d = decision(settings, agent, located, &family.name, rows, kappa, Outcome::Silent, Some(reason));
+        effects.record = Some(Record::Silent(d));
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn decision(
+    settings: &Settings<'_>,
+    agent: &str,
+    located: &Located,
+    family: &str,
+    companions: Vec<CompanionRow>,
+    kappa: f64,
+    outcome: Outcome,
+    silence: Option<SilenceReason>,
+) -> Decision {
+    Decision {
+        seq: 0,
+        workspace: located.workspace.key.clone(),
+        agent: agent.into(),
+        family: family.into(),
+        kappa,
+        companions,
+        weights: settings.weights,
+        enabled: settings.config.heuristics.clone(),
+        outcome,
+        silence,
+        accepted: None,
+        store: settings.store,
+    }
+}
+
+/// The workspace-relative target of a located call.
+pub fn relative_target(path: &Path, root: &Path) -> String {
+    relative_to(path, root).unwrap_or_default()
+}

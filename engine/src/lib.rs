@@ -1,0 +1,46 @@
+//! The gate/score core of docsuggest: given one tool call of an agent, it locates the
+//! workspace, detects the doc family, filters and measures the family's companions, gates on
+//! kappa, and answers at most one note plus byte-stable ledger lines. It follows each note
+//! through the agent's next calls and records accepts and soft rejects in a store.
+//!
+//! ```
+//! use docsuggest_engine::{Call, Engine, probe::OsProbe};
+//! # use docsuggest_schema::{Config, DecisionStore};
+//! # fn memory_store() -> docsuggest_engine::BoxedStore { docsuggest_engine::testing::NullStore::boxed() }
+//! let dir = tempfile::tempdir()?;
+//! std::fs::create_dir_all(dir.path().join("Documentation/Plans"))?;
+//! for f in ["Documentation/ARCHIVE-STYLE.md", "Documentation/INDEX.md", "POC-BRIEF.md", "CHANGELOG.md"] {
+//!     std::fs::write(dir.path().join(f), "")?;
+//! }
+//! let mut engine = Engine::new(Config::default(), memory_store(), OsProbe);
+//! let verdict = engine.judge(&Call {
+//!     agent: "a".into(),
+//!     tool: "read".into(),
+//!     path: "Documentation/Plans/SEARCH.md".into(),
+//!     cwd: Some(dir.path().display().to_string()),
+//! })?;
+//! let note = verdict.note.expect("a Plan note");
+//! assert_eq!(note.companions[0], "Documentation/INDEX.md");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! It is not a store and not a protocol: it never names redb, never speaks JSON lines, reads
+//! no clock, and touches the disk only through [`probe::FileProbe`].
+#![deny(missing_docs)]
+
+pub mod agent;
+pub mod compiled;
+mod engine;
+pub mod filter;
+pub mod judge;
+pub mod ledger;
+pub mod locate;
+pub mod measure;
+pub mod note;
+pub mod paths;
+pub mod probe;
+pub mod testing;
+
+pub use engine::{BoxedStore, Call, Engine, VERSION, Verdict};
+pub use note::Note;
+pub use paths::CallError;

@@ -1,0 +1,60 @@
+//! A store that keeps nothing, for examples and for tests of the pure pipeline.
+
+use docsuggest_schema::{
+    Decision, DecisionStore, RateKey, RateRow, RateSnapshot, Resolution, StoreError, StoreKind,
+};
+
+/// Answers every rate as unlearned, numbers decisions, and forgets them.
+#[derive(Debug, Default)]
+pub struct NullStore {
+    next_seq: u64,
+    /// Every resolution it was asked to make, in order (for assertions).
+    pub resolutions: Vec<Resolution>,
+    /// Every decision it was asked to record, in order (for assertions).
+    pub decisions: Vec<Decision>,
+}
+
+impl NullStore {
+    /// A boxed empty store.
+    pub fn boxed() -> crate::BoxedStore {
+        Box::new(NullStore::default())
+    }
+}
+
+struct Unlearned;
+
+impl RateSnapshot for Unlearned {
+    fn row(&self, _key: &RateKey) -> Result<Option<RateRow>, StoreError> {
+        Ok(None)
+    }
+}
+
+impl DecisionStore for NullStore {
+    fn kind(&self) -> StoreKind {
+        StoreKind::Memory
+    }
+
+    fn snapshot(&self) -> Result<Box<dyn RateSnapshot + '_>, StoreError> {
+        Ok(Box::new(Unlearned))
+    }
+
+    fn record_pending(&mut self, mut decision: Decision) -> Result<u64, StoreError> {
+        self.next_seq += 1;
+        decision.seq = self.next_seq;
+        self.decisions.push(decision);
+        Ok(self.next_seq)
+    }
+
+    fn record_silent(&mut self, decision: Decision) -> Result<u64, StoreError> {
+        self.record_pending(decision)
+    }
+
+    fn resolve(&mut self, resolution: Resolution) -> Result<(), StoreError> {
+        self.resolutions.push(resolution);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<u64, StoreError> {
+        Ok(self.next_seq)
+    }
+}
