@@ -7,6 +7,7 @@ use crate::locate::PackCache;
 use crate::note::Note;
 use crate::paths::{self, CallError};
 use crate::probe::{FileProbe, OsProbe};
+use crate::stats::Stats;
 use docsuggest_schema::{Config, ConfigError, DecisionStore, Resolution, StoreError};
 use std::collections::HashMap;
 use std::path::Path;
@@ -49,6 +50,7 @@ pub struct Engine<P: FileProbe = OsProbe> {
     agents: HashMap<String, AgentState>,
     store: BoxedStore,
     probe: P,
+    stats: Stats,
 }
 
 impl<P: FileProbe> Engine<P> {
@@ -64,6 +66,7 @@ impl<P: FileProbe> Engine<P> {
             agents: HashMap::new(),
             store,
             probe,
+            stats: Stats::default(),
         }
     }
 
@@ -89,6 +92,11 @@ impl<P: FileProbe> Engine<P> {
         &self.config
     }
 
+    /// What the engine decided so far.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
     /// The store.
     pub fn store(&self) -> &dyn DecisionStore {
         self.store.as_ref()
@@ -109,11 +117,14 @@ impl<P: FileProbe> Engine<P> {
         {
             return Ok(verdict);
         }
+        self.stats.judged += 1;
         let state = self.agents.entry(call.agent.clone()).or_default();
         state.calls += 1;
         let lookup = paths::literal_prefix(&path);
         let Some(workspace) = self.packs.locate(&lookup, &self.probe, &mut verdict.warnings) else {
-            verdict.ledger.push(ledger::abstained(Abstain::ForeignWorkspace, None, 0.0));
+            let line = ledger::abstained(Abstain::ForeignWorkspace, None, 0.0);
+            self.stats.observe(&line);
+            verdict.ledger.push(line);
             return Ok(verdict);
         };
         let located = Located {
@@ -154,6 +165,9 @@ impl<P: FileProbe> Engine<P> {
         drop(snapshot);
         self.apply(&call.agent, effects);
         self.collect_degradation(&mut verdict.ledger);
+        for line in &verdict.ledger {
+            self.stats.observe(line);
+        }
         Ok(verdict)
     }
 
@@ -182,6 +196,7 @@ impl<P: FileProbe> Engine<P> {
     pub fn turn(&mut self, agent: &str) -> Verdict {
         let mut verdict = Verdict::default();
         if let Some(window) = self.agents.get_mut(agent).and_then(AgentState::reset_turn) {
+            self.stats.abandoned += 1;
             resolve(self.store.as_mut(), judge::abandon(window));
         }
         self.collect_degradation(&mut verdict.ledger);
@@ -224,6 +239,7 @@ impl<P: FileProbe> Engine<P> {
     fn abandon_all(&mut self) {
         for state in self.agents.values_mut() {
             if let Some(window) = state.window.take() {
+                self.stats.abandoned += 1;
                 resolve(self.store.as_mut(), judge::abandon(window));
             }
         }

@@ -39,8 +39,10 @@ pub mod measure;
 pub mod note;
 pub mod paths;
 pub mod probe;
+mod stats;
 pub mod testing;
 
 pub use engine::{BoxedStore, Call, Engine, VERSION, Verdict};
 pub use note::Note;
 pub use paths::CallError;
+pub use stats::Stats;

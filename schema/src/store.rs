@@ -57,6 +57,10 @@ pub enum StoreError {
     /// A pending decision that the store does not hold was resolved.
     #[error("no pending decision {0}")]
     UnknownDecision(u64),
+    /// A request that breaks the record's rules (say, a resolution to `pending`); the store
+    /// is unchanged and still usable.
+    #[error("invalid store request: {0}")]
+    Invalid(String),
     /// Any other backend failure.
     #[error("store backend failed: {0}")]
     Backend(String),
@@ -97,6 +101,11 @@ pub trait DecisionStore {
     /// `ringCapacity`, `storeLimit`); the default ignores them.
     fn configure(&mut self, config: &crate::Config) {
         let _ = config;
+    }
+
+    /// Read access to everything the store holds, when it offers it.
+    fn contents(&self) -> Option<&dyn StoreContents> {
+        None
     }
 
     /// A store that switched to its fallback since the last call answers why, once.

@@ -1,0 +1,42 @@
+//! Running counts of what the engine decided, for hosts and replay summaries.
+
+use std::collections::BTreeMap;
+
+/// Counts since the engine started.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Stats {
+    /// Judged calls (enabled, judged tool, not excluded).
+    pub judged: u64,
+    /// Notes emitted.
+    pub notes: u64,
+    /// Windows closed by an accept.
+    pub accepted: u64,
+    /// Windows closed as soft rejects.
+    pub rejected: u64,
+    /// Windows closed without a verdict (turn reset, learn switched off, close).
+    pub abandoned: u64,
+    /// Abstentions by reason.
+    pub abstained: BTreeMap<String, u64>,
+    /// Suppressions by kind.
+    pub suppressed: BTreeMap<String, u64>,
+}
+
+impl Stats {
+    /// Counts one ledger line. The ledger's forms are pinned (SPEC §3), so its first words
+    /// name the event exactly.
+    pub(crate) fn observe(&mut self, line: &str) {
+        let mut words = line.strip_prefix("doc-suggester: ").unwrap_or("").split(' ');
+        match (words.next(), words.next()) {
+            (Some("suggest"), _) => self.notes += 1,
+            (Some("accepted"), _) => self.accepted += 1,
+            (Some("rejected"), _) => self.rejected += 1,
+            (Some("abstained"), Some(reason)) => {
+                *self.abstained.entry(reason.to_string()).or_default() += 1
+            }
+            (Some("suppressed"), Some(kind)) => {
+                *self.suppressed.entry(kind.to_string()).or_default() += 1
+            }
+            _ => {}
+        }
+    }
+}
