@@ -25,10 +25,19 @@ fn locate_walks_up_to_the_nearest_signature() {
     let outer = engine.workspace_key_of(&f.path("packages/core/SCHEME.md"));
     let inner = engine.workspace_key_of(&f.path("nested/Documentation/INDEX.md"));
     let root_name = f.root().file_name().and_then(|n| n.to_str()).unwrap_or("");
-    assert!(outer.as_deref().is_some_and(|k| k.starts_with(root_name)), "{outer:?}");
-    assert!(inner.as_deref().is_some_and(|k| k.starts_with("nested-")), "{inner:?}");
+    assert!(
+        outer.as_deref().is_some_and(|k| k.starts_with(root_name)),
+        "{outer:?}"
+    );
+    assert!(
+        inner.as_deref().is_some_and(|k| k.starts_with("nested-")),
+        "{inner:?}"
+    );
     let foreign = Fixture::empty();
-    assert_eq!(engine.workspace_key_of(&foreign.path("Documentation/INDEX.md")), None);
+    assert_eq!(
+        engine.workspace_key_of(&foreign.path("Documentation/INDEX.md")),
+        None
+    );
     assert_eq!(
         judge(&mut engine, &foreign, "a", "Documentation/Plans/X.md").ledger,
         ["doc-suggester: abstained foreign-workspace 0.00"]
@@ -41,7 +50,10 @@ fn a_repo_pack_sets_its_own_signature() {
     assert_eq!(named_for(&f, "t/a.md"), "ws.marker");
     // Without its marker the directory is no workspace: the pack's signature is the rule.
     f.remove("ws.marker");
-    assert_eq!(named_for(&f, "t/a.md"), "doc-suggester: abstained foreign-workspace 0.00");
+    assert_eq!(
+        named_for(&f, "t/a.md"),
+        "doc-suggester: abstained foreign-workspace 0.00"
+    );
 }
 
 #[test]
@@ -54,13 +66,21 @@ fn excluded_components_are_ignored_like_unjudged_calls() {
         ".git/README.md",
         "dist/README.md",
     ] {
-        assert_eq!(judge(&mut engine, &f, "a", rel), Default::default(), "{rel}");
+        assert_eq!(
+            judge(&mut engine, &f, "a", rel),
+            Default::default(),
+            "{rel}"
+        );
     }
     let kept = judge(&mut engine, &f, "a", "distribution/README.md");
     assert!(!kept.ledger.is_empty());
     let custom = config(json!({"exclude": ["Documentation"]}));
     let mut engine = null_engine(custom);
-    assert!(judge(&mut engine, &f, "a", "Documentation/Plans/SEARCH.md").ledger.is_empty());
+    assert!(
+        judge(&mut engine, &f, "a", "Documentation/Plans/SEARCH.md")
+            .ledger
+            .is_empty()
+    );
     assert_eq!(engine.stats().judged, 0);
 }
 
@@ -77,7 +97,10 @@ fn unjudged_tools_and_disabled_engines_say_nothing() {
         judge(&mut engine, &f, "a", "Documentation/Plans/SEARCH.md"),
         Default::default()
     );
-    assert_eq!(engine.startup(), ["doc-suggester: disabled (enabled=false)"]);
+    assert_eq!(
+        engine.startup(),
+        ["doc-suggester: disabled (enabled=false)"]
+    );
 }
 
 #[test]
@@ -85,13 +108,35 @@ fn detect_classifies_paths_and_patterns() {
     let f = Fixture::poc();
     let mut engine = null_engine(config(json!({})));
     for (tool, rel, first_line) in [
-        ("read", "src/main.rs", "doc-suggester: abstained no-signal 0.00"),
-        ("grep", "**/*.md", "doc-suggester: abstained ambiguous-target Plan 0.00"),
-        ("glob", "Documentation/*.md", "doc-suggester: abstained ambiguous-target Archive 0.00"),
-        ("glob", "Documentation/Plans/*.md", "doc-suggester: suggest Plan 0.91 companions Documentation/INDEX.md,Documentation/ARCHIVE-STYLE.md,POC-BRIEF.md,CHANGELOG.md"),
+        (
+            "read",
+            "src/main.rs",
+            "doc-suggester: abstained no-signal 0.00",
+        ),
+        (
+            "grep",
+            "**/*.md",
+            "doc-suggester: abstained ambiguous-target Plan 0.00",
+        ),
+        (
+            "glob",
+            "Documentation/*.md",
+            "doc-suggester: abstained ambiguous-target Archive 0.00",
+        ),
+        (
+            "glob",
+            "Documentation/Plans/*.md",
+            "doc-suggester: suggest Plan 0.91 companions Documentation/INDEX.md,Documentation/ARCHIVE-STYLE.md,POC-BRIEF.md,CHANGELOG.md",
+        ),
     ] {
-        let v = engine.judge(&f.call(&format!("{tool}-agent"), tool, rel)).expect("valid call");
-        assert_eq!(v.ledger.first().map(String::as_str), Some(first_line), "{tool} {rel}");
+        let v = engine
+            .judge(&f.call(&format!("{tool}-agent"), tool, rel))
+            .expect("valid call");
+        assert_eq!(
+            v.ledger.first().map(String::as_str),
+            Some(first_line),
+            "{tool} {rel}"
+        );
     }
 }
 
@@ -101,18 +146,38 @@ fn filter_keeps_what_exists_under_a_base_and_never_rewrites() {
         // (companions, extra files, expected note companions or ledger)
         (&["ws.marker", "missing.md"], &[], "ws.marker"),
         (&["*/SCHEME.md"], &["pkg/SCHEME.md"], "*/SCHEME.md"),
-        (&["*/SCHEME.md"], &["deep/pkg/SCHEME.md"], "doc-suggester: abstained no-companions T 0.00"),
+        (
+            &["*/SCHEME.md"],
+            &["deep/pkg/SCHEME.md"],
+            "doc-suggester: abstained no-companions T 0.00",
+        ),
         (&["docs/*.md"], &["docs/x.txt"], "docs/*.md"),
-        (&["nodir/*.md"], &[], "doc-suggester: abstained no-companions T 0.00"),
-        (&["Documentation/Plans/<Plan>.md"], &[], "Documentation/Plans/<Plan>.md"),
-        (&["../outside.md", "/etc/hostname", "t/../ws.marker"], &[], "doc-suggester: abstained no-companions T 0.00"),
+        (
+            &["nodir/*.md"],
+            &[],
+            "doc-suggester: abstained no-companions T 0.00",
+        ),
+        (
+            &["Documentation/Plans/<Plan>.md"],
+            &[],
+            "Documentation/Plans/<Plan>.md",
+        ),
+        (
+            &["../outside.md", "/etc/hostname", "t/../ws.marker"],
+            &[],
+            "doc-suggester: abstained no-companions T 0.00",
+        ),
     ];
     for (companions, files, expect) in cases {
         let f = pack_fixture(companions);
         for file in *files {
             f.write(file, "");
         }
-        assert_eq!(named_for(&f, "t/a.md"), *expect, "{companions:?} with {files:?}");
+        assert_eq!(
+            named_for(&f, "t/a.md"),
+            *expect,
+            "{companions:?} with {files:?}"
+        );
     }
 }
 
@@ -122,12 +187,18 @@ fn filter_looks_under_the_package_root_and_its_parent() {
     f.write("t/pkgs/one/package.json", "");
     f.write("t/pkgs/two/README.md", "");
     f.write("t/pkgs/one/t/a.md", "");
-    let pack = one_family_pack(&["package.json", "*/README.md", "LICENSE"])
-        .replace("t/*.md", "**/t/*.md");
+    let pack =
+        one_family_pack(&["package.json", "*/README.md", "LICENSE"]).replace("t/*.md", "**/t/*.md");
     f.write(".dsh/doc-pack.json", &pack);
     // package.json exists only in the package root; */README.md only beside it in the parent.
-    assert_eq!(named_for(&f, "t/pkgs/one/t/a.md"), "package.json,*/README.md");
-    assert_eq!(named_for(&f, "t/a.md"), "doc-suggester: abstained no-companions T 0.00");
+    assert_eq!(
+        named_for(&f, "t/pkgs/one/t/a.md"),
+        "package.json,*/README.md"
+    );
+    assert_eq!(
+        named_for(&f, "t/a.md"),
+        "doc-suggester: abstained no-companions T 0.00"
+    );
 }
 
 #[cfg(unix)]
@@ -162,12 +233,24 @@ fn the_family_threshold_overrides_the_config_gate() {
     strict.write(".dsh/doc-pack.json", &pack);
     for (fixture, threshold, expect) in [
         (&f, 0.75, "doc-suggester: suggest Plan 0.91"),
-        (&f, 0.92, "doc-suggester: abstained low-confidence Plan 0.91"),
-        (&strict, 0.5, "doc-suggester: abstained low-confidence Plan 0.91"),
+        (
+            &f,
+            0.92,
+            "doc-suggester: abstained low-confidence Plan 0.91",
+        ),
+        (
+            &strict,
+            0.5,
+            "doc-suggester: abstained low-confidence Plan 0.91",
+        ),
     ] {
         let mut engine = null_engine(config(json!({ "threshold": threshold })));
         let v = judge(&mut engine, fixture, "a", "Documentation/Plans/SEARCH.md");
-        assert!(v.ledger[0].starts_with(expect), "{threshold}: {:?}", v.ledger);
+        assert!(
+            v.ledger[0].starts_with(expect),
+            "{threshold}: {:?}",
+            v.ledger
+        );
     }
 }
 
@@ -176,14 +259,21 @@ fn max_companions_and_max_note_chars_trim_whole_lines() {
     let f = Fixture::poc();
     let mut engine = null_engine(config(json!({"maxCompanions": 2, "threshold": 0.0})));
     let v = judge(&mut engine, &f, "a", "Documentation/Plans/SEARCH.md");
-    assert_eq!(named(&v), "Documentation/INDEX.md,Documentation/ARCHIVE-STYLE.md");
+    assert_eq!(
+        named(&v),
+        "Documentation/INDEX.md,Documentation/ARCHIVE-STYLE.md"
+    );
     // Header (82 chars) + "\n- Documentation/INDEX.md" (25) fits in 110, the next line does not.
     let mut engine = null_engine(config(json!({"maxNoteChars": 110, "threshold": 0.0})));
     let v = judge(&mut engine, &f, "a", "Documentation/Plans/SEARCH.md");
     let note = v.note.expect("a note");
     assert_eq!(note.companions, ["Documentation/INDEX.md"]);
     assert_eq!(note.text.chars().count(), 107);
-    assert!(v.ledger[0].starts_with("doc-suggester: suggest Plan 0.54 "), "{:?}", v.ledger);
+    assert!(
+        v.ledger[0].starts_with("doc-suggester: suggest Plan 0.54 "),
+        "{:?}",
+        v.ledger
+    );
 }
 
 #[test]
@@ -192,9 +282,15 @@ fn already_touched_companions_are_dropped() {
     let mut engine = null_engine(config(json!({"threshold": 0.0})));
     judge(&mut engine, &f, "a", "Documentation/INDEX.md");
     let v = judge(&mut engine, &f, "b", "Documentation/Plans/SEARCH.md");
-    assert!(named(&v).starts_with("Documentation/INDEX.md"), "other agents' touches do not count");
+    assert!(
+        named(&v).starts_with("Documentation/INDEX.md"),
+        "other agents' touches do not count"
+    );
     let v = judge(&mut engine, &f, "a", "Documentation/Plans/SEARCH.md");
-    assert_eq!(named(&v), "Documentation/ARCHIVE-STYLE.md,POC-BRIEF.md,CHANGELOG.md");
+    assert_eq!(
+        named(&v),
+        "Documentation/ARCHIVE-STYLE.md,POC-BRIEF.md,CHANGELOG.md"
+    );
 }
 
 #[test]
@@ -203,22 +299,36 @@ fn a_repo_pack_is_reread_when_it_changes_and_a_bad_one_falls_back() {
     let mut engine = null_engine(config(json!({})));
     assert_eq!(named(&judge(&mut engine, &f, "a", "t/a.md")), "ws.marker");
     f.write("t/b.md", "");
-    f.write(".dsh/doc-pack.json", &one_family_pack(&["t/b.md", "ws.marker"]));
-    assert_eq!(named(&judge(&mut engine, &f, "b", "t/a.md")), "t/b.md,ws.marker");
+    f.write(
+        ".dsh/doc-pack.json",
+        &one_family_pack(&["t/b.md", "ws.marker"]),
+    );
+    assert_eq!(
+        named(&judge(&mut engine, &f, "b", "t/a.md")),
+        "t/b.md,ws.marker"
+    );
     // A malformed pack: the built-in pack (and its signature) takes over, with a warning.
     f.write("Documentation/ARCHIVE-STYLE.md", "");
     f.write("Documentation/Plans/P.md", "");
     f.write("Documentation/INDEX.md", "");
-    f.write(".dsh/doc-pack.json", r#"{"families": [{"name": "T", "rules": ["t/[.md"], "companions": []}]}"#);
+    f.write(
+        ".dsh/doc-pack.json",
+        r#"{"families": [{"name": "T", "rules": ["t/[.md"], "companions": []}]}"#,
+    );
     let v = judge(&mut engine, &f, "c", "Documentation/Plans/P.md");
     assert_eq!(v.warnings.len(), 1, "{v:?}");
     let pack_file = f.path(".dsh/doc-pack.json").display().to_string();
     assert!(
-        v.warnings[0].starts_with(&format!("invalid pack {pack_file}: families[0].rules[0]: invalid glob")),
+        v.warnings[0].starts_with(&format!(
+            "invalid pack {pack_file}: families[0].rules[0]: invalid glob"
+        )),
         "{}",
         v.warnings[0]
     );
-    assert_eq!(v.ledger[0], "doc-suggester: abstained low-confidence Plan 0.72");
+    assert_eq!(
+        v.ledger[0],
+        "doc-suggester: abstained low-confidence Plan 0.72"
+    );
 }
 
 #[test]
@@ -229,13 +339,18 @@ fn bad_calls_are_errors_that_name_the_problem() {
     call.cwd = None;
     let err = engine.judge(&call).expect_err("relative without cwd");
     assert_eq!(err.code(), "relative-path-without-cwd");
-    assert_eq!(err.to_string(), "path \"x.md\" is relative and the call has no cwd");
+    assert_eq!(
+        err.to_string(),
+        "path \"x.md\" is relative and the call has no cwd"
+    );
     for (agent, path, code) in [
         ("", "x.md", "empty-field"),
         ("a", "x\0.md", "nul-byte"),
         ("a", "/../../..", "path-above-root"),
     ] {
-        let err = engine.judge(&f.call(agent, "read", path)).expect_err("a bad call");
+        let err = engine
+            .judge(&f.call(agent, "read", path))
+            .expect_err("a bad call");
         assert_eq!(err.code(), code, "{agent:?} {path:?}");
     }
     assert_eq!(engine.stats().judged, 0);

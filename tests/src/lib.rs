@@ -89,7 +89,11 @@ pub fn config(patch: serde_json::Value) -> Config {
 
 /// An engine over a store that keeps nothing (every rate reads neutral).
 pub fn null_engine(config: Config) -> Engine<OsProbe> {
-    Engine::new(config, docsuggest_engine::testing::NullStore::boxed(), OsProbe)
+    Engine::new(
+        config,
+        docsuggest_engine::testing::NullStore::boxed(),
+        OsProbe,
+    )
 }
 
 /// The note's companions, or the ledger when there is no note (for table assertions).
@@ -113,7 +117,6 @@ pub fn one_family_pack(companions: &[&str]) -> String {
 }
 
 /// An engine over the bounded memory store.
-#[cfg(any())]
 pub fn memory_engine(config: Config) -> Engine<OsProbe> {
     let store: BoxedStore = Box::new(docsuggest_store::MemoryStore::new(config.store_limit));
     Engine::new(config, store, OsProbe)

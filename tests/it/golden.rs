@@ -1,0 +1,176 @@
+//! Golden transcripts: each file under `tests/golden/` is a script (`## …` lines) and the
+//! exact ledger lines, note text and summary it must produce. `DOCSUGGEST_BLESS=1` rewrites
+//! the expectations; review the diff before committing it.
+
+use docsuggest_engine::Engine;
+use docsuggest_engine::ledger::{self, Abstain, Suppress};
+use docsuggest_engine::probe::OsProbe;
+use docsuggest_schema::{StoreKind, Table};
+use docsuggest_tests::{Fixture, config, memory_engine};
+use std::path::Path;
+
+fn run_script(script: &str) -> String {
+    let fixture = Fixture::poc();
+    let mut engine: Option<Engine<OsProbe>> = None;
+    let mut out = String::new();
+    for line in script.lines().filter(|l| l.starts_with("## ")) {
+        out.push_str(line);
+        out.push('\n');
+        let mut words = line[3..].splitn(2, ' ');
+        let (op, rest) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+        let lines: Vec<String> = match (op, engine.as_mut()) {
+            ("start", _) => {
+                let patch = serde_json::from_str(rest).expect("a JSON config patch");
+                let e = engine.insert(memory_engine(config(patch)));
+                e.startup()
+            }
+            ("judge", Some(e)) => {
+                let mut parts = rest.splitn(3, ' ');
+                let (agent, tool, path) = (
+                    parts.next().unwrap_or(""),
+                    parts.next().unwrap_or(""),
+                    parts.next().unwrap_or(""),
+                );
+                let v = e
+                    .judge(&fixture.call(agent, tool, path))
+                    .expect("a valid call");
+                let mut lines = v.ledger;
+                if let Some(note) = v.note {
+                    lines.extend(note.text.lines().map(|l| format!("> {l}")));
+                    lines.push(format!("summary: {}", note.summary));
+                }
+                lines
+            }
+            ("turn", Some(e)) => e.turn(rest).ledger,
+            ("configure", Some(e)) => {
+                let patch = serde_json::from_str(rest).expect("a JSON config patch");
+                e.configure(&patch).expect("a valid patch")
+            }
+            _ => panic!("bad script line {line:?}"),
+        };
+        for l in lines {
+            out.push_str(&l);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn check_transcript(name: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("golden")
+        .join(name);
+    let expected = std::fs::read_to_string(&path).expect("a golden transcript");
+    let actual = run_script(&expected);
+    if std::env::var_os("DOCSUGGEST_BLESS").is_some() {
+        std::fs::write(&path, &actual).expect("bless the transcript");
+        return;
+    }
+    assert_eq!(
+        actual, expected,
+        "transcript {name} differs (DOCSUGGEST_BLESS=1 rewrites it)"
+    );
+}
+
+#[test]
+fn transcript_default_session() {
+    check_transcript("default-session.txt");
+}
+
+#[test]
+fn transcript_suppressions() {
+    check_transcript("suppressions.txt");
+}
+
+#[test]
+fn transcript_learning_loop() {
+    check_transcript("learning-loop.txt");
+}
+
+#[test]
+fn transcript_disabled_and_reconfigured() {
+    check_transcript("disabled.txt");
+}
+
+#[test]
+fn every_line_form_is_pinned() {
+    let values = Table([1.0, 0.5, 1.0, 0.5, 1.0 / 3.0, 1.0 / 3.0]);
+    let cases: Vec<(String, &str)> = vec![
+        (
+            ledger::disabled(),
+            "doc-suggester: disabled (enabled=false)",
+        ),
+        (
+            ledger::activated("0.2.1", 7, 0.75),
+            "doc-suggester: activated (bundle 0.2.1, families 7, threshold 0.75)",
+        ),
+        (
+            ledger::suggest("Plan", 0.8666, &["a.md", "b/c.md"]),
+            "doc-suggester: suggest Plan 0.87 companions a.md,b/c.md",
+        ),
+        (
+            ledger::decided(
+                "Plan",
+                0.87,
+                "a.md",
+                &values,
+                &Table::DEFAULT_WEIGHTS,
+                StoreKind::Redb,
+            ),
+            "doc-suggester: decided Plan 0.87 a.md \
+             scope=1.00,graph=0.50,prior=1.00,literal=0.50,history=0.33,accept=0.33 \
+             weights scope=0.35,graph=0.00,prior=0.25,literal=0.25,history=0.15,accept=0.00 store=redb",
+        ),
+        (
+            ledger::accepted("Plan", "a.md"),
+            "doc-suggester: accepted Plan a.md",
+        ),
+        (
+            ledger::rejected("Plan", &["a.md", "b.md"]),
+            "doc-suggester: rejected Plan companions a.md,b.md",
+        ),
+        (
+            ledger::abstained(Abstain::LowConfidence, Some("Plan"), 0.5436),
+            "doc-suggester: abstained low-confidence Plan 0.54",
+        ),
+        (
+            ledger::abstained(Abstain::AmbiguousTarget, Some("Plan"), 0.0),
+            "doc-suggester: abstained ambiguous-target Plan 0.00",
+        ),
+        (
+            ledger::abstained(Abstain::AlreadyTouched, Some("Plan"), 0.91),
+            "doc-suggester: abstained already-touched Plan 0.91",
+        ),
+        (
+            ledger::abstained(Abstain::NoCompanions, Some("Plan"), 0.0),
+            "doc-suggester: abstained no-companions Plan 0.00",
+        ),
+        (
+            ledger::abstained(Abstain::NoSignal, None, 0.0),
+            "doc-suggester: abstained no-signal 0.00",
+        ),
+        (
+            ledger::abstained(Abstain::ForeignWorkspace, None, 0.0),
+            "doc-suggester: abstained foreign-workspace 0.00",
+        ),
+        (
+            ledger::suppressed(Suppress::Cooldown, "Plan", 0.91),
+            "doc-suggester: suppressed cooldown Plan 0.91",
+        ),
+        (
+            ledger::suppressed(Suppress::Dedupe, "Plan", 0.91),
+            "doc-suggester: suppressed dedupe Plan 0.91",
+        ),
+        (
+            ledger::suppressed(Suppress::Cap, "Plan", 0.91),
+            "doc-suggester: suppressed cap Plan 0.91",
+        ),
+        (
+            ledger::store_unavailable("locked"),
+            "doc-suggester: store unavailable (locked), using memory",
+        ),
+    ];
+    for (got, want) in cases {
+        assert_eq!(got, want);
+    }
+}
