@@ -98,3 +98,108 @@ mod tests {
         assert_eq!(decode::<RateKey>(&bytes), Err(CodecError::Trailing(1)));
     }
 }
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use crate::decision::{
+        CompanionRow, Decision, HistoryEntry, Outcome, SilenceReason, StoreKind,
+    };
+    use crate::heuristic::{Heuristic, Table};
+    use crate::rate::{RateEvent, RateKey, RateMove};
+    use proptest::prelude::*;
+
+    fn table() -> impl Strategy<Value = Table> {
+        proptest::array::uniform6(any::<f64>()).prop_map(Table)
+    }
+
+    fn entry() -> impl Strategy<Value = HistoryEntry> {
+        let row =
+            (".{0,40}", any::<f64>(), table()).prop_map(|(path, score, values)| CompanionRow {
+                path,
+                score,
+                values,
+            });
+        let outcome = prop_oneof![
+            Just(Outcome::Pending),
+            Just(Outcome::Accepted),
+            Just(Outcome::Rejected),
+            Just(Outcome::Abandoned),
+            Just(Outcome::Silent),
+        ];
+        let mv = (".{0,8}", ".{0,8}", ".{0,8}", any::<bool>(), any::<f64>()).prop_map(
+            |(w, f, c, accept, step)| RateMove {
+                key: RateKey::companion(&w, &f, &c),
+                event: if accept {
+                    RateEvent::Accept
+                } else {
+                    RateEvent::Reject
+                },
+                step,
+            },
+        );
+        (
+            (any::<u64>(), ".{0,16}", ".{0,16}", ".{0,16}", any::<f64>()),
+            prop::collection::vec(row, 0..8),
+            (
+                table(),
+                prop::sample::subsequence(Heuristic::ALL.to_vec(), 0..=6),
+                outcome,
+            ),
+            (
+                any::<bool>(),
+                proptest::option::of(".{0,16}"),
+                any::<bool>(),
+            ),
+            (any::<u64>(), prop::collection::vec(mv, 0..6)),
+        )
+            .prop_map(
+                |(
+                    (seq, workspace, agent, family, kappa),
+                    companions,
+                    (weights, enabled, outcome),
+                    (silent, accepted, redb),
+                    (resolution_seq, moves),
+                )| HistoryEntry {
+                    resolution_seq,
+                    decision: Decision {
+                        seq,
+                        workspace,
+                        agent,
+                        family,
+                        kappa,
+                        companions,
+                        weights,
+                        enabled,
+                        outcome,
+                        silence: silent.then_some(SilenceReason::LowConfidence),
+                        accepted,
+                        store: if redb {
+                            StoreKind::Redb
+                        } else {
+                            StoreKind::Memory
+                        },
+                    },
+                    moves,
+                },
+            )
+    }
+
+    proptest! {
+        #[test]
+        fn decode_inverts_encode(e in entry()) {
+            let bytes = encode(&e).expect("encodes");
+            let back: HistoryEntry = decode(&bytes).expect("decodes");
+            // Compare encodings: NaN != NaN, but equal values encode to equal bytes.
+            prop_assert_eq!(encode(&back).expect("encodes"), bytes);
+        }
+
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
+            let _ = decode::<HistoryEntry>(&bytes);
+            let mut tagged = vec![VALUE_VERSION];
+            tagged.extend(&bytes);
+            let _ = decode::<HistoryEntry>(&tagged);
+        }
+    }
+}

@@ -82,3 +82,45 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    /// With learning on, every rate stays in 0..1 and live rows equal the fold of history.
+    #[test]
+    fn rates_stay_in_unit_range_and_equal_their_fold(
+        ops in prop::collection::vec(op(), 1..80),
+        bonus in 0.0f64..1.0,
+        penalty in 0.0f64..1.0,
+        window in 1u32..5,
+        limit in 4usize..64,
+    ) {
+        let fixture = Fixture::poc();
+        let mut engine = docsuggest_tests::memory_engine(config(json!({
+            "threshold": 0.0,
+            "cooldownCalls": 0,
+            "acceptBonus": bonus,
+            "rejectPenalty": penalty,
+            "learnWindow": window,
+            "storeLimit": limit,
+        })));
+        for op in ops {
+            match op {
+                Op::Turn(a) => { engine.turn(&format!("agent{a}")); }
+                Op::Judge(a, p) => {
+                    engine
+                        .judge(&fixture.call(&format!("agent{a}"), "read", PATHS[p]))
+                        .expect("a valid call");
+                }
+            }
+        }
+        let contents = engine.store().contents().expect("contents");
+        for (key, row) in contents.rate_rows().expect("rows") {
+            prop_assert!((0.0..=1.0).contains(&row.step), "{key:?} {row:?}");
+        }
+        let history = contents.history().expect("history");
+        prop_assert!(history.len() <= limit);
+        let report = docsuggest_store::check_fold(contents).expect("fold check");
+        prop_assert!(report.mismatches.is_empty(), "{report:?}");
+    }
+}
