@@ -322,9 +322,24 @@ mod tests {
         for (path, form) in [
             ("Documentation/INDEX.md", CompanionForm::Literal),
             ("Documentation/Plans/<Plan>.md", CompanionForm::Placeholder),
-            ("*/SCHEME.md", CompanionForm::AnySubdir { rest: "SCHEME.md".into() }),
-            ("Documentation/Plans/*.md", CompanionForm::Glob { prefix: "Documentation/Plans".into() }),
-            ("**/x.md", CompanionForm::Glob { prefix: String::new() }),
+            (
+                "*/SCHEME.md",
+                CompanionForm::AnySubdir {
+                    rest: "SCHEME.md".into(),
+                },
+            ),
+            (
+                "Documentation/Plans/*.md",
+                CompanionForm::Glob {
+                    prefix: "Documentation/Plans".into(),
+                },
+            ),
+            (
+                "**/x.md",
+                CompanionForm::Glob {
+                    prefix: String::new(),
+                },
+            ),
             ("../x.md", CompanionForm::Escaping),
             ("/etc/passwd", CompanionForm::Escaping),
         ] {

@@ -111,17 +111,23 @@ impl<P: FileProbe> Engine<P> {
         if !self.config.enabled || !self.config.tools.contains(&call.tool) {
             return Ok(verdict);
         }
-        if path
-            .components()
-            .any(|c| self.config.exclude.iter().any(|x| c.as_os_str() == x.as_str()))
-        {
+        if path.components().any(|c| {
+            self.config
+                .exclude
+                .iter()
+                .any(|x| c.as_os_str() == x.as_str())
+        }) {
             return Ok(verdict);
         }
         self.stats.judged += 1;
+        self.probe.begin_call();
         let state = self.agents.entry(call.agent.clone()).or_default();
         state.calls += 1;
         let lookup = paths::literal_prefix(&path);
-        let Some(workspace) = self.packs.locate(&lookup, &self.probe, &mut verdict.warnings) else {
+        let Some(workspace) = self
+            .packs
+            .locate(&lookup, &self.probe, &mut verdict.warnings)
+        else {
             let line = ledger::abstained(Abstain::ForeignWorkspace, None, 0.0);
             self.stats.observe(&line);
             verdict.ledger.push(line);
@@ -160,8 +166,13 @@ impl<P: FileProbe> Engine<P> {
             agent: &call.agent,
         };
         let state = self.agents.entry(call.agent.clone()).or_default();
-        verdict.note =
-            judge::decide(&settings, state, &located, &mut verdict.ledger, &mut effects);
+        verdict.note = judge::decide(
+            &settings,
+            state,
+            &located,
+            &mut verdict.ledger,
+            &mut effects,
+        );
         drop(snapshot);
         self.apply(&call.agent, effects);
         self.collect_degradation(&mut verdict.ledger);
@@ -176,13 +187,17 @@ impl<P: FileProbe> Engine<P> {
             resolve(self.store.as_mut(), resolution);
         }
         match effects.record {
-            Some(Record::Pending(decision, mut window)) => match self.store.record_pending(decision) {
-                Ok(seq) => {
-                    window.decision_seq = seq;
-                    self.agents.entry(agent.to_string()).or_default().window = Some(window);
+            Some(Record::Pending(decision, mut window)) => {
+                match self.store.record_pending(decision) {
+                    Ok(seq) => {
+                        window.decision_seq = seq;
+                        self.agents.entry(agent.to_string()).or_default().window = Some(window);
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %e, "recording a note failed; no window opens")
+                    }
                 }
-                Err(e) => tracing::error!(error = %e, "recording a note failed; no window opens"),
-            },
+            }
             Some(Record::Silent(decision)) => {
                 if let Err(e) = self.store.record_silent(decision) {
                     tracing::error!(error = %e, "recording a silence failed");
@@ -208,7 +223,8 @@ impl<P: FileProbe> Engine<P> {
     /// or `threshold` changed).
     pub fn configure(&mut self, patch: &serde_json::Value) -> Result<Vec<String>, ConfigError> {
         let next = self.config.patched(patch, "configure")?;
-        let announce = next.enabled != self.config.enabled || next.threshold != self.config.threshold;
+        let announce =
+            next.enabled != self.config.enabled || next.threshold != self.config.threshold;
         let stop_learning = self.config.learn && !next.learn;
         self.store.configure(&next);
         self.weights = next.effective_weights();

@@ -41,7 +41,10 @@ impl Bases {
     /// The distinct bases, root first.
     pub fn all(&self) -> Vec<&Path> {
         let mut out: Vec<&Path> = vec![&self.root];
-        for base in [&self.package_root, &self.package_parent].into_iter().flatten() {
+        for base in [&self.package_root, &self.package_parent]
+            .into_iter()
+            .flatten()
+        {
             if !out.contains(&base.as_path()) {
                 out.push(base);
             }
@@ -51,10 +54,9 @@ impl Bases {
 
     /// Whether `path` exists and, symlinks resolved, stays inside the root.
     fn inside(&self, path: &Path, probe: &dyn FileProbe) -> bool {
-        match (&self.real_root, probe.canonicalize(path)) {
-            (Some(root), Some(real)) => real.starts_with(root),
-            _ => false,
-        }
+        self.real_root
+            .as_deref()
+            .is_some_and(|real_root| probe.resolves_within(path, &self.root, real_root))
     }
 
     /// Whether a companion survives the filter. The filter drops, it never rewrites.

@@ -214,7 +214,11 @@ pub fn decide(
         workspace: &located.workspace.key,
         family: name,
     };
-    let candidates = if untouched.is_empty() { &existing } else { &untouched };
+    let candidates = if untouched.is_empty() {
+        &existing
+    } else {
+        &untouched
+    };
     let mut rows = measure::rank(
         candidates.iter().map(|&i| &family.companions[i]),
         &rates,
@@ -223,8 +227,22 @@ pub fn decide(
     rows.truncate(config.max_companions);
     if untouched.is_empty() {
         let kappa = measure::kappa(&rows);
-        ledger.push(ledger::abstained(Abstain::AlreadyTouched, Some(name), kappa));
-        silence(settings, agent, located, family, rows, kappa, SilenceReason::AlreadyTouched, ledger, effects);
+        ledger.push(ledger::abstained(
+            Abstain::AlreadyTouched,
+            Some(name),
+            kappa,
+        ));
+        silence(
+            settings,
+            agent,
+            located,
+            family,
+            rows,
+            kappa,
+            SilenceReason::AlreadyTouched,
+            ledger,
+            effects,
+        );
         return None;
     }
     let paths: Vec<&str> = rows.iter().map(|r| r.path.as_str()).collect();
@@ -237,7 +255,17 @@ pub fn decide(
     let kappa = measure::kappa(&rows);
     if kappa < family.threshold.unwrap_or(config.threshold) {
         ledger.push(ledger::abstained(Abstain::LowConfidence, Some(name), kappa));
-        silence(settings, agent, located, family, rows, kappa, SilenceReason::LowConfidence, ledger, effects);
+        silence(
+            settings,
+            agent,
+            located,
+            family,
+            rows,
+            kappa,
+            SilenceReason::LowConfidence,
+            ledger,
+            effects,
+        );
         return None;
     }
     let named: Vec<String> = rows.iter().map(|r| r.path.clone()).collect();
@@ -287,7 +315,16 @@ pub fn decide(
             bases: base_dirs,
             age: 0,
         };
-        let decision = decision(settings, agent, located, name, rows, kappa, Outcome::Pending, None);
+        let decision = decision(
+            settings,
+            agent,
+            located,
+            name,
+            rows,
+            kappa,
+            Outcome::Pending,
+            None,
+        );
         effects.record = Some(Record::Pending(decision, window));
     }
     Some(note)
@@ -326,7 +363,16 @@ fn silence(
 ) {
     push_decided(settings, &family.name, kappa, &rows, ledger);
     if settings.config.learn {
-        let d = decision(settings, agent, located, &family.name, rows, kappa, Outcome::Silent, Some(reason));
+        let d = decision(
+            settings,
+            agent,
+            located,
+            &family.name,
+            rows,
+            kappa,
+            Outcome::Silent,
+            Some(reason),
+        );
         effects.record = Some(Record::Silent(d));
     }
 }

@@ -69,7 +69,10 @@ pub fn activated(version: &str, families: usize, threshold: f64) -> String {
 
 /// `doc-suggester: suggest <family> <kappa> companions <c1,c2,...>`
 pub fn suggest(family: &str, kappa: f64, companions: &[&str]) -> String {
-    format!("{PREFIX}suggest {family} {kappa:.2} companions {}", companions.join(","))
+    format!(
+        "{PREFIX}suggest {family} {kappa:.2} companions {}",
+        companions.join(",")
+    )
 }
 
 /// `doc-suggester: decided <family> <kappa> <head> <values> weights <weights> store=<kind>`
@@ -91,7 +94,10 @@ pub fn accepted(family: &str, companion: &str) -> String {
 
 /// `doc-suggester: rejected <family> companions <c1,c2,...>`
 pub fn rejected(family: &str, companions: &[&str]) -> String {
-    format!("{PREFIX}rejected {family} companions {}", companions.join(","))
+    format!(
+        "{PREFIX}rejected {family} companions {}",
+        companions.join(",")
+    )
 }
 
 /// `doc-suggester: abstained <reason> [<family> ]<kappa>`

@@ -39,6 +39,7 @@ pub mod measure;
 pub mod note;
 pub mod paths;
 pub mod probe;
+pub mod probe_cache;
 mod stats;
 pub mod testing;
 

@@ -2,8 +2,8 @@
 
 use crate::compiled::CompiledPack;
 use crate::probe::{FileProbe, Stamp};
-use docsuggest_schema::pack::{PackError, REPO_PACK_PATH};
 use docsuggest_schema::Pack;
+use docsuggest_schema::pack::{PackError, REPO_PACK_PATH};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -87,7 +87,8 @@ impl PackCache {
             if let Err(e) = &pack {
                 tracing::error!(error = %e, "repo pack rejected; using the built-in pack");
             }
-            self.repo.insert(dir.to_path_buf(), CachedPack { stamp, pack });
+            self.repo
+                .insert(dir.to_path_buf(), CachedPack { stamp, pack });
         }
         match self.repo.get(dir).map(|c| &c.pack) {
             Some(Ok(pack)) => (pack.clone(), None),

@@ -88,7 +88,11 @@ mod tests {
 
     #[test]
     fn ranks_by_score_then_pack_order() {
-        let cs = [companion("low", 0.2), companion("tie1", 0.8), companion("tie2", 0.8)];
+        let cs = [
+            companion("low", 0.2),
+            companion("tie1", 0.8),
+            companion("tie2", 0.8),
+        ];
         let rows = rank(&cs, &Neutral, &Table::DEFAULT_WEIGHTS);
         let order: Vec<&str> = rows.iter().map(|r| r.path.as_str()).collect();
         assert_eq!(order, ["tie1", "tie2", "low"]);

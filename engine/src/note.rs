@@ -17,7 +17,9 @@ pub struct Note {
 }
 
 fn header(family: &str, kappa: f64) -> String {
-    format!("[doc-suggester] {family} task (kappa {kappa:.2}): companions this task conventionally needs:")
+    format!(
+        "[doc-suggester] {family} task (kappa {kappa:.2}): companions this task conventionally needs:"
+    )
 }
 
 /// How many of the ranked companions fit in `max_chars` with whole lines only.
@@ -57,7 +59,11 @@ fn summary(family: &str, companions: &[&str]) -> String {
     for (i, c) in companions.iter().enumerate() {
         let sep = if i == 0 { "" } else { ", " };
         let left = companions.len() - i - 1;
-        let more = if left > 0 { format!(" (+{left} more)") } else { String::new() };
+        let more = if left > 0 {
+            format!(" (+{left} more)")
+        } else {
+            String::new()
+        };
         let len = out.chars().count() + sep.len() + c.chars().count() + more.chars().count();
         if len > SUMMARY_CHARS {
             break;

@@ -134,7 +134,11 @@ mod tests {
     #[test]
     fn resolves_and_normalises() {
         check("/ws/a/../b/./c.md", None, Ok("/ws/b/c.md"));
-        check("Documentation/X.md", Some("/ws"), Ok("/ws/Documentation/X.md"));
+        check(
+            "Documentation/X.md",
+            Some("/ws"),
+            Ok("/ws/Documentation/X.md"),
+        );
         check("../other/X.md", Some("/ws/pkg"), Ok("/ws/other/X.md"));
         check("X.md", None, Err("relative-path-without-cwd"));
         check("X.md", Some("ws"), Err("relative-cwd"));

@@ -38,6 +38,18 @@ pub trait FileProbe {
     fn subdirectories(&self, dir: &Path) -> Vec<PathBuf>;
     /// The path with every symlink resolved, or `None` when it does not exist.
     fn canonicalize(&self, path: &Path) -> Option<PathBuf>;
+
+    /// Whether `path` exists and, symlinks resolved, lies inside the workspace whose lexical
+    /// root is `root` and real root is `real_root`.
+    fn resolves_within(&self, path: &Path, root: &Path, real_root: &Path) -> bool {
+        let _ = root;
+        self.canonicalize(path)
+            .is_some_and(|real| real.starts_with(real_root))
+    }
+
+    /// Marks the start of one judged call: a caching probe may trust what it validated
+    /// earlier in the same call, and must look again after.
+    fn begin_call(&self) {}
 }
 
 /// The operating system's file system.

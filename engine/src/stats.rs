@@ -25,7 +25,10 @@ impl Stats {
     /// Counts one ledger line. The ledger's forms are pinned (SPEC §3), so its first words
     /// name the event exactly.
     pub(crate) fn observe(&mut self, line: &str) {
-        let mut words = line.strip_prefix("doc-suggester: ").unwrap_or("").split(' ');
+        let mut words = line
+            .strip_prefix("doc-suggester: ")
+            .unwrap_or("")
+            .split(' ');
         match (words.next(), words.next()) {
             (Some("suggest"), _) => self.notes += 1,
             (Some("accepted"), _) => self.accepted += 1,

@@ -370,3 +370,34 @@ fn a_bad_config_patch_changes_nothing() {
     );
     assert_eq!(engine.config(), &before);
 }
+
+#[test]
+fn the_caching_probe_judges_like_the_os_probe_and_sees_changes_at_once() {
+    use docsuggest_engine::{Engine, probe_cache::CachingProbe, testing::NullStore};
+    let f = Fixture::poc();
+    let mut cached = Engine::new(config(json!({})), NullStore::boxed(), CachingProbe::new());
+    let mut plain = null_engine(config(json!({})));
+    let mut both = |f: &Fixture, agent: &str, rel: &str| {
+        let call = f.call(agent, "read", rel);
+        let a = cached.judge(&call).expect("valid call");
+        let b = plain.judge(&call).expect("valid call");
+        assert_eq!(a, b, "{rel}");
+        named(&a)
+    };
+    for (i, rel) in docsuggest_tests::POC_FILES.iter().enumerate() {
+        both(&f, &format!("agent{i}"), rel);
+    }
+    let plan = "Documentation/Plans/SEARCH.md";
+    f.remove("CHANGELOG.md");
+    assert_eq!(
+        both(&f, "x1", plan),
+        "Documentation/INDEX.md,Documentation/ARCHIVE-STYLE.md,POC-BRIEF.md"
+    );
+    f.write("CHANGELOG.md", "");
+    assert!(both(&f, "x2", plan).ends_with(",CHANGELOG.md"));
+    f.remove("Documentation/ARCHIVE-STYLE.md");
+    assert_eq!(
+        both(&f, "x3", plan),
+        "doc-suggester: abstained foreign-workspace 0.00"
+    );
+}
