@@ -1,0 +1,198 @@
+//! Maps every redb error into a [`StoreError`] that names the file and what the store was doing.
+//!
+//! redb has one error enum per operation; this module is the only place that looks inside them,
+//! so the rest of the crate writes `.at(&path, "reading rates")?` and never matches on redb types.
+
+use docsuggest_schema::StoreError;
+use docsuggest_schema::codec::CodecError;
+use redb::{
+    CommitError, DatabaseError, SetDurabilityError, StorageError, TableError, TransactionError,
+};
+use std::io;
+
+/// A redb failure that can become a [`StoreError`].
+pub(crate) trait RedbFailure {
+    /// The store error for this failure, on the file `path`, while `doing` something.
+    fn into_store(self, path: &str, doing: &str) -> StoreError;
+}
+
+/// Adds the file and the action to a redb result.
+pub(crate) trait ResultExt<T> {
+    /// Converts the error, naming the file `path` and the action `doing`.
+    fn at(self, path: &str, doing: &str) -> Result<T, StoreError>;
+}
+
+impl<T, E: RedbFailure> ResultExt<T> for Result<T, E> {
+    fn at(self, path: &str, doing: &str) -> Result<T, StoreError> {
+        self.map_err(|e| e.into_store(path, doing))
+    }
+}
+
+/// A value that could not be decoded, named by table and key.
+pub(crate) fn codec(table: &str, key: impl std::fmt::Display, source: CodecError) -> StoreError {
+    StoreError::Codec {
+        what: format!("{table}[{key}]"),
+        source,
+    }
+}
+
+/// A value that could not be encoded (only a bug can cause it, but it must not panic).
+pub(crate) fn encode_failed(what: &str, source: CodecError) -> StoreError {
+    StoreError::Codec {
+        what: format!("{what} (encoding)"),
+        source,
+    }
+}
+
+fn corrupt(path: &str, detail: String) -> StoreError {
+    StoreError::Corrupt {
+        path: path.to_string(),
+        detail,
+    }
+}
+
+fn backend(path: &str, doing: &str, detail: impl std::fmt::Display) -> StoreError {
+    StoreError::Backend(format!("{path}: {doing}: {detail}"))
+}
+
+pub(crate) fn io_error(path: &str, doing: &str, e: &io::Error) -> StoreError {
+    match e.kind() {
+        // redb reports a foreign file's magic number and a short read of the header this way.
+        io::ErrorKind::InvalidData | io::ErrorKind::UnexpectedEof => {
+            corrupt(path, format!("{doing}: {e}"))
+        }
+        _ => StoreError::Io {
+            path: path.to_string(),
+            detail: format!("{doing}: {e}"),
+        },
+    }
+}
+
+impl RedbFailure for StorageError {
+    fn into_store(self, path: &str, doing: &str) -> StoreError {
+        match self {
+            StorageError::Corrupted(detail) => corrupt(path, format!("{doing}: {detail}")),
+            StorageError::Io(e) => io_error(path, doing, &e),
+            StorageError::ValueTooLarge(n) => {
+                backend(path, doing, format!("a value of {n} bytes is too large"))
+            }
+            StorageError::PreviousIo => StoreError::Io {
+                path: path.to_string(),
+                detail: format!(
+                    "{doing}: an earlier write failed; the store must be reopened before it is used again"
+                ),
+            },
+            other => backend(path, doing, other),
+        }
+    }
+}
+
+impl RedbFailure for DatabaseError {
+    fn into_store(self, path: &str, doing: &str) -> StoreError {
+        match self {
+            // Another handle holds the file; an older or newer redb in another process may also
+            // refuse us with a protocol mismatch, which for the user is the same situation.
+            DatabaseError::DatabaseAlreadyOpen | DatabaseError::LockProtocolMismatch => {
+                StoreError::Locked {
+                    path: path.to_string(),
+                }
+            }
+            DatabaseError::RepairAborted => corrupt(
+                path,
+                format!("{doing}: the file needs a repair and the repair did not complete"),
+            ),
+            DatabaseError::UpgradeRequired(v) => corrupt(
+                path,
+                format!(
+                    "{doing}: the file uses redb file format {v}, which this build cannot read \
+                     (upgrade it with the redb version that wrote it)"
+                ),
+            ),
+            DatabaseError::Storage(e) => e.into_store(path, doing),
+            other => backend(path, doing, other),
+        }
+    }
+}
+
+impl RedbFailure for TableError {
+    fn into_store(self, path: &str, doing: &str) -> StoreError {
+        match self {
+            TableError::Storage(e) => e.into_store(path, doing),
+            // A table of ours with other types, or missing, means the file is not our store.
+            e @ (TableError::TableTypeMismatch { .. }
+            | TableError::TableIsMultimap(_)
+            | TableError::TableIsNotMultimap(_)
+            | TableError::TypeDefinitionChanged { .. }
+            | TableError::TableDoesNotExist(_)) => corrupt(path, format!("{doing}: {e}")),
+            other => backend(path, doing, other),
+        }
+    }
+}
+
+impl RedbFailure for TransactionError {
+    fn into_store(self, path: &str, doing: &str) -> StoreError {
+        match self {
+            TransactionError::Storage(e) => e.into_store(path, doing),
+            other => backend(path, doing, other),
+        }
+    }
+}
+
+impl RedbFailure for CommitError {
+    fn into_store(self, path: &str, doing: &str) -> StoreError {
+        match self {
+            CommitError::Storage(e) => e.into_store(path, doing),
+            other => backend(path, doing, other),
+        }
+    }
+}
+
+impl RedbFailure for SetDurabilityError {
+    fn into_store(self, path: &str, doing: &str) -> StoreError {
+        backend(path, doing, self)
+    }
+}
+
+impl RedbFailure for io::Error {
+    fn into_store(self, path: &str, doing: &str) -> StoreError {
+        io_error(path, doing, &self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(err: impl RedbFailure, expect: &str) {
+        assert_eq!(err.into_store("/s.redb", "opening").to_string(), expect);
+    }
+
+    #[test]
+    fn errors_name_the_file_and_the_action() {
+        check(
+            DatabaseError::DatabaseAlreadyOpen,
+            "store /s.redb is locked by another process (redb allows one process per file; see docs/STORE.md)",
+        );
+        check(
+            StorageError::Corrupted("bad checksum".into()),
+            "store /s.redb is corrupt or not a docsuggest store: opening: bad checksum",
+        );
+        check(
+            io::Error::new(io::ErrorKind::InvalidData, "magic number mismatch"),
+            "store /s.redb is corrupt or not a docsuggest store: opening: magic number mismatch",
+        );
+        check(
+            io::Error::new(io::ErrorKind::PermissionDenied, "denied"),
+            "store I/O failed on /s.redb: opening: denied",
+        );
+        check(
+            TableError::TableDoesNotExist("rates".into()),
+            "store /s.redb is corrupt or not a docsuggest store: opening: Table 'rates' does not exist",
+        );
+        check(
+            DatabaseError::UpgradeRequired(2),
+            "store /s.redb is corrupt or not a docsuggest store: opening: the file uses redb file \
+             format 2, which this build cannot read (upgrade it with the redb version that wrote it)",
+        );
+    }
+}

@@ -1,0 +1,271 @@
+//! Schema versions of a store file and the steps that upgrade an older file.
+//!
+//! The version lives in `meta.schema_version`. Opening a file of an older version copies it
+//! aside (`<path>.v<old>.bak`), then runs every step from its version up to
+//! [`SCHEMA_VERSION`] and writes the new version, all in one write transaction: an upgrade
+//! that fails leaves the file as it was. A newer version is refused.
+//!
+//! Version 1 is the first released schema, so the list of steps is empty; the framework is
+//! exercised by tests with a test-only step (1 → 2) over the committed v1 fixture.
+
+use crate::errors::ResultExt;
+use crate::ops::Tx;
+use crate::tables::{META, TABLE_NAMES, meta};
+use docsuggest_schema::StoreError;
+use redb::{Database, Durability, ReadableDatabase, TableHandle, WriteTransaction};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The schema version this build writes and reads.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One upgrade step, run inside the upgrade's write transaction.
+pub(crate) struct Step {
+    /// The version it upgrades from.
+    pub from: u32,
+    /// The version it produces.
+    pub to: u32,
+    /// What it does, for the log.
+    pub name: &'static str,
+    /// The change; it receives the transaction and the file's path (for errors).
+    pub apply: fn(&WriteTransaction, &str) -> Result<(), StoreError>,
+}
+
+/// The versions and steps a build knows.
+pub(crate) struct Plan<'a> {
+    /// The version the steps lead to.
+    pub current: u32,
+    /// The steps, in any order.
+    pub steps: &'a [Step],
+}
+
+/// What this build knows: version 1, no steps yet.
+pub(crate) const PLAN: Plan<'static> = Plan {
+    current: SCHEMA_VERSION,
+    steps: &[],
+};
+
+impl Plan<'_> {
+    /// The steps from `from` to the current version, in order.
+    pub(crate) fn chain(&self, path: &str, from: u32) -> Result<Vec<&Step>, StoreError> {
+        let mut out = Vec::new();
+        let mut at = from;
+        while at < self.current {
+            let step = self
+                .steps
+                .iter()
+                .find(|s| s.from == at && s.to > at && s.to <= self.current)
+                .ok_or_else(|| StoreError::Corrupt {
+                    path: path.to_string(),
+                    detail: format!(
+                        "schema version {from} cannot be upgraded to {}: no step from version {at}",
+                        self.current
+                    ),
+                })?;
+            out.push(step);
+            at = step.to;
+        }
+        Ok(out)
+    }
+}
+
+/// What an opened file holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FileState {
+    /// No tables at all: a new (or empty) redb file.
+    Fresh,
+    /// A store of this schema version.
+    Version(u32),
+}
+
+/// Reads the schema version; a redb file with foreign tables and no meta is not a store.
+pub(crate) fn inspect(db: &Database, path: &str) -> Result<FileState, StoreError> {
+    let txn = db.begin_read().at(path, "reading the schema version")?;
+    let names: Vec<String> = txn
+        .list_tables()
+        .at(path, "listing tables")?
+        .map(|t| t.name().to_string())
+        .collect();
+    if names.is_empty() {
+        return Ok(FileState::Fresh);
+    }
+    if !names.iter().any(|n| n == META.name()) {
+        return Err(StoreError::Corrupt {
+            path: path.to_string(),
+            detail: format!(
+                "not a docsuggest store: it holds tables {} but no meta table (expected {})",
+                names.join(", "),
+                TABLE_NAMES.join(", ")
+            ),
+        });
+    }
+    let table = txn.open_table(META).at(path, "reading meta")?;
+    let version = crate::tables::read_meta(path, &table, meta::SCHEMA_VERSION)?;
+    let version = u32::try_from(version).map_err(|_| StoreError::Corrupt {
+        path: path.to_string(),
+        detail: format!("meta schema_version {version} is not a version number"),
+    })?;
+    Ok(FileState::Version(version))
+}
+
+/// Creates the tables and meta of a new store at `version`, durably. In multi-process mode
+/// two processes may both find the file fresh; whichever commits second finds the meta
+/// written and leaves it alone, so no counter is ever reset.
+pub(crate) fn initialise(db: &Database, path: &str, version: u32) -> Result<(), StoreError> {
+    let txn = immediate_txn(db, path, "creating the store")?;
+    {
+        let mut tx = Tx::open(&txn, path)?;
+        if tx.meta(meta::SCHEMA_VERSION).is_ok() {
+            return Ok(());
+        }
+        tx.set_meta(meta::SCHEMA_VERSION, u64::from(version))?;
+        tx.set_meta(meta::NEXT_DECISION_SEQ, 1)?;
+        tx.set_meta(meta::NEXT_RESOLUTION_SEQ, 1)?;
+    }
+    txn.commit().at(path, "creating the store")
+}
+
+/// Runs every step from `from` to the plan's version and records it, in one durable
+/// transaction.
+pub(crate) fn upgrade(
+    db: &Database,
+    path: &str,
+    plan: &Plan<'_>,
+    from: u32,
+) -> Result<(), StoreError> {
+    let steps = plan.chain(path, from)?;
+    let txn = immediate_txn(db, path, "upgrading the schema")?;
+    for step in steps {
+        tracing::info!(
+            path,
+            from = step.from,
+            to = step.to,
+            step = step.name,
+            "store migration"
+        );
+        (step.apply)(&txn, path)?;
+    }
+    {
+        let mut tx = Tx::open(&txn, path)?;
+        tx.set_meta(meta::SCHEMA_VERSION, u64::from(plan.current))?;
+    }
+    txn.commit().at(path, "upgrading the schema")
+}
+
+fn immediate_txn(db: &Database, path: &str, doing: &str) -> Result<WriteTransaction, StoreError> {
+    let mut txn = db.begin_write().at(path, doing)?;
+    txn.set_durability(Durability::Immediate).at(path, doing)?;
+    Ok(txn)
+}
+
+/// Copies the file aside before an upgrade: `<path>.v<version>.bak`, or with a numeric suffix
+/// when that name is taken (an older backup is never overwritten). The copy is fsynced.
+pub(crate) fn backup(path: &Path, version: u32) -> Result<PathBuf, StoreError> {
+    let label = path.display().to_string();
+    let io = |doing: &str, e: std::io::Error| StoreError::Io {
+        path: label.clone(),
+        detail: format!("{doing}: {e}"),
+    };
+    let named = |suffix: String| {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        PathBuf::from(name)
+    };
+    let mut target = named(format!(".v{version}.bak"));
+    let mut n = 2;
+    while target.exists() {
+        if n > 1000 {
+            return Err(io(
+                "choosing a backup name",
+                std::io::ErrorKind::AlreadyExists.into(),
+            ));
+        }
+        target = named(format!(".v{version}.bak.{n}"));
+        n += 1;
+    }
+    fs::copy(path, &target).map_err(|e| io(&format!("copying to {}", target.display()), e))?;
+    fs::File::open(&target)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| io(&format!("syncing {}", target.display()), e))?;
+    Ok(target)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    fn noop(_: &WriteTransaction, _: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    const STEPS: [Step; 3] = [
+        Step {
+            from: 1,
+            to: 2,
+            name: "a",
+            apply: noop,
+        },
+        Step {
+            from: 2,
+            to: 4,
+            name: "b",
+            apply: noop,
+        },
+        Step {
+            from: 4,
+            to: 5,
+            name: "c",
+            apply: noop,
+        },
+    ];
+
+    fn check(current: u32, from: u32, expect: &str) {
+        let plan = Plan {
+            current,
+            steps: &STEPS,
+        };
+        let got = match plan.chain("/s", from) {
+            Ok(steps) => steps.iter().map(|s| s.name).collect::<Vec<_>>().join(","),
+            Err(e) => e.to_string(),
+        };
+        assert_eq!(got, expect);
+    }
+
+    #[test]
+    fn chains_follow_the_steps() {
+        check(5, 1, "a,b,c");
+        check(5, 2, "b,c");
+        check(5, 5, "");
+        check(4, 1, "a,b");
+        check(
+            3,
+            1,
+            "store /s is corrupt or not a docsuggest store: schema version 1 cannot be upgraded to 3: no step from version 2",
+        );
+        check(
+            5,
+            0,
+            "store /s is corrupt or not a docsuggest store: schema version 0 cannot be upgraded to 5: no step from version 0",
+        );
+    }
+
+    #[test]
+    fn the_released_plan_has_no_steps_yet() {
+        assert_eq!(PLAN.current, 1);
+        assert!(PLAN.chain("/s", 1).expect("no steps needed").is_empty());
+    }
+
+    #[test]
+    fn backups_never_overwrite() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("s.redb");
+        fs::write(&file, b"one").expect("write");
+        let first = backup(&file, 0).expect("backup");
+        assert_eq!(first, dir.path().join("s.redb.v0.bak"));
+        fs::write(&file, b"two").expect("write");
+        let second = backup(&file, 0).expect("backup");
+        assert_eq!(second, dir.path().join("s.redb.v0.bak.2"));
+        assert_eq!(fs::read(&first).expect("read"), b"one");
+        assert_eq!(fs::read(&second).expect("read"), b"two");
+    }
+}

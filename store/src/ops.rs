@@ -1,0 +1,196 @@
+//! The write side of a store file: each operation runs inside one redb write transaction, so a
+//! record, a resolution with its moves, and the evictions they cause commit together or not at
+//! all.
+//!
+//! Counters are read from `meta` inside the transaction rather than cached, so several writer
+//! processes (multi-process mode) never hand out the same sequence number.
+
+use crate::errors::{self, RedbFailure, ResultExt};
+use crate::record::{self, SeqMarks};
+use crate::tables::{
+    self, BASE, HISTORY, KeyTuple, META, PENDING, RATES, ShowKey, decode_entry, decode_pending,
+    decode_row, key_tuple, meta,
+};
+use docsuggest_schema::codec;
+use docsuggest_schema::{Decision, HistoryEntry, RateMove, RateRow, Resolution, StoreError};
+use redb::{ReadableTable, ReadableTableMetadata, Table, WriteTransaction};
+
+/// The five tables of a store, open in one write transaction.
+pub(crate) struct Tx<'t> {
+    path: &'t str,
+    rates: Table<'t, KeyTuple<'static>, &'static [u8]>,
+    base: Table<'t, KeyTuple<'static>, &'static [u8]>,
+    history: Table<'t, u64, &'static [u8]>,
+    pending: Table<'t, u64, &'static [u8]>,
+    meta: Table<'t, &'static str, u64>,
+}
+
+impl<'t> Tx<'t> {
+    /// Opens (creating if needed) every table in `txn`.
+    pub(crate) fn open(txn: &'t WriteTransaction, path: &'t str) -> Result<Tx<'t>, StoreError> {
+        let doing = "opening the tables";
+        Ok(Tx {
+            path,
+            rates: txn.open_table(RATES).at(path, doing)?,
+            base: txn.open_table(BASE).at(path, doing)?,
+            history: txn.open_table(HISTORY).at(path, doing)?,
+            pending: txn.open_table(PENDING).at(path, doing)?,
+            meta: txn.open_table(META).at(path, doing)?,
+        })
+    }
+
+    /// Writes a meta value.
+    pub(crate) fn set_meta(&mut self, key: &str, value: u64) -> Result<(), StoreError> {
+        self.meta.insert(key, value).at(self.path, "writing meta")?;
+        Ok(())
+    }
+
+    /// A meta value, which must be present.
+    pub(crate) fn meta(&self, key: &str) -> Result<u64, StoreError> {
+        tables::read_meta(self.path, &self.meta, key)
+    }
+
+    /// Hands out the next number of the counter `key`.
+    fn take(&mut self, key: &str) -> Result<u64, StoreError> {
+        let seq = self.meta(key)?;
+        let next = seq.checked_add(1).ok_or_else(|| StoreError::Corrupt {
+            path: self.path.to_string(),
+            detail: format!("meta {key} is at its maximum"),
+        })?;
+        self.set_meta(key, next)?;
+        Ok(seq)
+    }
+
+    /// The sequence numbers handed out so far.
+    pub(crate) fn marks(&self) -> Result<SeqMarks, StoreError> {
+        tables::read_marks(self.path, &self.meta)
+    }
+
+    /// Records an emitted note as pending.
+    pub(crate) fn record_pending(&mut self, mut decision: Decision) -> Result<u64, StoreError> {
+        let seq = self.take(meta::NEXT_DECISION_SEQ)?;
+        decision.seq = seq;
+        let bytes = tables::encode_decision(&decision)?;
+        self.pending
+            .insert(seq, bytes.as_slice())
+            .at(self.path, "writing pending")?;
+        Ok(seq)
+    }
+
+    /// Records a gated silence straight into the history.
+    pub(crate) fn record_silent(&mut self, decision: Decision) -> Result<u64, StoreError> {
+        let seq = self.take(meta::NEXT_DECISION_SEQ)?;
+        let resolution_seq = self.take(meta::NEXT_RESOLUTION_SEQ)?;
+        self.append(&record::silent(decision, seq, resolution_seq))?;
+        Ok(seq)
+    }
+
+    /// Closes a pending decision: history entry and moves together.
+    pub(crate) fn resolve(&mut self, resolution: Resolution) -> Result<(), StoreError> {
+        record::check_resolution(&resolution)?;
+        let seq = resolution.decision_seq;
+        let decision = match self.pending.remove(seq).at(self.path, "removing pending")? {
+            Some(bytes) => decode_pending(self.path, seq, bytes.value())?,
+            None => return Err(StoreError::UnknownDecision(seq)),
+        };
+        let resolution_seq = self.take(meta::NEXT_RESOLUTION_SEQ)?;
+        let entry = record::close(decision, resolution, resolution_seq);
+        for mv in &entry.moves {
+            self.apply_move(mv)?;
+        }
+        self.append(&entry)
+    }
+
+    /// Closes every pending decision as abandoned (no moves), oldest first.
+    pub(crate) fn abandon_pending(&mut self) -> Result<usize, StoreError> {
+        let mut seqs = Vec::new();
+        for item in self.pending.iter().at(self.path, "reading pending")? {
+            seqs.push(item.at(self.path, "reading pending")?.0.value());
+        }
+        for &seq in &seqs {
+            self.resolve(record::abandoned(seq))?;
+        }
+        Ok(seqs.len())
+    }
+
+    fn append(&mut self, entry: &HistoryEntry) -> Result<(), StoreError> {
+        let bytes = tables::encode_entry(entry)?;
+        self.history
+            .insert(entry.resolution_seq, bytes.as_slice())
+            .at(self.path, "appending history")?;
+        Ok(())
+    }
+
+    /// Applies one move to the live row of its key.
+    fn apply_move(&mut self, mv: &RateMove) -> Result<(), StoreError> {
+        let key = key_tuple(&mv.key);
+        let live = read_row(self.path, "rates", &self.rates, key)?;
+        let next = live.unwrap_or_default().apply(mv);
+        write_row(self.path, "rates", &mut self.rates, key, &next)
+    }
+
+    /// Evicts the oldest history entries past `capacity`, folding their moves into `base`;
+    /// answers how many were evicted.
+    pub(crate) fn evict(&mut self, capacity: u64) -> Result<u64, StoreError> {
+        let len = self.history.len().at(self.path, "counting history")?;
+        let mut evicted = 0;
+        while len - evicted > capacity {
+            let entry = match self.history.pop_first().at(self.path, "evicting history")? {
+                Some((k, v)) => decode_entry(self.path, k.value(), v.value())?,
+                None => break,
+            };
+            for mv in &entry.moves {
+                let key = key_tuple(&mv.key);
+                let base = read_row(self.path, "base", &self.base, key)?;
+                let next = base.unwrap_or_default().apply(mv);
+                write_row(self.path, "base", &mut self.base, key, &next)?;
+            }
+            evicted += 1;
+        }
+        Ok(evicted)
+    }
+
+    /// Replaces every live row (the offline recompute's swap), in this one transaction.
+    pub(crate) fn replace_rates(
+        &mut self,
+        rows: &[(docsuggest_schema::RateKey, RateRow)],
+    ) -> Result<(), StoreError> {
+        self.rates
+            .retain(|_, _| false)
+            .at(self.path, "clearing rates")?;
+        for (key, row) in rows {
+            write_row(self.path, "rates", &mut self.rates, key_tuple(key), row)?;
+        }
+        Ok(())
+    }
+}
+
+fn read_row(
+    path: &str,
+    name: &str,
+    table: &Table<'_, KeyTuple<'static>, &'static [u8]>,
+    key: KeyTuple<'_>,
+) -> Result<Option<RateRow>, StoreError> {
+    let got = table
+        .get(key)
+        .map_err(|e| e.into_store(path, &format!("reading {name}")))?;
+    match got {
+        Some(bytes) => decode_row(name, key, bytes.value()).map(Some),
+        None => Ok(None),
+    }
+}
+
+fn write_row(
+    path: &str,
+    name: &str,
+    table: &mut Table<'_, KeyTuple<'static>, &'static [u8]>,
+    key: KeyTuple<'_>,
+    row: &RateRow,
+) -> Result<(), StoreError> {
+    let bytes = codec::encode(row)
+        .map_err(|e| errors::encode_failed(&format!("{name}{}", ShowKey(key)), e))?;
+    table
+        .insert(key, bytes.as_slice())
+        .map_err(|e| e.into_store(path, &format!("writing {name}")))?;
+    Ok(())
+}

@@ -1,0 +1,495 @@
+use super::*;
+use crate::migrate::Step;
+use crate::tables::meta;
+use crate::testkit::{accept, decision, mv, reject};
+use docsuggest_schema::Outcome;
+use redb::{TableDefinition, WriteTransaction};
+use std::path::Path;
+
+fn options(path: &Path) -> StoreOptions {
+    StoreOptions {
+        ring_capacity: 2,
+        ..StoreOptions::new(path)
+    }
+}
+
+/// Writes straight into a file with redb, as another program (or a newer build) would.
+fn raw_write(path: &Path, f: impl FnOnce(&WriteTransaction)) {
+    let db = Database::create(path).expect("raw open");
+    let txn = db.begin_write().expect("raw txn");
+    f(&txn);
+    txn.commit().expect("raw commit");
+}
+
+fn set_version(path: &Path, version: u64) {
+    raw_write(path, |txn| {
+        let mut meta = txn.open_table(META).expect("meta");
+        meta.insert(meta::SCHEMA_VERSION, version).expect("insert");
+    });
+}
+
+/// A store with one rejection, one acceptance and one silence; closed.
+fn learned(path: &Path) {
+    let mut s = RedbStore::open(options(path)).expect("open");
+    let a = s.record_pending(decision("Plan")).expect("pending");
+    let b = s.record_pending(decision("Plan")).expect("pending");
+    s.resolve(reject(a, vec![mv("Plan", "", -0.2)]))
+        .expect("reject");
+    s.resolve(accept(
+        b,
+        "A.md",
+        vec![mv("Plan", "A.md", 0.1), mv("Plan", "", 0.1)],
+    ))
+    .expect("accept");
+    s.record_silent(decision("Plan")).expect("silent");
+    s.close().expect("close");
+}
+
+#[test]
+fn a_new_store_is_created_owner_only() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("nested/dir/s.redb");
+    let s = RedbStore::open(options(&path)).expect("open");
+    assert!(s.open_report().created);
+    assert_eq!(s.kind(), StoreKind::Redb);
+    assert_eq!(s.committed(), SeqMarks::default());
+    assert_eq!(s.ring_len().expect("ring"), 0);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let dir_mode = std::fs::metadata(path.parent().expect("parent"))
+            .expect("meta")
+            .permissions()
+            .mode();
+        assert_eq!(dir_mode & 0o777, 0o700);
+    }
+}
+
+#[test]
+fn records_resolve_in_one_sequence_and_the_ring_folds_into_base() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    learned(&path);
+    let s = RedbStore::open(options(&path)).expect("reopen");
+    let history: Vec<(u64, u64, Outcome)> = s
+        .history()
+        .expect("history")
+        .iter()
+        .map(|e| (e.resolution_seq, e.decision.seq, e.decision.outcome))
+        .collect();
+    // Ring of 2: the rejection (resolution 1) was folded into base.
+    assert_eq!(
+        history,
+        [(2, 2, Outcome::Accepted), (3, 3, Outcome::Silent)]
+    );
+    let base = s.base_rows().expect("base");
+    assert_eq!(base.len(), 1);
+    assert_eq!(base[0].1.rejects, 1);
+    let rows = s.rate_rows().expect("rows");
+    let family = &rows[0];
+    assert_eq!(family.0, RateKey::family("ws", "Plan"));
+    assert_eq!(family.1.step, 1.0 / 3.0 - 0.2 + 0.1);
+    assert_eq!((family.1.accepts, family.1.rejects), (1, 1));
+    assert_eq!(rows[1].0, RateKey::companion("ws", "Plan", "A.md"));
+    assert!(check_fold(&s).expect("fold").is_clean());
+    assert_eq!(
+        s.committed(),
+        SeqMarks {
+            decision_seq: 3,
+            resolution_seq: 3
+        }
+    );
+}
+
+#[test]
+fn unknown_and_invalid_resolutions_commit_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut s = RedbStore::open(options(&dir.path().join("s.redb"))).expect("open");
+    let seq = s.record_pending(decision("Plan")).expect("pending");
+    let err = s.resolve(reject(seq + 1, vec![])).expect_err("unknown");
+    assert!(matches!(err, StoreError::UnknownDecision(2)), "{err}");
+    let mut bad = accept(seq, "A.md", vec![]);
+    bad.accepted = None;
+    assert!(matches!(s.resolve(bad), Err(StoreError::Invalid(_))));
+    assert_eq!(s.pending().expect("pending").len(), 1);
+    assert_eq!(s.committed().resolution_seq, 0);
+    assert!(s.history().expect("history").is_empty());
+}
+
+#[test]
+fn a_second_opener_is_told_the_file_is_locked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    let _first = RedbStore::open(options(&path)).expect("open");
+    let err = RedbStore::open(options(&path)).expect_err("locked");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "store {} is locked by another process (redb allows one process per file; see docs/STORE.md)",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn a_redb_file_of_another_program_is_not_a_store() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("other.redb");
+    const OTHER: TableDefinition<u64, u64> = TableDefinition::new("other");
+    raw_write(&path, |txn| {
+        txn.open_table(OTHER)
+            .expect("table")
+            .insert(1, 2)
+            .expect("insert");
+    });
+    let err = RedbStore::open(options(&path)).expect_err("foreign");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "store {} is corrupt or not a docsuggest store: not a docsuggest store: it holds \
+             tables other but no meta table (expected rates, base, history, pending, meta)",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn a_newer_schema_is_refused_naming_both_versions() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    learned(&path);
+    set_version(&path, 7);
+    let err = RedbStore::open(options(&path)).expect_err("too new");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "store {} has schema version 7, newer than the supported version 1",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn an_undecodable_value_names_its_table_and_key() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    learned(&path);
+    raw_write(&path, |txn| {
+        let mut rates = txn.open_table(RATES).expect("rates");
+        rates
+            .insert(("ws", "Plan", ""), &[9u8, 1][..])
+            .expect("insert");
+    });
+    let s = RedbStore::open(options(&path)).expect("open");
+    let err = s.rate_rows().expect_err("codec");
+    assert_eq!(
+        err.to_string(),
+        "stored value rates[(\"ws\", \"Plan\", \"\")] cannot be decoded: unknown value version 9 \
+         (this build reads version 1)"
+    );
+    let snapshot = s.snapshot().expect("snapshot");
+    assert!(snapshot.row(&RateKey::family("ws", "Plan")).is_err());
+    let fine = snapshot
+        .row(&RateKey::companion("ws", "Plan", "A.md"))
+        .expect("row");
+    assert_eq!(fine.map(|r| r.accepts), Some(1));
+}
+
+#[test]
+fn group_durability_reports_what_is_flushed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut s = RedbStore::open(StoreOptions {
+        durability: Durability::Group,
+        flush_interval: Duration::from_secs(3600),
+        ..options(&dir.path().join("s.redb"))
+    })
+    .expect("open");
+    for _ in 0..3 {
+        s.record_silent(decision("Plan")).expect("silent");
+    }
+    assert_eq!(s.committed().decision_seq, 3);
+    assert_eq!(s.last_durable_seq(), 0);
+    assert_eq!(s.flush().expect("flush"), 3);
+    assert_eq!(s.last_durable(), s.committed());
+    // Past the interval, the next commit is the durable one.
+    s.apply_config(&Config {
+        durability: Durability::Group,
+        flush_interval_ms: 1,
+        ..Config::default()
+    })
+    .expect("configure");
+    std::thread::sleep(Duration::from_millis(5));
+    s.record_silent(decision("Plan")).expect("silent");
+    assert_eq!(s.last_durable_seq(), 4);
+    // Switching to immediate makes every later commit durable at once.
+    s.apply_config(&Config::default()).expect("configure");
+    s.record_silent(decision("Plan")).expect("silent");
+    assert_eq!(s.last_durable_seq(), 5);
+}
+
+#[test]
+fn shrinking_the_ring_evicts_at_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut s = RedbStore::open(StoreOptions {
+        ring_capacity: 10,
+        ..options(&dir.path().join("s.redb"))
+    })
+    .expect("open");
+    for step in [-0.2, 0.1, -0.2, 0.1] {
+        let seq = s.record_pending(decision("Plan")).expect("pending");
+        s.resolve(reject(seq, vec![mv("Plan", "", step)]))
+            .expect("resolve");
+    }
+    assert_eq!(s.ring_len().expect("ring"), 4);
+    s.configure(&Config {
+        ring_capacity: 1,
+        ..Config::default()
+    });
+    assert_eq!(s.ring_capacity(), 1);
+    assert_eq!(s.ring_len().expect("ring"), 1);
+    assert_eq!(s.base_rows().expect("base")[0].1.rejects, 2);
+    let report = s.check_integrity().expect("integrity");
+    assert!(report.is_ok(), "{report:?}");
+    assert_eq!(report.fold.keys_checked, 1);
+}
+
+#[test]
+fn multi_process_handles_share_the_counters_and_keep_pending() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("shared.redb");
+    let shared = StoreOptions {
+        multi_process: true,
+        durability: Durability::Group,
+        ..options(&path)
+    };
+    let mut a = RedbStore::open(shared.clone()).expect("open a");
+    let mut b = RedbStore::open(shared.clone()).expect("open b");
+    assert_eq!(a.durability(), Durability::Immediate);
+    assert_eq!(a.record_pending(decision("Plan")).expect("a"), 1);
+    assert_eq!(b.record_pending(decision("Plan")).expect("b"), 2);
+    assert_eq!(a.record_silent(decision("Plan")).expect("a"), 3);
+    // Every commit is durable in this mode.
+    assert_eq!(a.last_durable_seq(), 3);
+    b.resolve(reject(1, vec![mv("Plan", "", -0.2)]))
+        .expect("b resolves a's window");
+    drop(a);
+    // A third opener must not abandon windows another live process may own.
+    let c = RedbStore::open(shared).expect("open c");
+    assert_eq!(c.open_report().abandoned, 0);
+    assert_eq!(
+        c.pending()
+            .expect("pending")
+            .iter()
+            .map(|d| d.seq)
+            .collect::<Vec<_>>(),
+        [2]
+    );
+    assert!(check_fold(&c).expect("fold").is_clean());
+}
+
+#[test]
+fn a_closed_store_answers_errors_not_panics() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    let mut s = RedbStore::open(options(&path)).expect("open");
+    s.record_silent(decision("Plan")).expect("silent");
+    assert_eq!(s.close().expect("close"), 1);
+    let err = s.record_silent(decision("Plan")).expect_err("closed");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "store backend failed: {}: the store is closed",
+            path.display()
+        )
+    );
+    // The file was released: it opens again.
+    assert_eq!(
+        RedbStore::open(options(&path))
+            .expect("reopen")
+            .committed()
+            .decision_seq,
+        1
+    );
+}
+
+fn add_marker(txn: &WriteTransaction, path: &str) -> Result<(), StoreError> {
+    let mut meta = txn.open_table(META).at(path, "test step")?;
+    meta.insert("test_marker", 42).at(path, "test step")?;
+    Ok(())
+}
+
+fn fail_step(_: &WriteTransaction, path: &str) -> Result<(), StoreError> {
+    Err(StoreError::Backend(format!("{path}: test step failed")))
+}
+
+const TO_V2: [Step; 1] = [Step {
+    from: 1,
+    to: 2,
+    name: "test: add a marker",
+    apply: add_marker,
+}];
+
+const FAILING_TO_V2: [Step; 1] = [Step {
+    from: 1,
+    to: 2,
+    name: "test: fail",
+    apply: fail_step,
+}];
+
+/// Upgrades a copy of `source` with the test step and checks what the framework promises.
+fn upgrade_copy(source: &Path) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    std::fs::copy(source, &path).expect("copy");
+    let v1 = RedbStore::open(options(&path)).expect("open v1");
+    let (rows_before, history_before) = (
+        v1.rate_rows().expect("rows"),
+        v1.history().expect("history"),
+    );
+    drop(v1);
+    let plan = Plan {
+        current: 2,
+        steps: &TO_V2,
+    };
+    let s = RedbStore::open_with(options(&path), &plan).expect("upgrade");
+    let upgrade = s.open_report().upgraded.clone().expect("upgraded");
+    assert_eq!((upgrade.from, upgrade.to), (1, 2));
+    assert_eq!(upgrade.backup, dir.path().join("s.redb.v1.bak"));
+    assert_eq!(s.rate_rows().expect("rows"), rows_before);
+    assert_eq!(s.history().expect("history"), history_before);
+    let txn = s.read("test").expect("read");
+    let meta_table = txn.open_table(META).expect("meta");
+    assert_eq!(
+        tables::read_meta("t", &meta_table, "test_marker").expect("marker"),
+        42
+    );
+    assert_eq!(
+        tables::read_meta("t", &meta_table, meta::SCHEMA_VERSION).expect("version"),
+        2
+    );
+    drop((meta_table, txn, s));
+    // This build reads version 1 only.
+    let err = RedbStore::open(options(&path)).expect_err("too new");
+    assert!(
+        matches!(
+            err,
+            StoreError::TooNew {
+                found: 2,
+                supported: 1,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    // The backup is the version-1 store as it was.
+    let restored = dir.path().join("restored.redb");
+    std::fs::copy(&upgrade.backup, &restored).expect("copy backup");
+    let old = RedbStore::open(options(&restored)).expect("backup opens as v1");
+    assert_eq!(old.rate_rows().expect("rows"), rows_before);
+    assert_eq!(old.history().expect("history"), history_before);
+}
+
+#[test]
+fn an_upgrade_copies_the_file_then_runs_its_steps() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    learned(&path);
+    upgrade_copy(&path);
+}
+
+#[test]
+fn the_committed_v1_fixture_upgrades() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/store-v1.redb");
+    upgrade_copy(&fixture);
+}
+
+#[test]
+fn a_failed_upgrade_leaves_the_file_at_its_version() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    learned(&path);
+    let plan = Plan {
+        current: 2,
+        steps: &FAILING_TO_V2,
+    };
+    let err = RedbStore::open_with(options(&path), &plan).expect_err("fails");
+    assert!(err.to_string().contains("test step failed"), "{err}");
+    assert!(dir.path().join("s.redb.v1.bak").exists());
+    let s = RedbStore::open(options(&path)).expect("still v1");
+    assert_eq!(s.committed().decision_seq, 3);
+    // Without a step from 1, a plan for version 3 refuses before touching the file.
+    drop(s);
+    let err = RedbStore::open_with(
+        options(&path),
+        &Plan {
+            current: 3,
+            steps: &TO_V2,
+        },
+    )
+    .expect_err("no path");
+    assert!(err.to_string().contains("no step from version 2"), "{err}");
+}
+
+#[test]
+fn a_shared_file_is_not_upgraded() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    learned(&path);
+    let shared = StoreOptions {
+        multi_process: true,
+        ..options(&path)
+    };
+    let plan = Plan {
+        current: 2,
+        steps: &TO_V2,
+    };
+    let err = RedbStore::open_with(shared, &plan).expect_err("refused");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "invalid store request: store {} has schema version 1; upgrading it to 2 needs \
+             exclusive access: open it once without multi-process mode",
+            path.display()
+        )
+    );
+    assert!(!dir.path().join("s.redb.v1.bak").exists());
+}
+
+#[test]
+fn initialising_twice_never_resets_the_counters() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    learned(&path);
+    let db = Database::create(&path).expect("raw open");
+    migrate::initialise(&db, "s", 1).expect("second initialise");
+    drop(db);
+    let s = RedbStore::open(options(&path)).expect("open");
+    assert_eq!(s.committed().decision_seq, 3);
+}
+
+#[test]
+fn replacing_the_rates_swaps_them_in_one_transaction() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    learned(&path);
+    let mut s = RedbStore::open(options(&path)).expect("open");
+    let folded: Vec<(RateKey, RateRow)> = crate::fold::folded_rates(&s)
+        .expect("fold")
+        .into_iter()
+        .collect();
+    assert_eq!(folded, s.rate_rows().expect("rows"));
+    let drifted = vec![(RateKey::family("ws", "Plan"), RateRow::default())];
+    s.replace_rates(&drifted).expect("replace");
+    assert_eq!(s.rate_rows().expect("rows"), drifted);
+    let report = check_fold(&s).expect("fold");
+    let keys: Vec<&str> = report
+        .mismatches
+        .iter()
+        .map(|m| m.key.companion.as_str())
+        .collect();
+    assert_eq!(keys, ["", "A.md"]);
+    s.replace_rates(&folded).expect("replace back");
+    assert!(check_fold(&s).expect("fold").is_clean());
+}

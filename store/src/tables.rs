@@ -1,0 +1,215 @@
+//! The redb tables of a store file, their key types, and typed reads of their values.
+//!
+//! Every stored value is `codec::encode` output (a version tag, then bincode); this module
+//! decodes it and names the table and key when a value cannot be read. The layouts are
+//! described in `docs/STORE.md`.
+
+use crate::errors::{self, ResultExt};
+use crate::record::SeqMarks;
+use docsuggest_schema::codec;
+use docsuggest_schema::{Decision, HistoryEntry, RateKey, RateRow, StoreError};
+use redb::{ReadableTable, TableDefinition};
+use std::fmt;
+
+/// A rate key as stored: `(workspace, family, companion)`, companion `""` for the family row,
+/// so one family's rows are adjacent and the family row sorts first.
+pub(crate) type KeyTuple<'a> = (&'a str, &'a str, &'a str);
+
+/// Live rate rows.
+pub(crate) const RATES: TableDefinition<KeyTuple<'static>, &[u8]> = TableDefinition::new("rates");
+/// Per key, the state folded from history evicted out of the ring.
+pub(crate) const BASE: TableDefinition<KeyTuple<'static>, &[u8]> = TableDefinition::new("base");
+/// Resolution sequence number → `HistoryEntry`, oldest first.
+pub(crate) const HISTORY: TableDefinition<u64, &[u8]> = TableDefinition::new("history");
+/// Decision sequence number → pending `Decision` (an open window).
+pub(crate) const PENDING: TableDefinition<u64, &[u8]> = TableDefinition::new("pending");
+/// Schema version and sequence counters.
+pub(crate) const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
+
+/// The names of every table a store file holds.
+pub(crate) const TABLE_NAMES: [&str; 5] = ["rates", "base", "history", "pending", "meta"];
+
+/// Keys of the `meta` table.
+pub(crate) mod meta {
+    /// The schema version of the file.
+    pub const SCHEMA_VERSION: &str = "schema_version";
+    /// The next decision sequence number to assign (starts at 1).
+    pub const NEXT_DECISION_SEQ: &str = "next_decision_seq";
+    /// The next resolution sequence number to assign (starts at 1).
+    pub const NEXT_RESOLUTION_SEQ: &str = "next_resolution_seq";
+}
+
+/// The stored form of a key.
+pub(crate) fn key_tuple(key: &RateKey) -> KeyTuple<'_> {
+    (&key.workspace, &key.family, &key.companion)
+}
+
+/// A key as error messages print it.
+pub(crate) struct ShowKey<'a>(pub KeyTuple<'a>);
+
+impl fmt::Display for ShowKey<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (w, fam, c) = self.0;
+        write!(f, "({w:?}, {fam:?}, {c:?})")
+    }
+}
+
+/// Encodes a history entry.
+pub(crate) fn encode_entry(entry: &HistoryEntry) -> Result<Vec<u8>, StoreError> {
+    codec::encode(entry)
+        .map_err(|e| errors::encode_failed(&format!("history[{}]", entry.resolution_seq), e))
+}
+
+/// Encodes a pending decision.
+pub(crate) fn encode_decision(decision: &Decision) -> Result<Vec<u8>, StoreError> {
+    codec::encode(decision)
+        .map_err(|e| errors::encode_failed(&format!("pending[{}]", decision.seq), e))
+}
+
+/// Decodes a rate row of `table` stored under `key`.
+pub(crate) fn decode_row(
+    table: &str,
+    key: KeyTuple<'_>,
+    bytes: &[u8],
+) -> Result<RateRow, StoreError> {
+    codec::decode(bytes).map_err(|e| errors::codec(table, ShowKey(key), e))
+}
+
+/// Decodes a history entry and checks that it carries the sequence number it is stored under.
+pub(crate) fn decode_entry(path: &str, seq: u64, bytes: &[u8]) -> Result<HistoryEntry, StoreError> {
+    let entry: HistoryEntry = codec::decode(bytes).map_err(|e| errors::codec("history", seq, e))?;
+    if entry.resolution_seq != seq {
+        return Err(StoreError::Corrupt {
+            path: path.to_string(),
+            detail: format!(
+                "history[{seq}] holds resolution sequence {}",
+                entry.resolution_seq
+            ),
+        });
+    }
+    Ok(entry)
+}
+
+/// Decodes a pending decision and checks that it carries the sequence number it is stored under.
+pub(crate) fn decode_pending(path: &str, seq: u64, bytes: &[u8]) -> Result<Decision, StoreError> {
+    let decision: Decision = codec::decode(bytes).map_err(|e| errors::codec("pending", seq, e))?;
+    if decision.seq != seq {
+        return Err(StoreError::Corrupt {
+            path: path.to_string(),
+            detail: format!("pending[{seq}] holds decision sequence {}", decision.seq),
+        });
+    }
+    Ok(decision)
+}
+
+/// Every row of a rates-shaped table, in key order.
+pub(crate) fn read_rows(
+    path: &str,
+    name: &str,
+    table: &impl ReadableTable<KeyTuple<'static>, &'static [u8]>,
+) -> Result<Vec<(RateKey, RateRow)>, StoreError> {
+    let doing = format!("reading {name}");
+    let mut out = Vec::new();
+    for item in table.iter().at(path, &doing)? {
+        let (k, v) = item.at(path, &doing)?;
+        let (w, fam, c) = k.value();
+        let row = decode_row(name, (w, fam, c), v.value())?;
+        out.push((RateKey::companion(w, fam, c), row));
+    }
+    Ok(out)
+}
+
+/// The whole history, oldest first.
+pub(crate) fn read_history(
+    path: &str,
+    table: &impl ReadableTable<u64, &'static [u8]>,
+) -> Result<Vec<HistoryEntry>, StoreError> {
+    let mut out = Vec::new();
+    for item in table.iter().at(path, "reading history")? {
+        let (k, v) = item.at(path, "reading history")?;
+        out.push(decode_entry(path, k.value(), v.value())?);
+    }
+    Ok(out)
+}
+
+/// Every pending decision, by sequence number.
+pub(crate) fn read_pending(
+    path: &str,
+    table: &impl ReadableTable<u64, &'static [u8]>,
+) -> Result<Vec<Decision>, StoreError> {
+    let mut out = Vec::new();
+    for item in table.iter().at(path, "reading pending")? {
+        let (k, v) = item.at(path, "reading pending")?;
+        out.push(decode_pending(path, k.value(), v.value())?);
+    }
+    Ok(out)
+}
+
+/// The sequence numbers handed out so far, from the `meta` counters.
+pub(crate) fn read_marks(
+    path: &str,
+    table: &impl ReadableTable<&'static str, u64>,
+) -> Result<SeqMarks, StoreError> {
+    Ok(SeqMarks {
+        decision_seq: read_meta(path, table, meta::NEXT_DECISION_SEQ)?.saturating_sub(1),
+        resolution_seq: read_meta(path, table, meta::NEXT_RESOLUTION_SEQ)?.saturating_sub(1),
+    })
+}
+
+/// A meta value that must be present.
+pub(crate) fn read_meta(
+    path: &str,
+    table: &impl ReadableTable<&'static str, u64>,
+    key: &str,
+) -> Result<u64, StoreError> {
+    match table.get(key).at(path, "reading meta")? {
+        Some(v) => Ok(v.value()),
+        None => Err(StoreError::Corrupt {
+            path: path.to_string(),
+            detail: format!("meta has no {key}"),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::decision;
+
+    #[test]
+    fn keys_print_as_tuples() {
+        let key = RateKey::companion("ws", "Plan", "A \"b\".md");
+        assert_eq!(
+            ShowKey(key_tuple(&key)).to_string(),
+            r#"("ws", "Plan", "A \"b\".md")"#
+        );
+    }
+
+    #[test]
+    fn values_must_carry_the_number_they_are_stored_under() {
+        let entry = HistoryEntry {
+            resolution_seq: 4,
+            decision: decision("Plan"),
+            moves: vec![],
+        };
+        let bytes = encode_entry(&entry).expect("encode");
+        assert_eq!(decode_entry("/s", 4, &bytes).expect("decode"), entry);
+        assert_eq!(
+            decode_entry("/s", 5, &bytes)
+                .expect_err("moved")
+                .to_string(),
+            "store /s is corrupt or not a docsuggest store: history[5] holds resolution sequence 4"
+        );
+        let mut d = decision("Plan");
+        d.seq = 2;
+        let bytes = encode_decision(&d).expect("encode");
+        assert_eq!(decode_pending("/s", 2, &bytes).expect("decode"), d);
+        assert!(decode_pending("/s", 3, &bytes).is_err());
+        assert_eq!(
+            decode_pending("/s", 2, &bytes[..3])
+                .expect_err("short")
+                .to_string(),
+            "stored value pending[2] cannot be decoded: malformed value: UnexpectedEnd { additional: 2 }"
+        );
+    }
+}

@@ -1,0 +1,320 @@
+//! Every way the redb store can be unavailable puts the engine on memory, with a plain reason.
+
+use crate::common::{decision, options, resolution, silence};
+use docsuggest_schema::{DecisionStore, Durability, Outcome, RateKey, StoreContents, StoreKind};
+use docsuggest_store::{FailOpenStore, RedbStore, StoreOptions, check_fold};
+use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use std::path::Path;
+
+const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
+const RATES: TableDefinition<(&str, &str, &str), &[u8]> = TableDefinition::new("rates");
+const PENDING: TableDefinition<u64, &[u8]> = TableDefinition::new("pending");
+const BASE: TableDefinition<(&str, &str, &str), &[u8]> = TableDefinition::new("base");
+
+fn opts(path: &Path) -> StoreOptions {
+    options(path, 1, Durability::Immediate)
+}
+
+/// Opens `path` fail-open and answers the reason it fell back (or `None` if it did not).
+fn degraded(path: &Path) -> Option<String> {
+    let mut store = FailOpenStore::open(opts(path), 8);
+    let reason = store.take_degradation();
+    assert_eq!(
+        store.take_degradation(),
+        None,
+        "the reason is reported once"
+    );
+    let expect = if reason.is_some() {
+        StoreKind::Memory
+    } else {
+        StoreKind::Redb
+    };
+    assert_eq!(store.kind(), expect);
+    // Whatever happened, the store records and resolves.
+    let mut d = decision("Plan");
+    d.seq = store.record_pending(d.clone()).expect("pending");
+    store
+        .resolve(resolution(&d, Outcome::Rejected, None))
+        .expect("resolve");
+    assert!(check_fold(&store).expect("fold").is_clean());
+    reason
+}
+
+/// A closed store with a little history.
+fn learned(path: &Path) {
+    let mut s = RedbStore::open(opts(path)).expect("open");
+    for _ in 0..3 {
+        let mut d = decision("Plan");
+        d.seq = s.record_pending(d.clone()).expect("pending");
+        s.resolve(resolution(&d, Outcome::Rejected, None))
+            .expect("resolve");
+    }
+    s.close().expect("close");
+}
+
+#[test]
+fn a_file_locked_by_another_handle() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    let mut first = FailOpenStore::open(opts(&path), 8);
+    assert_eq!(first.kind(), StoreKind::Redb);
+    assert_eq!(
+        degraded(&path),
+        Some(format!(
+            "store {} is locked by another process (redb allows one process per file; see docs/STORE.md)",
+            path.display()
+        ))
+    );
+    // The holder is untouched.
+    assert_eq!(first.kind(), StoreKind::Redb);
+    assert_eq!(first.record_silent(silence("Plan")).expect("silent"), 1);
+}
+
+#[test]
+fn a_file_that_is_not_redb() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    std::fs::write(&path, vec![0x42; 8192]).expect("write");
+    assert_eq!(
+        degraded(&path),
+        Some(format!(
+            "store {} is corrupt or not a docsuggest store: opening: Not a redb database: magic number mismatch",
+            path.display()
+        ))
+    );
+    // The file is left as it was for a person to look at.
+    assert_eq!(std::fs::read(&path).expect("read"), vec![0x42; 8192]);
+}
+
+#[test]
+fn a_truncated_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    learned(&path);
+    let len = std::fs::metadata(&path).expect("meta").len();
+    for cut in [len / 2, 100] {
+        let copy = dir.path().join(format!("cut-{cut}.redb"));
+        std::fs::copy(&path, &copy).expect("copy");
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&copy)
+            .and_then(|f| f.set_len(cut))
+            .expect("truncate");
+        let reason = degraded(&copy).expect("falls back");
+        let prefix = format!(
+            "store {} is corrupt or not a docsuggest store: opening: ",
+            copy.display()
+        );
+        assert!(reason.starts_with(&prefix), "{reason}");
+    }
+}
+
+/// A zero-length file is what a crash between creating the file and initialising it leaves,
+/// so it is initialised as a new store rather than refused.
+#[test]
+fn a_zero_length_file_becomes_a_new_store() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    std::fs::File::create(&path).expect("create");
+    assert_eq!(degraded(&path), None);
+    let store = FailOpenStore::open(opts(&path), 8);
+    assert_eq!(store.redb().map(|r| r.committed().decision_seq), Some(1));
+}
+
+#[test]
+fn a_newer_schema_version() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    learned(&path);
+    {
+        let db = Database::create(&path).expect("raw open");
+        let txn = db.begin_write().expect("txn");
+        txn.open_table(META)
+            .expect("meta")
+            .insert("schema_version", 2)
+            .expect("insert");
+        txn.commit().expect("commit");
+    }
+    assert_eq!(
+        degraded(&path),
+        Some(format!(
+            "store {} has schema version 2, newer than the supported version 1",
+            path.display()
+        ))
+    );
+}
+
+#[test]
+fn a_redb_file_of_another_program() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    {
+        let db = Database::create(&path).expect("raw open");
+        let txn = db.begin_write().expect("txn");
+        txn.open_table(RATES)
+            .expect("rates")
+            .insert(("a", "b", "c"), &[1u8][..])
+            .expect("insert");
+        txn.commit().expect("commit");
+    }
+    let reason = degraded(&path).expect("falls back");
+    assert!(
+        reason.ends_with(
+            "it holds tables rates but no meta table (expected rates, base, history, pending, meta)"
+        ),
+        "{reason}"
+    );
+}
+
+#[test]
+fn a_path_that_cannot_be_opened() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    assert_eq!(
+        degraded(dir.path()),
+        Some(format!(
+            "store I/O failed on {}: opening: Is a directory (os error 21)",
+            dir.path().display()
+        ))
+    );
+}
+
+/// A value that cannot be decoded is found by a snapshot: the read answers neutral and the
+/// store switches to memory for the rest of the session, carrying over what it can.
+#[test]
+fn a_failed_read_switches_to_memory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    learned(&path);
+    let readme = RateKey::companion("docs-3f9a", "Plan", "README.md");
+    {
+        let db = Database::create(&path).expect("raw open");
+        let txn = db.begin_write().expect("txn");
+        txn.open_table(RATES)
+            .expect("rates")
+            .insert(("docs-3f9a", "Plan", ""), &[9u8][..])
+            .expect("insert");
+        txn.commit().expect("commit");
+    }
+    let mut store = FailOpenStore::open(opts(&path), 8);
+    assert_eq!(store.kind(), StoreKind::Redb);
+    let family = RateKey::family("docs-3f9a", "Plan");
+    {
+        let snapshot = store.snapshot().expect("snapshot");
+        assert_eq!(snapshot.row(&family).expect("neutral"), None);
+        assert_eq!(
+            snapshot.row(&readme).expect("row").map(|r| r.rejects),
+            Some(3)
+        );
+    }
+    assert_eq!(store.kind(), StoreKind::Memory);
+    assert_eq!(
+        store.take_degradation().as_deref(),
+        Some(
+            "stored value rates[(\"docs-3f9a\", \"Plan\", \"\")] cannot be decoded: unknown value version 9 (this build reads version 1)"
+        )
+    );
+    // Numbering continues after what redb handed out (3 decisions, 3 resolutions).
+    assert_eq!(store.record_silent(silence("Plan")).expect("silent"), 4);
+    assert_eq!(store.history().expect("history")[0].resolution_seq, 4);
+    assert_eq!(
+        store.flush().expect("flush"),
+        3,
+        "nothing recorded on memory is durable"
+    );
+}
+
+/// A write that fails mid-transaction commits nothing on disk; the operation is retried on
+/// memory, which took over the rates and the pending windows.
+#[test]
+fn a_failed_write_is_retried_on_memory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    learned(&path);
+    // Damage the base row that the next eviction must update.
+    {
+        let db = Database::create(&path).expect("raw open");
+        let txn = db.begin_write().expect("txn");
+        txn.open_table(BASE)
+            .expect("base")
+            .insert(("docs-3f9a", "Plan", ""), &[1u8, 0][..])
+            .expect("insert");
+        txn.commit().expect("commit");
+    }
+    let mut store = FailOpenStore::open(opts(&path), 8);
+    assert_eq!(store.kind(), StoreKind::Redb);
+    let before = store.rate_rows().expect("rates");
+    let mut d = decision("Plan");
+    d.seq = store.record_pending(d.clone()).expect("pending");
+    assert_eq!(d.seq, 4);
+    store
+        .resolve(resolution(&d, Outcome::Rejected, None))
+        .expect("retried on memory");
+    assert_eq!(store.kind(), StoreKind::Memory);
+    let reason = store.take_degradation().expect("reason");
+    assert!(
+        reason.starts_with(
+            "stored value base[(\"docs-3f9a\", \"Plan\", \"\")] cannot be decoded: malformed value"
+        ),
+        "{reason}"
+    );
+    let after = store.rate_rows().expect("rates");
+    assert_eq!(after.len(), before.len());
+    for ((k, a), (_, b)) in after.iter().zip(&before) {
+        assert_eq!((a.rejects, k), (b.rejects + 1, k));
+    }
+    drop(store);
+    // The failed resolution left the file as it was: decision 4 is still pending there.
+    let db = Database::create(&path).expect("raw open");
+    let txn = db.begin_read().expect("txn");
+    let pending = txn.open_table(PENDING).expect("pending");
+    let keys: Vec<u64> = pending
+        .iter()
+        .expect("iter")
+        .map(|kv| kv.expect("entry").0.value())
+        .collect();
+    assert_eq!(keys, [4]);
+}
+
+/// Damage anywhere in the file — header, tree pages, free space — never escapes as a panic:
+/// the store opens (the damage was in free space, or redb repaired it) or falls back with a
+/// reason, and either way keeps answering with consistent contents.
+#[test]
+fn damaged_bytes_never_reach_the_host_as_a_panic() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    learned(&path);
+    let clean = std::fs::read(&path).expect("read");
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut fell_back = 0;
+    for seed in 0..48 {
+        let mut bytes = clean.clone();
+        // A 64-byte run of noise at a pseudo-random place.
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let at = (x >> 16) as usize % (bytes.len() - 64);
+        for b in &mut bytes[at..at + 64] {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            *b = (x >> 56) as u8;
+        }
+        let damaged = dir.path().join(format!("damaged-{seed}.redb"));
+        std::fs::write(&damaged, &bytes).expect("write");
+        let mut store = FailOpenStore::open(opts(&damaged), 8);
+        let _ = store
+            .snapshot()
+            .map(|s| s.row(&RateKey::family("docs-3f9a", "Plan")).map(|_| ()));
+        let mut d = decision("Plan");
+        d.seq = store.record_pending(d.clone()).expect("records");
+        store
+            .resolve(resolution(&d, Outcome::Rejected, None))
+            .expect("resolves");
+        let fold = check_fold(&store).map(|r| r.is_clean());
+        assert!(matches!(fold, Ok(true)), "seed {seed} at {at}: {fold:?}");
+        if let Some(reason) = store.take_degradation() {
+            assert!(!reason.is_empty());
+            assert_eq!(store.kind(), StoreKind::Memory);
+            fell_back += 1;
+        }
+    }
+    eprintln!("damaged files: {fell_back} of 48 fell back to memory");
+}

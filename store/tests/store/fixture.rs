@@ -1,0 +1,209 @@
+//! The committed version-1 store file: tests open a copy and find exactly what it holds.
+//!
+//! The generator below wrote it; a test checks that it still reproduces the same contents.
+//! `DOCSUGGEST_REGEN_FIXTURES=1 cargo test -p docsuggest-store --test store fixture` rewrites
+//! the file; only a build whose schema version is 1 may do so, since the file stands for what
+//! version 1 wrote. (Its upgrade through a test-only step is a unit test of the store.)
+
+use crate::common::{decision, resolution, silence};
+use docsuggest_schema::{DecisionStore, Durability, Outcome, RateKey, RateRow, StoreContents};
+use docsuggest_store::{RedbStore, SCHEMA_VERSION, SeqMarks, StoreOptions, check_fold};
+use std::path::{Path, PathBuf};
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/store-v1.redb")
+}
+
+fn options(path: &Path) -> StoreOptions {
+    StoreOptions {
+        ring_capacity: 4,
+        durability: Durability::Immediate,
+        ..StoreOptions::new(path)
+    }
+}
+
+/// Five resolutions (the first already folded into base by a ring of 4), one silence among
+/// them, and one decision left pending.
+fn generate(path: &Path) {
+    let mut s = RedbStore::open(options(path)).expect("create");
+    let pending = |family: &str, s: &mut RedbStore| {
+        let mut d = decision(family);
+        d.seq = s.record_pending(d.clone()).expect("pending");
+        d
+    };
+    let d1 = pending("Plan", &mut s);
+    s.resolve(resolution(&d1, Outcome::Accepted, Some("README.md")))
+        .expect("r1");
+    let d2 = pending("Plan", &mut s);
+    s.resolve(resolution(&d2, Outcome::Rejected, None))
+        .expect("r2");
+    s.record_silent(silence("Scheme")).expect("r3");
+    let d4 = pending("Scheme", &mut s);
+    s.resolve(resolution(&d4, Outcome::Rejected, None))
+        .expect("r4");
+    let d5 = pending("Plan", &mut s);
+    s.resolve(resolution(
+        &d5,
+        Outcome::Accepted,
+        Some("Documentation/INDEX.md"),
+    ))
+    .expect("r5");
+    pending("Plan", &mut s);
+    s.close().expect("close");
+}
+
+/// Everything a store holds, as comparable values.
+fn contents(path: &Path) -> impl PartialEq + std::fmt::Debug {
+    let s = RedbStore::open(options(path)).expect("open");
+    (
+        s.rate_rows().expect("rates"),
+        s.base_rows().expect("base"),
+        s.history().expect("history"),
+        s.pending().expect("pending"),
+        s.committed(),
+    )
+}
+
+#[test]
+fn the_generator_reproduces_the_fixture() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fresh = dir.path().join("fresh.redb");
+    generate(&fresh);
+    if std::env::var_os("DOCSUGGEST_REGEN_FIXTURES").is_some() {
+        assert_eq!(
+            SCHEMA_VERSION, 1,
+            "the v1 fixture must be written by a version-1 build"
+        );
+        let staged = fixture().with_extension("redb.tmp");
+        std::fs::copy(&fresh, &staged).expect("stage fixture");
+        std::fs::rename(&staged, fixture()).expect("install fixture");
+    }
+    let copy = dir.path().join("copy.redb");
+    std::fs::copy(fixture(), &copy).expect("copy the fixture");
+    assert_eq!(contents(&fresh), contents(&copy));
+}
+
+fn row(step: f64, accepts: u64, rejects: u64) -> RateRow {
+    RateRow {
+        step,
+        accepts,
+        rejects,
+    }
+}
+
+fn show(rows: &[(RateKey, RateRow)]) -> Vec<String> {
+    rows.iter()
+        .map(|(k, r)| {
+            format!(
+                "{}/{}/{} {:?} {} {}",
+                k.workspace, k.family, k.companion, r.step, r.accepts, r.rejects
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_copy_of_the_v1_fixture_opens_with_its_exact_contents() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("copy.redb");
+    std::fs::copy(fixture(), &path).expect("copy the fixture (never open it in place)");
+    let s = RedbStore::open(options(&path)).expect("open");
+
+    let report = s.open_report();
+    assert!(!report.created);
+    assert_eq!(report.upgraded, None);
+    // Decision 6 was left pending by the writer: opening closes it as abandoned.
+    assert_eq!(report.abandoned, 1);
+    assert_eq!(
+        s.committed(),
+        SeqMarks {
+            decision_seq: 6,
+            resolution_seq: 6
+        }
+    );
+
+    let history: Vec<(u64, u64, Outcome, Option<String>, usize)> = s
+        .history()
+        .expect("history")
+        .into_iter()
+        .map(|e| {
+            (
+                e.resolution_seq,
+                e.decision.seq,
+                e.decision.outcome,
+                e.decision.accepted,
+                e.moves.len(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        history,
+        [
+            (3, 3, Outcome::Silent, None, 0),
+            (4, 4, Outcome::Rejected, None, 3),
+            (
+                5,
+                5,
+                Outcome::Accepted,
+                Some("Documentation/INDEX.md".into()),
+                2
+            ),
+            (6, 6, Outcome::Abandoned, None, 0),
+        ]
+    );
+    assert!(s.pending().expect("pending").is_empty());
+
+    // From 1/3: accept +0.1, reject −0.2 (no clamp is reached).
+    let n = 1.0 / 3.0;
+    assert_eq!(
+        show(&s.rate_rows().expect("rates")),
+        show(&[
+            (
+                RateKey::family("docs-3f9a", "Plan"),
+                row(n + 0.1 - 0.2 + 0.1, 2, 1)
+            ),
+            (
+                RateKey::companion("docs-3f9a", "Plan", "Documentation/INDEX.md"),
+                row(n - 0.2 + 0.1, 1, 1)
+            ),
+            (
+                RateKey::companion("docs-3f9a", "Plan", "README.md"),
+                row(n + 0.1 - 0.2, 1, 1)
+            ),
+            (RateKey::family("docs-3f9a", "Scheme"), row(n - 0.2, 0, 1)),
+            (
+                RateKey::companion("docs-3f9a", "Scheme", "Documentation/INDEX.md"),
+                row(n - 0.2, 0, 1)
+            ),
+            (
+                RateKey::companion("docs-3f9a", "Scheme", "README.md"),
+                row(n - 0.2, 0, 1)
+            ),
+        ])
+    );
+    // Resolutions 1 and 2 (Plan) left the ring of 4 and live on in base.
+    assert_eq!(
+        show(&s.base_rows().expect("base")),
+        show(&[
+            (
+                RateKey::family("docs-3f9a", "Plan"),
+                row(n + 0.1 - 0.2, 1, 1)
+            ),
+            (
+                RateKey::companion("docs-3f9a", "Plan", "Documentation/INDEX.md"),
+                row(n - 0.2, 0, 1)
+            ),
+            (
+                RateKey::companion("docs-3f9a", "Plan", "README.md"),
+                row(n + 0.1 - 0.2, 1, 1)
+            ),
+        ])
+    );
+    assert!(check_fold(&s).expect("fold").is_clean());
+}
+
+#[test]
+fn the_fixture_stays_small() {
+    let len = std::fs::metadata(fixture()).expect("fixture").len();
+    assert!(len <= 256 * 1024, "store-v1.redb is {len} bytes");
+}
