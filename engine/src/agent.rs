@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 /// The most paths remembered as touched in one turn; older ones are forgotten first.
 pub const MAX_TOUCHED: usize = 4096;
 
+/// The most shadow windows one agent keeps open; the oldest is abandoned past it.
+pub const MAX_SHADOWS: usize = 8;
+
 /// The follow-through of one emitted note.
 #[derive(Clone, Debug)]
 pub struct Window {
@@ -23,6 +26,8 @@ pub struct Window {
     pub bases: Vec<PathBuf>,
     /// Judged in-workspace calls seen since the note.
     pub age: u32,
+    /// A gated silence's shadow window: it observes, it never moves a rate.
+    pub observe_only: bool,
 }
 
 impl Window {
@@ -58,6 +63,8 @@ pub struct AgentState {
     pub notes: u32,
     /// The open window, if any.
     pub window: Option<Window>,
+    /// Observe-only windows of gated silences: were the would-be companions touched?
+    pub shadows: Vec<Window>,
 }
 
 impl AgentState {
@@ -77,12 +84,19 @@ impl AgentState {
         self.touched.iter().any(|p| names(matcher, p, bases))
     }
 
-    /// The per-turn reset; answers the window it drops (to be closed as abandoned).
-    pub fn reset_turn(&mut self) -> Option<Window> {
+    /// The per-turn reset; answers the windows it drops (to be closed as abandoned).
+    pub fn reset_turn(&mut self) -> Vec<Window> {
         self.touched.clear();
         self.last_noted.clear();
         self.emitted.clear();
         self.notes = 0;
-        self.window.take()
+        self.take_windows()
+    }
+
+    /// Takes every open window, the note's and the shadows.
+    pub fn take_windows(&mut self) -> Vec<Window> {
+        let mut out: Vec<Window> = self.window.take().into_iter().collect();
+        out.append(&mut self.shadows);
+        out
     }
 }

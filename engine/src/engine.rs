@@ -1,6 +1,6 @@
 //! The engine: config, packs, per-agent state and a store, wired around the pure pipeline.
 
-use crate::agent::AgentState;
+use crate::agent::{AgentState, MAX_SHADOWS, Window};
 use crate::judge::{self, Effects, Located, Record, Settings};
 use crate::ledger::{self, Abstain};
 use crate::locate::PackCache;
@@ -139,13 +139,13 @@ impl<P: FileProbe> Engine<P> {
             workspace,
         };
         let learn = self.config.learn;
-        let resolution = if learn {
+        let resolutions = if learn {
             judge::follow(state, &located, &self.config, &mut verdict.ledger)
         } else {
-            None
+            Vec::new()
         };
         state.touch(&located.path);
-        if let Some(resolution) = resolution {
+        for resolution in resolutions {
             resolve(self.store.as_mut(), resolution);
         }
         let mut effects = Effects::default();
@@ -186,34 +186,42 @@ impl<P: FileProbe> Engine<P> {
         for resolution in effects.resolutions {
             resolve(self.store.as_mut(), resolution);
         }
-        match effects.record {
-            Some(Record::Pending(decision, mut window)) => {
-                match self.store.record_pending(decision) {
-                    Ok(seq) => {
-                        window.decision_seq = seq;
-                        self.agents.entry(agent.to_string()).or_default().window = Some(window);
-                    }
-                    Err(e) => {
-                        tracing::error!(error = %e, "recording a note failed; no window opens")
-                    }
-                }
+        let Some(Record {
+            decision,
+            mut window,
+        }) = effects.record
+        else {
+            return;
+        };
+        let seq = match self.store.record_pending(decision) {
+            Ok(seq) => seq,
+            Err(e) => {
+                tracing::error!(error = %e, "recording a decision failed; no window opens");
+                return;
             }
-            Some(Record::Silent(decision)) => {
-                if let Err(e) = self.store.record_silent(decision) {
-                    tracing::error!(error = %e, "recording a silence failed");
-                }
-            }
-            None => {}
+        };
+        window.decision_seq = seq;
+        let state = self.agents.entry(agent.to_string()).or_default();
+        if !window.observe_only {
+            state.window = Some(window);
+            return;
+        }
+        state.shadows.push(window);
+        if state.shadows.len() > MAX_SHADOWS {
+            let oldest = state.shadows.remove(0);
+            self.abandon(vec![oldest]);
         }
     }
 
     /// The per-turn reset of one agent: its open window closes as abandoned.
     pub fn turn(&mut self, agent: &str) -> Verdict {
         let mut verdict = Verdict::default();
-        if let Some(window) = self.agents.get_mut(agent).and_then(AgentState::reset_turn) {
-            self.stats.abandoned += 1;
-            resolve(self.store.as_mut(), judge::abandon(window));
-        }
+        let windows = self
+            .agents
+            .get_mut(agent)
+            .map(AgentState::reset_turn)
+            .unwrap_or_default();
+        self.abandon(windows);
         self.collect_degradation(&mut verdict.ledger);
         verdict
     }
@@ -253,11 +261,21 @@ impl<P: FileProbe> Engine<P> {
     }
 
     fn abandon_all(&mut self) {
-        for state in self.agents.values_mut() {
-            if let Some(window) = state.window.take() {
+        let windows: Vec<Window> = self
+            .agents
+            .values_mut()
+            .flat_map(AgentState::take_windows)
+            .collect();
+        self.abandon(windows);
+    }
+
+    /// Closes windows without a verdict. Only note windows count as abandoned notes.
+    fn abandon(&mut self, windows: Vec<Window>) {
+        for window in windows {
+            if !window.observe_only {
                 self.stats.abandoned += 1;
-                resolve(self.store.as_mut(), judge::abandon(window));
             }
+            resolve(self.store.as_mut(), judge::abandon(window));
         }
     }
 

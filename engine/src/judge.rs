@@ -37,13 +37,14 @@ pub struct Effects {
     pub record: Option<Record>,
 }
 
-/// A decision to record.
+/// A decision to record pending, and the window that opens once the store has numbered it:
+/// a note's window, or a silence's observe-only shadow window.
 #[derive(Debug)]
-pub enum Record {
-    /// An emitted note: recorded pending, then its window opens with the assigned seq.
-    Pending(Decision, Window),
-    /// A gated silence: recorded straight into the history.
-    Silent(Decision),
+pub struct Record {
+    /// The decision.
+    pub decision: Decision,
+    /// Its window.
+    pub window: Window,
 }
 
 /// Everything one call is judged with besides the agent's state.
@@ -62,8 +63,40 @@ pub struct Settings<'a> {
     pub agent: &'a str,
 }
 
-/// Step 4: follows the agent's open window with an in-workspace call.
+/// Step 4: follows the agent's open window and shadow windows with an in-workspace call.
 pub fn follow(
+    state: &mut AgentState,
+    located: &Located,
+    config: &Config,
+    ledger: &mut Vec<String>,
+) -> Vec<Resolution> {
+    let mut out: Vec<Resolution> = follow_note(state, located, config, ledger)
+        .into_iter()
+        .collect();
+    let mut open = Vec::with_capacity(state.shadows.len());
+    for mut shadow in std::mem::take(&mut state.shadows) {
+        if shadow.workspace != located.workspace.key {
+            open.push(shadow);
+            continue;
+        }
+        let touched = shadow.named_by(&located.path).map(str::to_string);
+        shadow.age += 1;
+        if touched.is_some() || shadow.age >= config.learn_window {
+            out.push(Resolution {
+                decision_seq: shadow.decision_seq,
+                outcome: Outcome::Silent,
+                accepted: touched,
+                moves: Vec::new(),
+            });
+        } else {
+            open.push(shadow);
+        }
+    }
+    state.shadows = open;
+    out
+}
+
+fn follow_note(
     state: &mut AgentState,
     located: &Located,
     config: &Config,
@@ -174,7 +207,7 @@ pub fn decide(
     effects: &mut Effects,
 ) -> Option<Note> {
     let config = settings.config;
-    let (agent, probe) = (settings.agent, settings.probe);
+    let probe = settings.probe;
     let pack = &located.workspace.pack;
     let family = match pack.detect(&located.rel) {
         Detection::NoSignal => {
@@ -232,11 +265,14 @@ pub fn decide(
             Some(name),
             kappa,
         ));
-        silence(
-            settings,
-            agent,
+        let subject = Subject {
             located,
             family,
+            bases: base_dirs,
+        };
+        silence(
+            settings,
+            &subject,
             rows,
             kappa,
             SilenceReason::AlreadyTouched,
@@ -255,11 +291,14 @@ pub fn decide(
     let kappa = measure::kappa(&rows);
     if kappa < family.threshold.unwrap_or(config.threshold) {
         ledger.push(ledger::abstained(Abstain::LowConfidence, Some(name), kappa));
-        silence(
-            settings,
-            agent,
+        let subject = Subject {
             located,
             family,
+            bases: base_dirs,
+        };
+        silence(
+            settings,
+            &subject,
             rows,
             kappa,
             SilenceReason::LowConfidence,
@@ -301,33 +340,44 @@ pub fn decide(
     push_decided(settings, name, kappa, &rows, ledger);
     let note = note::compose(name, kappa, &name_refs);
     if config.learn {
-        let window = Window {
+        let subject = Subject {
+            located,
+            family,
+            bases: base_dirs,
+        };
+        let window = subject.window(&rows, false);
+        let decision = decision(settings, &subject, rows, kappa, None);
+        effects.record = Some(Record { decision, window });
+    }
+    Some(note)
+}
+
+/// What a decision is about: the call, its family, and the bases its companions live under.
+struct Subject<'a> {
+    located: &'a Located,
+    family: &'a CompiledFamily,
+    bases: Vec<PathBuf>,
+}
+
+impl Subject<'_> {
+    /// A window over the companions `rows` names.
+    fn window(&self, rows: &[CompanionRow], observe_only: bool) -> Window {
+        Window {
             decision_seq: 0,
-            workspace: located.workspace.key.clone(),
-            family: name.to_string(),
+            workspace: self.located.workspace.key.clone(),
+            family: self.family.name.clone(),
             companions: rows
                 .iter()
                 .filter_map(|r| {
-                    let c = family.companions.iter().find(|c| c.path == r.path)?;
+                    let c = self.family.companions.iter().find(|c| c.path == r.path)?;
                     Some((c.path.clone(), c.matcher.clone()))
                 })
                 .collect(),
-            bases: base_dirs,
+            bases: self.bases.clone(),
             age: 0,
-        };
-        let decision = decision(
-            settings,
-            agent,
-            located,
-            name,
-            rows,
-            kappa,
-            Outcome::Pending,
-            None,
-        );
-        effects.record = Some(Record::Pending(decision, window));
+            observe_only,
+        }
     }
-    Some(note)
 }
 
 fn push_decided(
@@ -349,55 +399,43 @@ fn push_decided(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// A gated silence: its `decided` line, and (when learning) a shadow window that observes
+/// whether the would-be companions are touched anyway.
 fn silence(
     settings: &Settings<'_>,
-    agent: &str,
-    located: &Located,
-    family: &CompiledFamily,
+    subject: &Subject<'_>,
     rows: Vec<CompanionRow>,
     kappa: f64,
     reason: SilenceReason,
     ledger: &mut Vec<String>,
     effects: &mut Effects,
 ) {
-    push_decided(settings, &family.name, kappa, &rows, ledger);
+    push_decided(settings, &subject.family.name, kappa, &rows, ledger);
     if settings.config.learn {
-        let d = decision(
-            settings,
-            agent,
-            located,
-            &family.name,
-            rows,
-            kappa,
-            Outcome::Silent,
-            Some(reason),
-        );
-        effects.record = Some(Record::Silent(d));
+        let window = subject.window(&rows, true);
+        let decision = decision(settings, subject, rows, kappa, Some(reason));
+        effects.record = Some(Record { decision, window });
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// A pending decision record (a note, or a silence whose shadow window is open).
 fn decision(
     settings: &Settings<'_>,
-    agent: &str,
-    located: &Located,
-    family: &str,
+    subject: &Subject<'_>,
     companions: Vec<CompanionRow>,
     kappa: f64,
-    outcome: Outcome,
     silence: Option<SilenceReason>,
 ) -> Decision {
     Decision {
         seq: 0,
-        workspace: located.workspace.key.clone(),
-        agent: agent.into(),
-        family: family.into(),
+        workspace: subject.located.workspace.key.clone(),
+        agent: settings.agent.into(),
+        family: subject.family.name.clone(),
         kappa,
         companions,
         weights: settings.weights,
         enabled: settings.config.heuristics.clone(),
-        outcome,
+        outcome: Outcome::Pending,
         silence,
         accepted: None,
         store: settings.store,

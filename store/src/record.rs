@@ -32,15 +32,22 @@ pub(crate) fn check_resolution(r: &Resolution) -> Result<(), StoreError> {
             ));
         }
         (Outcome::Rejected | Outcome::Abandoned, None) => {}
-        (Outcome::Pending | Outcome::Silent, _) => {
-            return bad(format!(
-                "outcome {} (expected accepted, rejected or abandoned)",
-                r.outcome.name()
-            ));
+        // A silence's shadow window closes as silent, naming the would-be companion the
+        // agent touched, if any.
+        (Outcome::Silent, _) => {}
+        (Outcome::Pending, _) => {
+            return bad("outcome pending (expected accepted, rejected, abandoned or silent)".into());
         }
     }
-    if r.outcome == Outcome::Abandoned && !r.moves.is_empty() {
-        return bad("an abandoned window moves no rate".into());
+    let still = match r.outcome {
+        Outcome::Abandoned => Some("an abandoned"),
+        Outcome::Silent => Some("a silent"),
+        _ => None,
+    };
+    if let Some(window) = still
+        && !r.moves.is_empty()
+    {
+        return bad(format!("{window} window moves no rate"));
     }
     if let Some(mv) = r.moves.iter().find(|m| !m.step.is_finite()) {
         return bad(format!("move of {:?} has a non-finite step", mv.key));
@@ -128,11 +135,13 @@ mod tests {
         );
         check(
             resolution(Outcome::Pending, None, None),
-            "invalid store request: resolution of decision 7: outcome pending (expected accepted, rejected or abandoned)",
+            "invalid store request: resolution of decision 7: outcome pending (expected accepted, rejected, abandoned or silent)",
         );
+        check(resolution(Outcome::Silent, None, None), "ok");
+        check(resolution(Outcome::Silent, Some("x"), None), "ok");
         check(
-            resolution(Outcome::Silent, None, None),
-            "invalid store request: resolution of decision 7: outcome silent (expected accepted, rejected or abandoned)",
+            resolution(Outcome::Silent, None, Some(0.1)),
+            "invalid store request: resolution of decision 7: a silent window moves no rate",
         );
         check(
             resolution(Outcome::Abandoned, None, Some(-0.2)),

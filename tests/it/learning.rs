@@ -191,14 +191,60 @@ fn the_record_keeps_the_enabled_list_and_effective_weights() {
 }
 
 #[test]
-fn gated_silences_are_recorded_as_silent() {
+fn a_gated_silence_opens_a_shadow_window_that_only_observes() {
+    use docsuggest_schema::SilenceReason;
     let f = Fixture::poc();
     let mut engine = memory_engine(config(json!({})));
+    // Index abstains (kappa 0.54): its would-be companion is the archive style.
     judge(&mut engine, &f, "a", "Documentation/INDEX.md");
+    let pending = contents(&engine).pending().expect("pending");
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0].silence, Some(SilenceReason::LowConfidence));
+    let v = judge(&mut engine, &f, "a", "Documentation/ARCHIVE-STYLE.md");
+    assert!(
+        !v.ledger.iter().any(|l| l.contains("accepted")),
+        "shadows say nothing: {v:?}"
+    );
+    // The second silence (Archive) is observed untouched for learnWindow calls.
+    quiet(&mut engine, &f, 3);
+    engine.turn("a");
     let history = contents(&engine).history().expect("history");
-    assert_eq!(history.len(), 1);
-    assert_eq!(history[0].decision.outcome, Outcome::Silent);
-    assert_eq!(history[0].decision.family, "Index");
+    let seen: Vec<(&str, Outcome, Option<&str>)> = history
+        .iter()
+        .map(|e| {
+            (
+                e.decision.family.as_str(),
+                e.decision.outcome,
+                e.decision.accepted.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (
+                "Index",
+                Outcome::Silent,
+                Some("Documentation/ARCHIVE-STYLE.md")
+            ),
+            ("Archive", Outcome::Silent, None),
+        ]
+    );
+    assert!(history.iter().all(|e| e.moves.is_empty()));
+    assert!(steps(&engine).is_empty(), "shadows move no rate");
+    // A turn reset cuts an open shadow short: abandoned, still marked as a silence.
+    judge(&mut engine, &f, "a", "Documentation/INDEX.md");
+    engine.turn("a");
+    let last = contents(&engine)
+        .history()
+        .expect("history")
+        .pop()
+        .expect("an entry");
+    assert_eq!(
+        (last.decision.outcome, last.decision.silence),
+        (Outcome::Abandoned, Some(SilenceReason::LowConfidence))
+    );
+    assert_eq!(engine.stats().abandoned, 0, "only notes count as abandoned");
 }
 
 #[test]
