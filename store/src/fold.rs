@@ -1,8 +1,7 @@
 //! The central invariant, checked: for every key, the live row equals
 //! `rate::fold(base row, that key's moves in history order)`, bit for bit.
 
-use docsuggest_schema::rate::fold;
-use docsuggest_schema::{RateKey, RateMove, RateRow, StoreContents, StoreError};
+use docsuggest_schema::{RateKey, RateRow, StoreContents, StoreError};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One key whose live row is not the fold of its base and history.
@@ -44,20 +43,10 @@ pub fn folded_rates(
 ) -> Result<BTreeMap<RateKey, RateRow>, StoreError> {
     let base: BTreeMap<RateKey, RateRow> = contents.base_rows()?.into_iter().collect();
     let history = contents.history()?;
-    let mut moves: BTreeMap<&RateKey, Vec<&RateMove>> = BTreeMap::new();
-    for mv in history.iter().flat_map(|e| &e.moves) {
-        moves.entry(&mv.key).or_default().push(mv);
-    }
-    let keys: BTreeSet<&RateKey> = base.keys().chain(moves.keys().copied()).collect();
-    Ok(keys
+    let moves = history.iter().flat_map(|e| e.moves.iter());
+    let done = std::sync::atomic::AtomicU64::new(0);
+    Ok(crate::recompute::fold_all(&base, moves, false, &done)
         .into_iter()
-        .map(|k| {
-            let row = fold(
-                base.get(k).copied(),
-                moves.get(k).into_iter().flatten().copied(),
-            );
-            (k.clone(), row)
-        })
         .collect())
 }
 
@@ -94,7 +83,7 @@ pub fn check_fold(contents: &(impl StoreContents + ?Sized)) -> Result<FoldReport
 mod tests {
     use super::*;
     use crate::testkit::{decision, mv};
-    use docsuggest_schema::{Decision, HistoryEntry};
+    use docsuggest_schema::{Decision, HistoryEntry, RateMove};
 
     /// Contents given as data.
     struct Fixed {

@@ -51,6 +51,7 @@ mod memory;
 mod migrate;
 mod ops;
 mod options;
+pub mod recompute;
 mod record;
 mod redb_store;
 mod tables;
