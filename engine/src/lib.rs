@@ -31,6 +31,7 @@
 pub mod agent;
 pub mod compiled;
 mod engine;
+pub mod evaluate;
 pub mod filter;
 pub mod judge;
 pub mod ledger;

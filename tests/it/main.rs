@@ -1,5 +1,6 @@
 //! The integration test binary: one module per topic.
 
+mod evaluate;
 mod golden;
 mod learning;
 mod pipeline;
