@@ -68,8 +68,10 @@ fn history() -> Vec<HistoryEntry> {
 }
 
 fn setting(threshold: f64) -> Setting {
-    let mut config = Config::default();
-    config.threshold = threshold;
+    let config = Config {
+        threshold,
+        ..Config::default()
+    };
     Setting::from_config(&format!("threshold {threshold}"), &config)
 }
 
@@ -138,9 +140,11 @@ fn the_beta_model_keeps_speaking_where_the_step_rule_goes_silent() {
             .collect();
         h.push(e);
     }
-    let mut config = Config::default();
-    config.threshold = 0.46;
-    config.weights = Table([0.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+    let mut config = Config {
+        threshold: 0.46,
+        weights: Table([0.0, 0.0, 0.0, 0.0, 1.0, 0.0]),
+        ..Config::default()
+    };
     let step = evaluate(&h, &[], &Setting::from_config("step", &config));
     config.rate_model = RateModel::Beta;
     let beta = evaluate(&h, &[], &Setting::from_config("beta", &config));
