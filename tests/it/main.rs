@@ -5,3 +5,4 @@ mod golden;
 mod learning;
 mod pipeline;
 mod props;
+mod recompute;
