@@ -36,7 +36,9 @@ pub(crate) fn check_resolution(r: &Resolution) -> Result<(), StoreError> {
         // agent touched, if any.
         (Outcome::Silent, _) => {}
         (Outcome::Pending, _) => {
-            return bad("outcome pending (expected accepted, rejected, abandoned or silent)".into());
+            return bad(
+                "outcome pending (expected accepted, rejected, abandoned or silent)".into(),
+            );
         }
     }
     let still = match r.outcome {
