@@ -1,0 +1,199 @@
+//! Reading a store file from the command line: its rate rows and its decision history.
+//!
+//! These commands open the redb file directly (not fail-open): a file that cannot be opened
+//! is an error naming it and why. redb allows one process per file, so they cannot run while
+//! a `docsuggest serve` holds the same file; the error says so.
+
+use crate::home;
+use crate::host::{self, StoreChoice};
+use crate::protocol::RateView;
+use docsuggest_engine::locate::PackCache;
+use docsuggest_engine::probe::OsProbe;
+use docsuggest_schema::{
+    Config, HistoryEntry, RateKey, RateModel, RateRow, StoreContents, StoreError,
+};
+use docsuggest_store::{RedbStore, StoreOptions};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// A store that could not be read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum InspectError {
+    /// No file at the path.
+    #[error(
+        "no store at {0} (nothing was recorded there yet: run `docsuggest demo` or \
+         `docsuggest serve` first, or name a store with --store)"
+    )]
+    NoStore(String),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// `--workspace` names no workspace.
+    #[error("{0} is not inside a workspace (no ancestor carries the pack signature)")]
+    NotAWorkspace(String),
+}
+
+/// The store file a `--store` option names, or the default `storePath`.
+pub fn store_file(store: Option<&Path>) -> PathBuf {
+    let choice = store.map_or(StoreChoice::Configured, |p| {
+        StoreChoice::File(p.to_path_buf())
+    });
+    host::store_path(&choice, &Config::default()).unwrap_or_default()
+}
+
+/// Opens an existing store file (never creates one).
+pub fn open_existing(store: Option<&Path>) -> Result<RedbStore, InspectError> {
+    let path = store_file(store);
+    if !path.exists() {
+        return Err(InspectError::NoStore(path.display().to_string()));
+    }
+    Ok(RedbStore::open(StoreOptions::new(path))?)
+}
+
+/// Which rows `rates` shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RatesFilter {
+    /// Every workspace.
+    All,
+    /// The workspace a directory lies in.
+    Workspace(PathBuf),
+    /// One workspace key.
+    Key(String),
+}
+
+/// The workspace key of the workspace `dir` lies in, found as the engine finds it.
+pub fn workspace_key(dir: &Path) -> Result<String, InspectError> {
+    let abs = home::absolute(&home::expand(&dir.to_string_lossy()))
+        .map_err(|_| InspectError::NotAWorkspace(dir.display().to_string()))?;
+    let mut warnings = Vec::new();
+    PackCache::default()
+        .locate(&abs, &OsProbe, &mut warnings)
+        .map(|w| w.key)
+        .ok_or_else(|| InspectError::NotAWorkspace(abs.display().to_string()))
+}
+
+/// The rate rows of a store, filtered.
+pub fn rates(
+    store: Option<&Path>,
+    filter: &RatesFilter,
+) -> Result<Vec<(RateKey, RateRow)>, InspectError> {
+    let key = match filter {
+        RatesFilter::All => None,
+        RatesFilter::Workspace(dir) => Some(workspace_key(dir)?),
+        RatesFilter::Key(key) => Some(key.clone()),
+    };
+    let mut store = open_existing(store)?;
+    let rows = store.rate_rows()?;
+    close(&mut store);
+    Ok(rows
+        .into_iter()
+        .filter(|(k, _)| key.as_ref().is_none_or(|key| &k.workspace == key))
+        .collect())
+}
+
+/// Rows as JSON: one object per row with its workspace key.
+pub fn rates_json(rows: &[(RateKey, RateRow)]) -> String {
+    let views: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|(k, r)| {
+            let view = RateView::new(k, r, RateModel::Step);
+            serde_json::json!({
+                "workspace": k.workspace,
+                "family": view.family,
+                "companion": view.companion,
+                "rate": view.rate,
+                "step": view.step,
+                "accepts": view.accepts,
+                "rejects": view.rejects,
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&views).unwrap_or_default()
+}
+
+/// Rows as a table for people.
+pub fn rates_table(rows: &[(RateKey, RateRow)]) -> String {
+    if rows.is_empty() {
+        return "no rate rows (nothing learned yet)\n".into();
+    }
+    let mut out = format!(
+        "{:<28} {:<10} {:<32} {:>6} {:>8} {:>8}\n",
+        "workspace", "family", "companion", "rate", "accepts", "rejects"
+    );
+    for (k, r) in rows {
+        let companion = if k.companion.is_empty() {
+            "(family)"
+        } else {
+            &k.companion
+        };
+        let _ = writeln!(
+            out,
+            "{:<28} {:<10} {:<32} {:>6.2} {:>8} {:>8}",
+            k.workspace, k.family, companion, r.step, r.accepts, r.rejects
+        );
+    }
+    out
+}
+
+/// The last `limit` entries of the resolved history, oldest first.
+pub fn history(store: Option<&Path>, limit: usize) -> Result<Vec<HistoryEntry>, InspectError> {
+    let mut store = open_existing(store)?;
+    let mut entries = store.history()?;
+    close(&mut store);
+    let skip = entries.len().saturating_sub(limit);
+    entries.drain(..skip);
+    Ok(entries)
+}
+
+/// History entries as a JSON array.
+pub fn history_json(entries: &[HistoryEntry]) -> String {
+    serde_json::to_string_pretty(entries).unwrap_or_default()
+}
+
+/// History entries as a table for people.
+pub fn history_table(entries: &[HistoryEntry]) -> String {
+    if entries.is_empty() {
+        return "no history (no decision resolved yet)\n".into();
+    }
+    let mut out = format!(
+        "{:>6} {:>6} {:<9} {:<10} {:>5} {:<28} {:<12} {}\n",
+        "res", "dec", "outcome", "family", "kappa", "workspace", "agent", "companions"
+    );
+    for e in entries {
+        let d = &e.decision;
+        let companions: Vec<String> = d
+            .companions
+            .iter()
+            .map(|c| {
+                if d.accepted.as_deref() == Some(c.path.as_str()) {
+                    format!("{}*", c.path)
+                } else {
+                    c.path.clone()
+                }
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "{:>6} {:>6} {:<9} {:<10} {:>5.2} {:<28} {:<12} {}",
+            e.resolution_seq,
+            d.seq,
+            d.outcome.name(),
+            d.family,
+            d.kappa,
+            d.workspace,
+            d.agent,
+            companions.join(",")
+        );
+    }
+    out.push_str("(* = the accepted companion)\n");
+    out
+}
+
+/// Closes a store opened for reading; a failure only matters to the log.
+pub(crate) fn close(store: &mut RedbStore) {
+    use docsuggest_schema::DecisionStore;
+    if let Err(e) = store.close() {
+        tracing::warn!(error = %e, "closing the store failed");
+    }
+}

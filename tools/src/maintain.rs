@@ -1,0 +1,238 @@
+//! `check`, `migrate` and `recompute`: the integrity of a store file, its schema version, and
+//! its rates rebuilt from history.
+
+use crate::inspect::{self, InspectError};
+use crate::replay;
+use docsuggest_schema::RateModel;
+use docsuggest_store::recompute::{self, DriftReport, RecomputeOptions};
+use docsuggest_store::{IntegrityReport, RedbCheck, SCHEMA_VERSION, StoreContents, Upgrade};
+use std::fmt::{self, Write as _};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What `check` found.
+#[derive(Clone, Debug)]
+pub struct CheckReport {
+    /// The store file.
+    pub path: String,
+    /// An upgrade that opening the file performed first.
+    pub upgraded: Option<Upgrade>,
+    /// Pending decisions of a previous process, closed as abandoned at open.
+    pub abandoned: usize,
+    /// Entries in the history ring.
+    pub history: usize,
+    /// redb's page check and the fold invariant.
+    pub integrity: IntegrityReport,
+}
+
+impl CheckReport {
+    /// Whether the file passed every check untouched.
+    pub fn is_ok(&self) -> bool {
+        self.integrity.is_ok()
+    }
+}
+
+/// Checks redb's pages and `live == fold(base, history)` for every key.
+pub fn check(store: Option<&Path>) -> Result<CheckReport, InspectError> {
+    let mut store = inspect::open_existing(store)?;
+    let report = store.open_report().clone();
+    let integrity = store.check_integrity()?;
+    let history = store.history()?.len();
+    let path = store.path().display().to_string();
+    inspect::close(&mut store);
+    Ok(CheckReport {
+        path,
+        upgraded: report.upgraded,
+        abandoned: report.abandoned,
+        history,
+        integrity,
+    })
+}
+
+impl fmt::Display for CheckReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = format!("store {}\n", self.path);
+        if let Some(u) = &self.upgraded {
+            let _ = writeln!(
+                out,
+                "  upgraded schema v{} -> v{} first (old file kept at {})",
+                u.from,
+                u.to,
+                u.backup.display()
+            );
+        }
+        if self.abandoned > 0 {
+            let _ = writeln!(
+                out,
+                "  closed {} pending decision(s) of a previous process as abandoned",
+                self.abandoned
+            );
+        }
+        let pages = match self.integrity.redb {
+            RedbCheck::Passed => "passed",
+            RedbCheck::Repaired => {
+                "FAILED: the file was damaged and has been repaired (recent un-flushed commits may be lost)"
+            }
+        };
+        let _ = writeln!(out, "  redb page check   {pages}");
+        let fold = &self.integrity.fold;
+        let _ = writeln!(
+            out,
+            "  fold invariant    {} ({} keys checked, {} history entries)",
+            if fold.is_clean() { "holds" } else { "BROKEN" },
+            fold.keys_checked,
+            self.history
+        );
+        for m in &fold.mismatches {
+            let live = m.live.map_or("none".to_string(), |r| {
+                format!("{:?}/{}+/{}-", r.step, r.accepts, r.rejects)
+            });
+            let _ = writeln!(
+                out,
+                "    {} {} {:?}: live {live}, fold(base, history) {:?}/{}+/{}-",
+                m.key.workspace,
+                m.key.family,
+                m.key.companion,
+                m.folded.step,
+                m.folded.accepts,
+                m.folded.rejects
+            );
+        }
+        let _ = write!(out, "{}", if self.is_ok() { "ok" } else { "check failed" });
+        f.write_str(&out)
+    }
+}
+
+/// What `migrate` did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MigrateReport {
+    /// The store file.
+    pub path: String,
+    /// The upgrade performed, if the file was older.
+    pub upgraded: Option<Upgrade>,
+}
+
+/// Opens the file, which upgrades an older schema after copying the file aside.
+pub fn migrate(store: Option<&Path>) -> Result<MigrateReport, InspectError> {
+    let mut store = inspect::open_existing(store)?;
+    let report = MigrateReport {
+        path: store.path().display().to_string(),
+        upgraded: store.open_report().upgraded.clone(),
+    };
+    inspect::close(&mut store);
+    Ok(report)
+}
+
+impl fmt::Display for MigrateReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.upgraded {
+            Some(u) => write!(
+                f,
+                "store {}: upgraded schema v{} -> v{}; the old file is kept at {}",
+                self.path,
+                u.from,
+                u.to,
+                u.backup.display()
+            ),
+            None => write!(
+                f,
+                "store {}: schema v{SCHEMA_VERSION} is current; nothing to do",
+                self.path
+            ),
+        }
+    }
+}
+
+/// What `recompute` found and did.
+#[derive(Clone, Debug)]
+pub struct RecomputeReport {
+    /// The store file.
+    pub path: String,
+    /// The comparison of recomputed and live rows.
+    pub drift: DriftReport,
+    /// Rows written back (`--write`), if any.
+    pub written: Option<usize>,
+}
+
+/// Rebuilds every rate row from base + history (in parallel across keys) and compares it with
+/// the live rows; with `write`, swaps the recomputed rows in, in one write transaction.
+pub fn recompute(store: Option<&Path>, write: bool) -> Result<RecomputeReport, InspectError> {
+    let mut store = inspect::open_existing(store)?;
+    let path = store.path().display().to_string();
+    let total = store.rate_rows()?.len() as u64;
+    let bar = replay::progress_bar_for(
+        total,
+        RECOMPUTE_PROGRESS_ROWS,
+        "recompute {bar:40} {pos}/{len} rows",
+    );
+    let done = AtomicU64::new(0);
+    let options = RecomputeOptions {
+        model: RateModel::Step,
+        parallel: true,
+    };
+    let result = std::thread::scope(|scope| {
+        let store = &store;
+        let worker = scope.spawn(|| recompute::recompute(store, options, &done));
+        while !worker.is_finished() {
+            bar.set_position(done.load(Ordering::Relaxed));
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        worker.join()
+    });
+    bar.finish_and_clear();
+    let recomputed = match result {
+        Ok(r) => r?,
+        Err(_) => {
+            return Err(InspectError::Store(docsuggest_schema::StoreError::Backend(
+                "the recompute worker panicked".into(),
+            )));
+        }
+    };
+    let written = if write {
+        store.replace_rates(&recomputed.rows)?;
+        Some(recomputed.rows.len())
+    } else {
+        None
+    };
+    inspect::close(&mut store);
+    Ok(RecomputeReport {
+        path,
+        drift: recomputed.report,
+        written,
+    })
+}
+
+/// Live stores with at least this many rows get a progress bar on a terminal.
+const RECOMPUTE_PROGRESS_ROWS: u64 = 50_000;
+
+impl fmt::Display for RecomputeReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let d = &self.drift;
+        let mut out = format!(
+            "store {}: recomputed from base + {} history entries\n  rows compared     {}\n  rows differing    {} (max rate difference {:.6})\n",
+            self.path, d.decisions, d.rows_compared, d.rows_differing, d.max_difference
+        );
+        for drift in &d.differing {
+            let live = drift
+                .live
+                .map_or("none".to_string(), |r| format!("{:?}", r.step));
+            let _ = writeln!(
+                out,
+                "    {} {} {:?}: live {live}, recomputed {:?}",
+                drift.key.workspace, drift.key.family, drift.key.companion, drift.recomputed.step
+            );
+        }
+        match self.written {
+            Some(n) => {
+                let _ = write!(out, "wrote {n} recomputed rows");
+            }
+            None if d.rows_differing == 0 => {
+                let _ = write!(out, "live rates equal the recompute; nothing to write");
+            }
+            None => {
+                let _ = write!(out, "run with --write to replace the live rows");
+            }
+        }
+        f.write_str(&out)
+    }
+}

@@ -1,0 +1,209 @@
+//! The answer lines. Field order is fixed by these structs (`id`, `ok`, then the body), so
+//! answers are byte-stable and hosts can pin them in golden tests.
+
+use super::error::RequestError;
+use docsuggest_engine::{Note, Stats};
+use docsuggest_schema::{RateKey, RateModel, RateRow, StoreKind};
+use serde::Serialize;
+
+/// A request id as echoed: a number or a string, else `null`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Id {
+    /// No id, or one that could not be read.
+    #[default]
+    Null,
+    /// A numeric id, echoed as written.
+    Number(serde_json::Number),
+    /// A string id.
+    Text(String),
+}
+
+#[derive(Serialize)]
+struct Success<'a, B: Serialize> {
+    id: &'a Id,
+    ok: bool,
+    #[serde(flatten)]
+    body: B,
+}
+
+#[derive(Serialize)]
+struct Failure<'a> {
+    id: &'a Id,
+    ok: bool,
+    error: ErrorBody<'a>,
+}
+
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    code: &'a str,
+    detail: String,
+}
+
+/// The answer to `judge`.
+#[derive(Serialize)]
+pub(crate) struct JudgeBody<'a> {
+    pub note: Option<&'a Note>,
+    pub ledger: &'a [String],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub warnings: &'a [String],
+}
+
+/// The answer to `turn` and `configure`.
+#[derive(Serialize)]
+pub(crate) struct LedgerBody<'a> {
+    pub ledger: &'a [String],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub warnings: &'a [String],
+}
+
+/// The answer to `flush` and `close`.
+#[derive(Serialize)]
+pub(crate) struct DurableBody {
+    pub durable: u64,
+}
+
+/// The answer to `rates`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RatesBody<'a> {
+    pub key: &'a str,
+    pub rate_model: RateModel,
+    pub rows: &'a [RateView],
+}
+
+/// The answer to `stats`.
+#[derive(Serialize)]
+pub(crate) struct StatsBody<'a> {
+    pub stats: &'a Stats,
+    pub store: StoreKind,
+    pub startup: &'a [String],
+}
+
+/// One learned rate row as hosts and the CLI show it.
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+pub struct RateView {
+    /// The family.
+    pub family: String,
+    /// The companion, or `null` for the family's own row.
+    pub companion: Option<String>,
+    /// The rate under the rate model in force.
+    pub rate: f64,
+    /// The step-rule value.
+    pub step: f64,
+    /// Accepts seen.
+    pub accepts: u64,
+    /// Rejects seen.
+    pub rejects: u64,
+}
+
+impl RateView {
+    /// The view of one stored row under `model`.
+    pub fn new(key: &RateKey, row: &RateRow, model: RateModel) -> RateView {
+        RateView {
+            family: key.family.clone(),
+            companion: (!key.companion.is_empty()).then(|| key.companion.clone()),
+            rate: row.rate(model),
+            step: row.step,
+            accepts: row.accepts,
+            rejects: row.rejects,
+        }
+    }
+
+    /// The rows of one workspace key, in key order (family row first, then companions).
+    pub fn of_workspace(rows: &[(RateKey, RateRow)], key: &str, model: RateModel) -> Vec<RateView> {
+        rows.iter()
+            .filter(|(k, _)| k.workspace == key)
+            .map(|(k, r)| RateView::new(k, r, model))
+            .collect()
+    }
+}
+
+/// A success line.
+pub(crate) fn success(id: &Id, body: impl Serialize) -> String {
+    let line = Success { id, ok: true, body };
+    serde_json::to_string(&line).unwrap_or_else(|e| {
+        failure(
+            id,
+            "internal",
+            format!("the answer could not be encoded: {e}"),
+        )
+    })
+}
+
+/// An error line for `error`.
+pub(crate) fn error(id: &Id, error: &RequestError) -> String {
+    failure(id, error.code(), error.to_string())
+}
+
+fn failure(id: &Id, code: &str, detail: String) -> String {
+    let line = Failure {
+        id,
+        ok: false,
+        error: ErrorBody { code, detail },
+    };
+    // Every field is a string or an id, which always encode.
+    serde_json::to_string(&line).unwrap_or_else(|_| {
+        r#"{"id":null,"ok":false,"error":{"code":"internal","detail":"unencodable answer"}}"#.into()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_are_byte_stable() {
+        let id = Id::Number(7.into());
+        assert_eq!(
+            success(&id, DurableBody { durable: 3 }),
+            r#"{"id":7,"ok":true,"durable":3}"#
+        );
+        assert_eq!(
+            success(
+                &Id::Text("a".into()),
+                LedgerBody {
+                    ledger: &["x".into()],
+                    warnings: &[]
+                }
+            ),
+            r#"{"id":"a","ok":true,"ledger":["x"]}"#
+        );
+        assert_eq!(
+            success(
+                &Id::Null,
+                JudgeBody {
+                    note: None,
+                    ledger: &[],
+                    warnings: &["w".into()]
+                }
+            ),
+            r#"{"id":null,"ok":true,"note":null,"ledger":[],"warnings":["w"]}"#
+        );
+        assert_eq!(
+            error(&id, &RequestError::UnknownOp("x".into())),
+            r#"{"id":7,"ok":false,"error":{"code":"unknown-op","detail":"unknown op \"x\" (known: judge, turn, configure, flush, rates, stats, close)"}}"#
+        );
+    }
+
+    #[test]
+    fn rate_views_name_family_rows_with_null() {
+        let row = RateRow {
+            step: 0.5,
+            accepts: 2,
+            rejects: 1,
+        };
+        let rows = vec![
+            (RateKey::family("w", "Plan"), row),
+            (RateKey::companion("w", "Plan", "INDEX.md"), row),
+            (RateKey::family("other", "Plan"), row),
+        ];
+        let views = RateView::of_workspace(&rows, "w", RateModel::Beta);
+        assert_eq!(views.len(), 2);
+        assert_eq!(
+            serde_json::to_string(&views[0]).expect("encodes"),
+            r#"{"family":"Plan","companion":null,"rate":0.5,"step":0.5,"accepts":2,"rejects":1}"#
+        );
+        assert_eq!(views[1].companion.as_deref(), Some("INDEX.md"));
+    }
+}

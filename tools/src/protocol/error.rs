@@ -1,0 +1,112 @@
+//! Why a request failed, with the stable code a host can match on.
+
+use super::lines::MAX_LINE_BYTES;
+use docsuggest_engine::CallError;
+use docsuggest_schema::ConfigError;
+
+/// A request that got an error answer instead of a result.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RequestError {
+    /// The line is not UTF-8.
+    #[error("the request line is not valid UTF-8 (invalid byte at offset {offset})")]
+    InvalidUtf8 {
+        /// Where the first invalid byte is.
+        offset: usize,
+    },
+    /// The line is not JSON.
+    #[error("the request line is not valid JSON: {0}")]
+    InvalidJson(String),
+    /// The line is past [`MAX_LINE_BYTES`].
+    #[error("the request line is {len} bytes long (at most {MAX_LINE_BYTES}); it was skipped")]
+    LineTooLong {
+        /// Its length.
+        len: usize,
+    },
+    /// The line is JSON but not an object.
+    #[error("a request must be a JSON object, found {0}")]
+    NotAnObject(&'static str),
+    /// A required field is absent.
+    #[error("field {field:?} is missing{}", for_op(op))]
+    MissingField {
+        /// The field.
+        field: &'static str,
+        /// The op that needs it.
+        op: Option<&'static str>,
+    },
+    /// A field has the wrong JSON type.
+    #[error("field {field:?} must be {expected}, found {found}")]
+    WrongType {
+        /// The field.
+        field: &'static str,
+        /// What it must be.
+        expected: &'static str,
+        /// What it is.
+        found: &'static str,
+    },
+    /// Two fields that exclude each other were both given.
+    #[error("fields {0:?} and {1:?} exclude each other; give one")]
+    ConflictingFields(&'static str, &'static str),
+    /// The op is not one of the protocol's.
+    #[error("unknown op {0:?} (known: judge, turn, configure, flush, rates, stats, close)")]
+    UnknownOp(String),
+    /// The engine refused the call's fields.
+    #[error("{0}")]
+    Call(#[from] CallError),
+    /// A config patch with problems; nothing was changed.
+    #[error("{0}")]
+    InvalidConfig(#[from] ConfigError),
+    /// `rates` named a directory that is in no workspace.
+    #[error("{0} is not inside a workspace (no ancestor carries the pack signature)")]
+    UnknownWorkspace(String),
+    /// The store failed; the engine keeps serving.
+    #[error("{0}")]
+    StoreFailed(String),
+    /// A request after `close`.
+    #[error("the engine was closed; no further request is served")]
+    Closed,
+}
+
+fn for_op(op: &Option<&'static str>) -> String {
+    op.map(|op| format!(" (op {op} needs it)"))
+        .unwrap_or_default()
+}
+
+impl RequestError {
+    /// The stable kebab-case code of the error answer.
+    ///
+    /// `invalid-utf8`, `invalid-json`, `line-too-long`, `not-an-object`, `missing-field`,
+    /// `wrong-type`, `conflicting-fields`, `unknown-op`, `invalid-config`, `unknown-workspace`,
+    /// `store-failed`, `closed`, and the engine's own call codes: `empty-field`, `nul-byte`,
+    /// `path-too-long`, `relative-path-without-cwd`, `relative-cwd`, `path-above-root`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            RequestError::InvalidUtf8 { .. } => "invalid-utf8",
+            RequestError::InvalidJson(_) => "invalid-json",
+            RequestError::LineTooLong { .. } => "line-too-long",
+            RequestError::NotAnObject(_) => "not-an-object",
+            RequestError::MissingField { .. } => "missing-field",
+            RequestError::WrongType { .. } => "wrong-type",
+            RequestError::ConflictingFields(..) => "conflicting-fields",
+            RequestError::UnknownOp(_) => "unknown-op",
+            RequestError::Call(e) => e.code(),
+            RequestError::InvalidConfig(_) => "invalid-config",
+            RequestError::UnknownWorkspace(_) => "unknown-workspace",
+            RequestError::StoreFailed(_) => "store-failed",
+            RequestError::Closed => "closed",
+        }
+    }
+}
+
+/// The JSON type of a value, for error details.
+pub(crate) fn kind_of(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

@@ -1,0 +1,34 @@
+//! The host protocol (SPEC §10): JSON lines over stdio, one request per line, one answer per
+//! line, in order.
+//!
+//! | op | fields | answer (besides `"id"`, `"ok":true`) |
+//! |---|---|---|
+//! | `judge` | `agent`, `tool`, `path`, `cwd`? | `"note":{family,text,summary,companions}\|null`, `"ledger":[..]`, `"warnings":[..]` only when there are some |
+//! | `turn` | `agent` | `"ledger":[..]` |
+//! | `configure` | `config` (a patch object) | `"ledger":[..]`, `"warnings":[..]` only when there are some |
+//! | `flush` | — | `"durable":N` |
+//! | `rates` | `workspace` (+ `cwd`?) or `key` | `"key"`, `"rateModel"`, `"rows":[{family,companion,rate,step,accepts,rejects}]` |
+//! | `stats` | — | `"stats":{judged,notes,accepted,rejected,abandoned,abstained,suppressed}`, `"store":"redb"\|"memory"`, `"startup":[..]` (the startup ledger) |
+//! | `close` | — | `"durable":N`, then the server stops |
+//!
+//! A failure answers `{"id":..,"ok":false,"error":{"code":"<kebab-code>","detail":".."}}`; the
+//! codes are listed on [`RequestError::code`]. `id` is echoed when it is a number or a string,
+//! else `null`. A bad line never stops the server and changes nothing already recorded.
+//! Blank lines are skipped without an answer.
+
+mod answer;
+mod dispatch;
+mod error;
+mod lines;
+mod request;
+mod serve;
+
+pub use answer::{Id, RateView};
+pub use dispatch::{Dispatcher, Handled};
+pub use error::RequestError;
+pub use lines::{Line, LineReader, MAX_LINE_BYTES};
+pub use request::{Op, RatesTarget, Request, parse_line};
+pub use serve::{ServeError, serve};
+
+#[cfg(test)]
+mod tests;

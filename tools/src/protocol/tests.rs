@@ -1,0 +1,355 @@
+//! The dispatcher against a memory engine: every error code, id echo, and that a bad request
+//! changes nothing and the next good one still works.
+
+use super::*;
+use crate::host::{self, StoreChoice};
+use crate::ledger_log::LedgerLog;
+use docsuggest_engine::Engine;
+use docsuggest_engine::probe_cache::CachingProbe;
+use docsuggest_engine::testing::NullStore;
+use docsuggest_schema::Config;
+use serde_json::Value;
+
+struct Fixture {
+    dir: tempfile::TempDir,
+    server: Dispatcher,
+}
+
+const FILES: &[&str] = &[
+    "Documentation/ARCHIVE-STYLE.md",
+    "Documentation/INDEX.md",
+    "Documentation/Plans/X.md",
+    "POC-BRIEF.md",
+    "CHANGELOG.md",
+];
+
+fn quiet() -> Config {
+    Config {
+        log: false,
+        ..Config::default()
+    }
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for f in FILES {
+        let path = dir.path().join(f);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(path, "").expect("write");
+    }
+    let host = host::start(quiet(), &StoreChoice::Memory, false);
+    Fixture {
+        dir,
+        server: Dispatcher::new(host.engine, LedgerLog::new()).with_startup(host.startup),
+    }
+}
+
+impl Fixture {
+    fn ws(&self) -> String {
+        self.dir.path().display().to_string()
+    }
+
+    fn send(&mut self, line: &str) -> Value {
+        self.send_bytes(line.as_bytes())
+    }
+
+    fn send_bytes(&mut self, line: &[u8]) -> Value {
+        let handled = self.server.handle_line(&Line::Bytes(line.to_vec()));
+        serde_json::from_str(&handled.answer).expect("every answer is JSON")
+    }
+
+    fn judge(&mut self, id: u64, path: &str) -> Value {
+        let line = serde_json::json!({
+            "id": id, "op": "judge", "agent": "a", "tool": "read", "path": path, "cwd": self.ws(),
+        });
+        self.send(&line.to_string())
+    }
+}
+
+fn code(answer: &Value) -> &str {
+    answer["error"]["code"].as_str().unwrap_or("(no error)")
+}
+
+#[test]
+fn a_plan_read_answers_the_pinned_note() {
+    let mut f = fixture();
+    let answer = f.judge(1, "Documentation/Plans/X.md");
+    assert_eq!(
+        answer["note"],
+        serde_json::json!({
+            "family": "Plan",
+            "text": "[doc-suggester] Plan task (kappa 0.91): companions this task conventionally needs:\n\
+                     - Documentation/INDEX.md\n- Documentation/ARCHIVE-STYLE.md\n- POC-BRIEF.md\n- CHANGELOG.md",
+            "summary": "Plan: Documentation/INDEX.md, Documentation/ARCHIVE-STYLE.md, POC-BRIEF.md, CHANGELOG.md",
+            "companions": ["Documentation/INDEX.md", "Documentation/ARCHIVE-STYLE.md", "POC-BRIEF.md", "CHANGELOG.md"],
+        })
+    );
+    assert_eq!(
+        answer["ledger"][0],
+        "doc-suggester: suggest Plan 0.91 companions Documentation/INDEX.md,Documentation/ARCHIVE-STYLE.md,POC-BRIEF.md,CHANGELOG.md"
+    );
+    assert_eq!(answer.get("warnings"), None);
+}
+
+/// Each bad line, its expected code, and the id its answer must echo.
+const BATTERY: &[(&[u8], &str, Value)] = &[
+    (b"{\"id\":1,", "invalid-json", Value::Null),
+    (b"\"just a string\"", "not-an-object", Value::Null),
+    (
+        b"{\"id\":\"s\",\"op\":\"judge\",\"path\":\"\xff\"}",
+        "invalid-utf8",
+        Value::Null,
+    ),
+    (br#"{"id":[3],"op":"stats"}"#, "wrong-type", Value::Null),
+    (br#"{"id":4}"#, "missing-field", Value::Null),
+    (br#"{"id":5,"op":"dance"}"#, "unknown-op", Value::Null),
+    (
+        br#"{"id":6,"op":"judge","agent":"a","tool":"read"}"#,
+        "missing-field",
+        Value::Null,
+    ),
+    (
+        br#"{"id":7,"op":"judge","agent":"a","tool":"read","path":7}"#,
+        "wrong-type",
+        Value::Null,
+    ),
+    (
+        br#"{"id":8,"op":"judge","agent":"a","tool":"read","path":"X.md"}"#,
+        "relative-path-without-cwd",
+        Value::Null,
+    ),
+    (
+        br#"{"id":9,"op":"judge","agent":"a","tool":"read","path":"X.md","cwd":"rel"}"#,
+        "relative-cwd",
+        Value::Null,
+    ),
+    (
+        br#"{"id":10,"op":"judge","agent":"a","tool":"read","path":"/w/a\u0000b.md"}"#,
+        "nul-byte",
+        Value::Null,
+    ),
+    (
+        br#"{"id":11,"op":"judge","agent":"","tool":"read","path":"/w/x.md"}"#,
+        "empty-field",
+        Value::Null,
+    ),
+    (
+        br#"{"id":12,"op":"judge","agent":"a","tool":"read","path":"/../../x"}"#,
+        "path-above-root",
+        Value::Null,
+    ),
+    (
+        br#"{"id":13,"op":"turn","agent":"a\u0000"}"#,
+        "nul-byte",
+        Value::Null,
+    ),
+    (
+        br#"{"id":14,"op":"configure","config":{"threshold":2,"learnWindow":0,"bogus":true}}"#,
+        "invalid-config",
+        Value::Null,
+    ),
+    (
+        br#"{"id":15,"op":"rates","workspace":"/"}"#,
+        "unknown-workspace",
+        Value::Null,
+    ),
+    (
+        br#"{"id":16,"op":"rates","workspace":"/","key":"k"}"#,
+        "conflicting-fields",
+        Value::Null,
+    ),
+];
+
+/// The id each battery line's answer echoes (numbers and strings only).
+fn expected_id(line: &[u8], listed: &Value) -> Value {
+    let text = String::from_utf8_lossy(line);
+    match serde_json::from_str::<Value>(&text)
+        .ok()
+        .and_then(|v| v.get("id").cloned())
+    {
+        Some(id @ (Value::Number(_) | Value::String(_))) => id,
+        _ => listed.clone(),
+    }
+}
+
+#[test]
+fn every_bad_line_gets_its_code_and_changes_nothing() {
+    let mut f = fixture();
+    f.judge(1, "Documentation/Plans/X.md");
+    let accepted = f.judge(2, "Documentation/INDEX.md");
+    assert_eq!(
+        accepted["ledger"][0],
+        "doc-suggester: accepted Plan Documentation/INDEX.md"
+    );
+    let rates = format!(r#"{{"id":3,"op":"rates","workspace":{:?}}}"#, f.ws());
+    let before = f.send(&rates);
+    for (line, expected_code, listed) in BATTERY {
+        let answer = f.send_bytes(line);
+        let shown = String::from_utf8_lossy(line);
+        assert_eq!(answer["ok"], false, "{shown}");
+        assert_eq!(code(&answer), *expected_code, "{shown}: {answer}");
+        assert_eq!(answer["id"], expected_id(line, listed), "{shown}");
+        assert!(!answer["error"]["detail"].as_str().unwrap_or("").is_empty());
+    }
+    let too_long = f.server.handle_line(&Line::TooLong {
+        len: MAX_LINE_BYTES + 1,
+    });
+    assert_eq!(too_long.error, Some("line-too-long"));
+    assert_eq!(
+        f.send(&rates),
+        before,
+        "bad lines must not change the rates"
+    );
+    assert_eq!(before["rows"][1]["companion"], "Documentation/INDEX.md");
+    assert_eq!(before["rows"][1]["accepts"], 1);
+    let again = f.judge(4, "Documentation/Plans/X.md");
+    assert_eq!(again["ok"], true, "{again}");
+}
+
+#[test]
+fn invalid_utf8_still_echoes_a_readable_id() {
+    let mut f = fixture();
+    let answer = f.send_bytes(b"{\"id\":42,\"op\":\"judge\",\"path\":\"\xc3\x28\"}");
+    assert_eq!(code(&answer), "invalid-utf8");
+    assert_eq!(answer["id"], 42);
+}
+
+#[test]
+fn invalid_config_lists_every_problem_and_keeps_the_old_config() {
+    let mut f = fixture();
+    let answer = f.send(
+        r#"{"id":"c","op":"configure","config":{"threshold":2,"learnWindow":0,"bogus":true}}"#,
+    );
+    assert_eq!(answer["id"], "c");
+    assert_eq!(
+        answer["error"]["detail"],
+        "invalid config in configure (3 problems): bogus: unknown field; \
+         learnWindow: 0 is outside 1..=1048576; threshold: 2 is outside 0..1;"
+    );
+    assert_eq!(f.server.engine().config().threshold, 0.75);
+    let ok = f.send(r#"{"id":"d","op":"configure","config":{"threshold":0.5}}"#);
+    assert_eq!(
+        ok,
+        serde_json::json!({"id": "d", "ok": true, "ledger": [
+            "doc-suggester: activated (bundle 0.1.0, families 7, threshold 0.50)"
+        ]})
+    );
+    let moved = f.send(r#"{"id":"e","op":"configure","config":{"storePath":"/elsewhere.redb"}}"#);
+    assert_eq!(
+        moved["warnings"][0],
+        "storePath takes effect at the next start; this engine keeps its open store"
+    );
+}
+
+#[test]
+fn flush_stats_and_close() {
+    let mut f = fixture();
+    f.judge(1, "Documentation/Plans/X.md");
+    assert_eq!(
+        f.send(r#"{"id":2,"op":"flush"}"#),
+        serde_json::json!({"id": 2, "ok": true, "durable": 0})
+    );
+    let stats = f.send(r#"{"id":3,"op":"stats"}"#);
+    assert_eq!(stats["stats"]["judged"], 1);
+    assert_eq!(stats["stats"]["notes"], 1);
+    assert_eq!(stats["store"], "memory");
+    assert_eq!(
+        stats["startup"][0],
+        "doc-suggester: activated (bundle 0.1.0, families 7, threshold 0.75)"
+    );
+    let close = f
+        .server
+        .handle_line(&Line::Bytes(br#"{"id":4,"op":"close"}"#.to_vec()));
+    assert!(close.stop);
+    assert_eq!(close.answer, r#"{"id":4,"ok":true,"durable":0}"#);
+    let after = f.send(r#"{"id":5,"op":"stats"}"#);
+    assert_eq!(code(&after), "closed");
+    assert_eq!(
+        f.server.engine().stats().abandoned,
+        1,
+        "close abandons the open window"
+    );
+}
+
+#[test]
+fn rates_by_key_and_a_store_without_contents() {
+    let mut f = fixture();
+    f.judge(1, "Documentation/Plans/X.md");
+    f.judge(2, "Documentation/INDEX.md");
+    let by_dir = f.send(&format!(
+        r#"{{"id":3,"op":"rates","workspace":"Documentation","cwd":{:?}}}"#,
+        f.ws()
+    ));
+    let key = by_dir["key"].as_str().expect("a key").to_string();
+    assert!(
+        key.starts_with(
+            &f.dir
+                .path()
+                .file_name()
+                .expect("name")
+                .to_string_lossy()
+                .to_string()
+        )
+    );
+    assert_eq!(by_dir["rateModel"], "step");
+    let by_key = f.send(&format!(r#"{{"id":3,"op":"rates","key":{key:?}}}"#));
+    assert_eq!(by_key, by_dir);
+    assert_eq!(
+        by_key["rows"][0],
+        serde_json::json!({"family": "Plan", "companion": null, "rate": 1.0 / 3.0 + 0.1,
+            "step": 1.0 / 3.0 + 0.1, "accepts": 1, "rejects": 0})
+    );
+    let engine = Engine::new(quiet(), NullStore::boxed(), CachingProbe::default());
+    let mut bare = Dispatcher::new(engine, LedgerLog::new());
+    let answer = bare.handle_line(&Line::Bytes(br#"{"id":1,"op":"rates","key":"k"}"#.to_vec()));
+    assert_eq!(answer.error, Some("store-failed"));
+}
+
+#[test]
+fn default_cwd_resolves_relative_paths() {
+    let f = fixture();
+    let ws = f.ws();
+    let mut server = f.server.with_default_cwd(Some(ws));
+    let handled = server.handle_line(&Line::Bytes(
+        br#"{"id":1,"op":"judge","agent":"a","tool":"read","path":"Documentation/Plans/X.md"}"#
+            .to_vec(),
+    ));
+    assert_eq!(handled.error, None, "{}", handled.answer);
+    assert!(handled.judge_time.is_some());
+    assert_eq!(handled.ledger.len(), 2);
+}
+
+#[test]
+fn serve_answers_in_order_and_skips_blank_lines() {
+    let f = fixture();
+    let mut server = f.server;
+    let input = b"{\"id\":1,\"op\":\"stats\"}\n\n  \n{\"id\":2,\"op\":\"nope\"}\n{\"id\":3,\"op\":\"close\"}\n{\"id\":4,\"op\":\"stats\"}\n";
+    let mut out = Vec::new();
+    let answered = serve(&mut server, &input[..], &mut out).expect("serves");
+    assert_eq!(answered, 3);
+    let text = String::from_utf8(out).expect("utf-8 answers");
+    let ids: Vec<String> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("json")["id"].to_string())
+        .collect();
+    assert_eq!(ids, ["1", "2", "3"]);
+    assert!(server.is_closed());
+}
+
+#[test]
+fn a_malformed_repo_pack_answers_warnings_and_the_builtin_pack() {
+    let mut f = fixture();
+    let pack = f.dir.path().join(".dsh/doc-pack.json");
+    std::fs::create_dir_all(pack.parent().expect("a parent")).expect("mkdir");
+    std::fs::write(&pack, "{not json").expect("write");
+    let answer = f.judge(1, "Documentation/Plans/X.md");
+    assert_eq!(
+        answer["note"]["family"], "Plan",
+        "the built-in pack still answers"
+    );
+    let warning = answer["warnings"][0].as_str().expect("a warning");
+    assert!(
+        warning.starts_with(&format!("invalid pack {}: not valid JSON", pack.display())),
+        "{warning}"
+    );
+}

@@ -1,0 +1,170 @@
+//! Replaying a trace (a file of request lines) through the same dispatcher as `serve`, and
+//! summarising the session.
+
+use crate::home;
+use crate::host::{self, HostError, HostOptions};
+use crate::ledger_log::LedgerLog;
+use crate::protocol::{Dispatcher, Handled, Line, LineReader};
+use crate::summary::Summary;
+use docsuggest_schema::StoreError;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, IsTerminal};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Traces at least this long (in bytes) get a progress bar, when stderr is a terminal.
+pub const PROGRESS_BYTES: u64 = 64 << 10;
+
+/// What `docsuggest replay` is given.
+#[derive(Clone, Debug, Default)]
+pub struct ReplayOptions {
+    /// The trace file.
+    pub trace: PathBuf,
+    /// The cwd of requests that carry none.
+    pub workspace: Option<PathBuf>,
+    /// The engine's config and store.
+    pub host: HostOptions,
+}
+
+/// A replay that could not run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReplayError {
+    /// The config file is unusable.
+    #[error(transparent)]
+    Host(#[from] HostError),
+    /// The trace could not be opened or read.
+    #[error("cannot read trace {file}: {source}")]
+    Trace {
+        /// The trace file.
+        file: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// `--workspace` is not a directory.
+    #[error("--workspace {0} is not a directory")]
+    Workspace(String),
+    /// The store could not be closed cleanly at the end.
+    #[error("closing the store failed: {0}")]
+    Close(StoreError),
+}
+
+/// What running lines through a dispatcher counted.
+#[derive(Clone, Debug, Default)]
+pub struct Run {
+    /// Requests answered.
+    pub requests: u64,
+    /// Error answers by code.
+    pub errors: BTreeMap<String, u64>,
+    /// The engine time of every accepted judge request.
+    pub judge_times: Vec<Duration>,
+}
+
+/// Runs every line of `reader` through `dispatcher` until a `close` or the end; `seen` sees
+/// each answer. The dispatcher is not finished here, so the caller can still read the store.
+pub fn run_lines<R: BufRead>(
+    dispatcher: &mut Dispatcher,
+    reader: &mut LineReader<R>,
+    progress: &ProgressBar,
+    mut seen: impl FnMut(&Handled),
+) -> std::io::Result<Run> {
+    let mut run = Run::default();
+    while let Some(line) = reader.next_line()? {
+        progress.set_position(reader.consumed());
+        if matches!(&line, Line::Bytes(b) if b.iter().all(u8::is_ascii_whitespace)) {
+            continue;
+        }
+        let handled = dispatcher.handle_line(&line);
+        run.requests += 1;
+        if let Some(code) = handled.error {
+            *run.errors.entry(code.to_string()).or_default() += 1;
+        }
+        run.judge_times.extend(handled.judge_time);
+        seen(&handled);
+        if handled.stop {
+            break;
+        }
+    }
+    progress.finish_and_clear();
+    Ok(run)
+}
+
+/// Ends a session and summarises it: open windows close as abandoned, the store is closed.
+pub fn finish(dispatcher: &mut Dispatcher, run: Run) -> Result<Summary, StoreError> {
+    let store = dispatcher.engine().store().kind();
+    dispatcher.finish()?;
+    Ok(Summary::new(
+        dispatcher.engine().stats(),
+        run.requests,
+        run.errors,
+        &run.judge_times,
+        store,
+    ))
+}
+
+/// A progress bar over `len` bytes of trace, hidden for short traces or when stderr is not a
+/// terminal.
+pub fn progress_bar(len: u64) -> ProgressBar {
+    progress_bar_for(
+        len,
+        PROGRESS_BYTES,
+        "replay {bar:40} {binary_bytes}/{binary_total_bytes} ({eta} left)",
+    )
+}
+
+/// A progress bar of `len` steps drawn with `template`, hidden below `min` steps or when
+/// stderr is not a terminal (scripts and CI logs get no control characters).
+pub fn progress_bar_for(len: u64, min: u64, template: &str) -> ProgressBar {
+    if len < min || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    if let Ok(style) = ProgressStyle::with_template(template) {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// The absolute form of `--workspace`, which must be a directory.
+pub fn workspace_dir(dir: &Path) -> Result<String, ReplayError> {
+    let expanded = home::expand(&dir.to_string_lossy());
+    let abs =
+        home::absolute(&expanded).map_err(|_| ReplayError::Workspace(dir.display().to_string()))?;
+    if !abs.is_dir() {
+        return Err(ReplayError::Workspace(abs.display().to_string()));
+    }
+    Ok(abs.display().to_string())
+}
+
+/// `docsuggest replay`: runs the trace against the configured engine and store.
+pub fn replay(options: &ReplayOptions) -> Result<Summary, ReplayError> {
+    let trace_error = |source| ReplayError::Trace {
+        file: options.trace.display().to_string(),
+        source,
+    };
+    let file = std::fs::File::open(&options.trace).map_err(trace_error)?;
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let cwd = options
+        .workspace
+        .as_deref()
+        .map(workspace_dir)
+        .transpose()?;
+    let host = host::build(&options.host)?;
+    let mut dispatcher = Dispatcher::new(host.engine, LedgerLog::new())
+        .with_default_cwd(cwd)
+        .with_startup(host.startup);
+    let mut reader = LineReader::new(BufReader::new(file));
+    let run = run_lines(&mut dispatcher, &mut reader, &progress_bar(len), |_| {});
+    let run = match run {
+        Ok(run) => run,
+        Err(e) => {
+            // Whatever was recorded before the read failed is kept.
+            if let Err(close) = dispatcher.finish() {
+                tracing::error!(error = %close, "closing the store failed");
+            }
+            return Err(trace_error(e));
+        }
+    };
+    finish(&mut dispatcher, run).map_err(ReplayError::Close)
+}

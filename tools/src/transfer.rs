@@ -1,0 +1,405 @@
+//! Exporting the decision history as JSON lines, and importing it into a store.
+//!
+//! One `HistoryEntry` per line, oldest first. Import checks **every** line before it writes
+//! anything and refuses the whole file at the first bad line, naming its number and field.
+//! It then replays the entries through the store's own API, as the engine records them:
+//! `record_pending`, then `resolve` with the recorded outcome, accepted companion and moves (a
+//! gated silence closes as `silent`, naming the would-be companion its shadow window saw, if
+//! any). The imported rates thus move exactly as they did when recorded, and the store assigns
+//! fresh sequence numbers.
+
+use crate::inspect::{self, InspectError};
+use docsuggest_schema::{
+    DecisionStore, Durability, HistoryEntry, Outcome, Resolution, StoreContents, StoreError,
+};
+use docsuggest_store::{RedbStore, StoreOptions};
+use std::io::Write;
+use std::path::Path;
+
+/// An export or import that failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TransferError {
+    /// The store could not be read.
+    #[error(transparent)]
+    Inspect(#[from] InspectError),
+    /// The store failed while importing; entries before it were written.
+    #[error("importing failed at line {line}: {source}")]
+    Store {
+        /// The line being imported.
+        line: usize,
+        /// Why.
+        source: StoreError,
+    },
+    /// The store could not be closed after the import.
+    #[error("closing the store failed: {0}")]
+    Close(StoreError),
+    /// A file could not be read or written.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done.
+        what: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A line of the import file is not a valid history entry; nothing was written.
+    #[error("{file}: line {line}: {problem}; nothing was imported")]
+    BadLine {
+        /// The file.
+        file: String,
+        /// The 1-based line number.
+        line: usize,
+        /// The field and what is wrong with it.
+        problem: String,
+    },
+}
+
+/// Writes the whole history of a store as JSON lines to `out`; answers how many entries.
+pub fn export(store: Option<&Path>, out: impl Write) -> Result<usize, TransferError> {
+    write_entries(&read_history(store)?, out)
+}
+
+/// Like [`export`], into `file`; the file is created only once the history was read, so a
+/// store that cannot be opened leaves no empty export behind.
+pub fn export_file(store: Option<&Path>, file: &Path) -> Result<usize, TransferError> {
+    let entries = read_history(store)?;
+    let out = std::fs::File::create(file).map_err(|source| TransferError::Io {
+        what: format!("creating {}", file.display()),
+        source,
+    })?;
+    write_entries(&entries, std::io::BufWriter::new(out))
+}
+
+fn read_history(store: Option<&Path>) -> Result<Vec<HistoryEntry>, TransferError> {
+    let mut store = inspect::open_existing(store)?;
+    let entries = store.history().map_err(InspectError::from);
+    inspect::close(&mut store);
+    Ok(entries?)
+}
+
+fn write_entries(entries: &[HistoryEntry], mut out: impl Write) -> Result<usize, TransferError> {
+    let io = |source| TransferError::Io {
+        what: "writing the export".into(),
+        source,
+    };
+    for entry in entries {
+        let line = serde_json::to_string(entry).map_err(|e| TransferError::Io {
+            what: format!("encoding history entry {}", entry.resolution_seq),
+            source: e.into(),
+        })?;
+        out.write_all(line.as_bytes()).map_err(io)?;
+        out.write_all(b"\n").map_err(io)?;
+    }
+    out.flush().map_err(io)?;
+    Ok(entries.len())
+}
+
+/// Parses and checks every line of an export; the first bad line refuses the whole text.
+pub fn parse(text: &[u8], file: &str) -> Result<Vec<(usize, HistoryEntry)>, TransferError> {
+    let bad = |line: usize, problem: String| TransferError::BadLine {
+        file: file.into(),
+        line,
+        problem,
+    };
+    let mut out = Vec::new();
+    let mut previous: Option<u64> = None;
+    for (i, raw) in text.split(|&b| b == b'\n').enumerate() {
+        let line = i + 1;
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        if raw.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let raw = std::str::from_utf8(raw)
+            .map_err(|e| bad(line, format!("not valid UTF-8 (byte {})", e.valid_up_to())))?;
+        let mut de = serde_json::Deserializer::from_str(raw);
+        let entry: HistoryEntry = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let path = e.path().to_string();
+            let field = if path == "." || path == "?" {
+                "(line)".to_string()
+            } else {
+                path
+            };
+            bad(line, format!("{field}: {}", e.into_inner()))
+        })?;
+        de.end()
+            .map_err(|e| bad(line, format!("(line): trailing text after the entry: {e}")))?;
+        check_entry(&entry, previous).map_err(|p| bad(line, p))?;
+        previous = Some(entry.resolution_seq);
+        out.push((line, entry));
+    }
+    Ok(out)
+}
+
+/// The rules a history entry obeys, each naming its field.
+fn check_entry(e: &HistoryEntry, previous: Option<u64>) -> Result<(), String> {
+    let d = &e.decision;
+    if let Some(prev) = previous
+        && e.resolution_seq <= prev
+    {
+        return Err(format!(
+            "resolution_seq: {} does not follow the previous line's {prev} \
+             (history must be in resolution order)",
+            e.resolution_seq
+        ));
+    }
+    for (field, value) in [
+        ("decision.workspace", &d.workspace),
+        ("decision.agent", &d.agent),
+        ("decision.family", &d.family),
+    ] {
+        if value.is_empty() || value.contains('\0') {
+            return Err(format!("{field}: must be a non-empty string without NUL"));
+        }
+    }
+    if !(0.0..=1.0).contains(&d.kappa) {
+        return Err(format!("decision.kappa: {} is outside 0..1", d.kappa));
+    }
+    match (d.outcome, &d.accepted) {
+        (Outcome::Pending, _) => {
+            return Err("decision.outcome: pending is not a resolved outcome".into());
+        }
+        (Outcome::Accepted, None) => {
+            return Err("decision.accepted: an accepted decision names its companion".into());
+        }
+        (Outcome::Rejected | Outcome::Abandoned, Some(c)) => {
+            return Err(format!(
+                "decision.accepted: a {} decision names no accepted companion (found {c:?})",
+                d.outcome.name()
+            ));
+        }
+        _ => {}
+    }
+    if matches!(d.outcome, Outcome::Abandoned | Outcome::Silent) && !e.moves.is_empty() {
+        return Err(format!(
+            "moves: {} decisions move no rate",
+            d.outcome.name()
+        ));
+    }
+    for (i, mv) in e.moves.iter().enumerate() {
+        if !mv.step.is_finite() || mv.step.abs() > 1.0 {
+            return Err(format!(
+                "moves[{i}].step: {} is not a step in -1..1",
+                mv.step
+            ));
+        }
+        if mv.key.workspace != d.workspace || mv.key.family != d.family {
+            return Err(format!(
+                "moves[{i}].key: {}/{} is not the decision's workspace and family {}/{}",
+                mv.key.workspace, mv.key.family, d.workspace, d.family
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What an import wrote.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ImportCounts {
+    /// Entries imported.
+    pub entries: usize,
+    /// Of which silences.
+    pub silences: usize,
+}
+
+/// Imports an export file into the store (created when missing).
+pub fn import(file: &Path, store: Option<&Path>) -> Result<ImportCounts, TransferError> {
+    let name = file.display().to_string();
+    let text = std::fs::read(file).map_err(|source| TransferError::Io {
+        what: format!("reading {name}"),
+        source,
+    })?;
+    let entries = parse(&text, &name)?;
+    let mut options = StoreOptions::new(inspect::store_file(store));
+    // One fsync at the end instead of one per entry; close makes it all durable.
+    options.durability = Durability::Group;
+    let mut store = RedbStore::open(options).map_err(InspectError::from)?;
+    let written = write_all(&mut store, entries);
+    let closed = store.close();
+    let counts = written?;
+    closed.map_err(TransferError::Close)?;
+    Ok(counts)
+}
+
+/// Replays checked entries through the store API, in order.
+pub fn write_all(
+    store: &mut dyn DecisionStore,
+    entries: Vec<(usize, HistoryEntry)>,
+) -> Result<ImportCounts, TransferError> {
+    let mut counts = ImportCounts::default();
+    for (line, entry) in entries {
+        let at = |source| TransferError::Store { line, source };
+        let mut decision = entry.decision;
+        let outcome = decision.outcome;
+        let accepted = decision.accepted.take();
+        decision.outcome = Outcome::Pending;
+        let seq = store.record_pending(decision).map_err(at)?;
+        store
+            .resolve(Resolution {
+                decision_seq: seq,
+                outcome,
+                accepted,
+                moves: entry.moves,
+            })
+            .map_err(at)?;
+        if outcome == Outcome::Silent {
+            counts.silences += 1;
+        }
+        counts.entries += 1;
+    }
+    Ok(counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use docsuggest_schema::{Decision, RateEvent, RateKey, RateMove, StoreKind, Table};
+    use docsuggest_store::{FailOpenStore, check_fold};
+
+    fn entry(seq: u64, outcome: Outcome, accepted: Option<&str>, steps: &[f64]) -> HistoryEntry {
+        HistoryEntry {
+            resolution_seq: seq,
+            decision: Decision {
+                seq,
+                workspace: "ws-1".into(),
+                agent: "a".into(),
+                family: "Plan".into(),
+                kappa: 0.9,
+                companions: vec![],
+                weights: Table::DEFAULT_WEIGHTS,
+                enabled: vec![],
+                outcome,
+                silence: None,
+                accepted: accepted.map(String::from),
+                store: StoreKind::Redb,
+            },
+            moves: steps
+                .iter()
+                .map(|&step| RateMove {
+                    key: RateKey::family("ws-1", "Plan"),
+                    event: if step > 0.0 {
+                        RateEvent::Accept
+                    } else {
+                        RateEvent::Reject
+                    },
+                    step,
+                })
+                .collect(),
+        }
+    }
+
+    fn line(e: &HistoryEntry) -> String {
+        serde_json::to_string(e).expect("encodes")
+    }
+
+    /// Parses `lines` joined by newlines; answers `ok N` or the error text.
+    fn check(lines: &[String], expect: &str) {
+        let text = lines.join("\n");
+        let got = match parse(text.as_bytes(), "h.jsonl") {
+            Ok(entries) => format!("ok {}", entries.len()),
+            Err(e) => e.to_string(),
+        };
+        assert_eq!(got, expect);
+    }
+
+    #[test]
+    fn every_line_is_checked_and_named() {
+        let good = line(&entry(1, Outcome::Accepted, Some("INDEX.md"), &[0.1]));
+        let silent = line(&entry(2, Outcome::Silent, Some("INDEX.md"), &[]));
+        check(&[good.clone(), String::new(), silent.clone()], "ok 2");
+        let refused =
+            |n: usize, problem: &str| format!("h.jsonl: line {n}: {problem}; nothing was imported");
+        check(
+            &[good.clone(), silent.clone(), "{".into()],
+            &refused(3, "(line): EOF while parsing an object at line 1 column 1"),
+        );
+        check(
+            &[good.clone(), r#"{"resolution_seq":2}"#.into()],
+            &refused(2, "(line): missing field `decision` at line 1 column 20"),
+        );
+        check(
+            &[format!("{good} {good}")],
+            &refused(
+                1,
+                "(line): trailing text after the entry: trailing characters at line 1 column 342",
+            ),
+        );
+        check(
+            &[line(&entry(1, Outcome::Pending, None, &[]))],
+            &refused(1, "decision.outcome: pending is not a resolved outcome"),
+        );
+        check(
+            &[line(&entry(1, Outcome::Accepted, None, &[0.1]))],
+            &refused(
+                1,
+                "decision.accepted: an accepted decision names its companion",
+            ),
+        );
+        check(
+            &[line(&entry(1, Outcome::Abandoned, None, &[-0.2]))],
+            &refused(1, "moves: abandoned decisions move no rate"),
+        );
+        check(
+            &[line(&entry(1, Outcome::Rejected, None, &[-2.0]))],
+            &refused(1, "moves[0].step: -2 is not a step in -1..1"),
+        );
+        check(
+            &[silent.clone(), good.clone()],
+            &refused(
+                2,
+                "resolution_seq: 1 does not follow the previous line's 2 (history must be in resolution order)",
+            ),
+        );
+        let mut foreign = entry(1, Outcome::Rejected, None, &[-0.2]);
+        foreign.moves[0].key.workspace = "other-2".into();
+        check(
+            &[line(&foreign)],
+            &refused(
+                1,
+                "moves[0].key: other-2/Plan is not the decision's workspace and family ws-1/Plan",
+            ),
+        );
+        check(
+            &[String::from_utf8_lossy(b"\xff").into_owned()],
+            &refused(1, "(line): expected value at line 1 column 1"),
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_is_named() {
+        let err = parse(b"\xff\xfe\n", "h.jsonl").expect_err("refused");
+        assert_eq!(
+            err.to_string(),
+            "h.jsonl: line 1: not valid UTF-8 (byte 0); nothing was imported"
+        );
+    }
+
+    #[test]
+    fn writing_replays_moves_in_order() {
+        let entries = vec![
+            (1, entry(1, Outcome::Rejected, None, &[-0.2])),
+            (2, entry(2, Outcome::Rejected, None, &[-0.2])),
+            (3, entry(3, Outcome::Accepted, Some("INDEX.md"), &[0.1])),
+            (4, entry(4, Outcome::Silent, Some("INDEX.md"), &[])),
+            (5, entry(5, Outcome::Abandoned, None, &[])),
+        ];
+        let mut store = FailOpenStore::memory(64);
+        let counts = write_all(&mut store, entries).expect("imports");
+        assert_eq!(
+            counts,
+            ImportCounts {
+                entries: 5,
+                silences: 1
+            }
+        );
+        let history = store.history().expect("history");
+        assert_eq!(history[3].decision.outcome, Outcome::Silent);
+        assert_eq!(history[3].decision.accepted.as_deref(), Some("INDEX.md"));
+        assert_eq!(history[4].decision.outcome, Outcome::Abandoned);
+        let rows = store.rate_rows().expect("rows");
+        // 1/3 − 0.2 − 0.2 clamps at 0, then + 0.1: order matters and was kept.
+        assert_eq!(rows.len(), 1);
+        assert!((rows[0].1.step - 0.1).abs() < 1e-12, "{:?}", rows[0].1);
+        assert_eq!((rows[0].1.accepts, rows[0].1.rejects), (1, 2));
+        assert!(check_fold(&store).expect("fold").is_clean());
+    }
+}

@@ -1,0 +1,159 @@
+//! Help for every subcommand, and actionable errors.
+
+use crate::common::Env;
+
+#[test]
+fn every_subcommand_has_help() {
+    let env = Env::new();
+    for sub in [
+        "serve",
+        "replay",
+        "demo",
+        "rates",
+        "history",
+        "check",
+        "migrate",
+        "recompute",
+        "export",
+        "import",
+    ] {
+        let out = env.ok(&[sub, "--help"], b"");
+        assert!(out.starts_with(""), "{sub}");
+        assert!(out.contains("Usage: docsuggest"), "{sub}: {out}");
+    }
+    let top = env.ok(&["--help"], b"");
+    assert!(top.contains("demo") && top.contains("serve"), "{top}");
+}
+
+#[test]
+fn inspecting_a_missing_store_says_what_to_do() {
+    let env = Env::new();
+    let missing = env.store("none.redb").display().to_string();
+    let out_file = env.home().join("export.jsonl").display().to_string();
+    for args in [
+        vec!["rates", "--store", &missing],
+        vec!["history", "--store", &missing],
+        vec!["check", "--store", &missing],
+        vec!["migrate", "--store", &missing],
+        vec!["export", "--store", &missing],
+        vec!["export", "--store", &missing, "--out", &out_file],
+    ] {
+        let out = env.run(&args, b"");
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("no store at {missing}")),
+            "{args:?}: {err}"
+        );
+        assert!(
+            !std::path::Path::new(&missing).exists(),
+            "{args:?} created the store"
+        );
+    }
+}
+
+#[test]
+fn check_and_migrate_a_healthy_store_and_refuse_a_foreign_file() {
+    let env = Env::new();
+    let store = env.store("s.redb").display().to_string();
+    let ws = env.ws().display().to_string();
+    let session = format!(
+        "{}\n{}\n",
+        serde_json::json!({"id":1,"op":"judge","agent":"a","tool":"read","path":"Documentation/Plans/X.md","cwd":ws}),
+        serde_json::json!({"id":2,"op":"judge","agent":"a","tool":"read","path":"Documentation/INDEX.md","cwd":ws}),
+    );
+    env.ok(&["serve", "--store", &store], session.as_bytes());
+    let check = env.ok(&["check", "--store", &store], b"");
+    assert!(check.contains("redb page check   passed"), "{check}");
+    assert!(
+        check.contains("fold invariant    holds (2 keys checked, 2 history entries)"),
+        "{check}"
+    );
+    assert!(check.trim_end().ends_with("ok"), "{check}");
+    let recompute = env.ok(&["recompute", "--store", &store], b"");
+    assert!(
+        recompute.contains("  rows compared     2\n  rows differing    0 "),
+        "{recompute}"
+    );
+    assert!(
+        recompute.ends_with("live rates equal the recompute; nothing to write\n"),
+        "{recompute}"
+    );
+    let written = env.ok(&["recompute", "--store", &store, "--write"], b"");
+    assert!(written.ends_with("wrote 2 recomputed rows\n"), "{written}");
+    let migrate = env.ok(&["migrate", "--store", &store], b"");
+    assert_eq!(
+        migrate,
+        format!("store {store}: schema v1 is current; nothing to do\n")
+    );
+    let foreign = env.store("foreign.redb");
+    std::fs::write(&foreign, "plain text, not a database").expect("write");
+    let out = env.run(&["check", "--store", &foreign.display().to_string()], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("is corrupt or not a docsuggest store"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&foreign).expect("read"),
+        "plain text, not a database",
+        "a foreign file is never rewritten"
+    );
+}
+
+#[test]
+fn rates_and_history_commands_show_what_was_learned() {
+    let env = Env::new();
+    let store = env.store("s.redb").display().to_string();
+    let ws = env.ws().display().to_string();
+    let session = format!(
+        "{}\n{}\n",
+        serde_json::json!({"id":1,"op":"judge","agent":"a","tool":"read","path":"Documentation/Plans/X.md","cwd":ws}),
+        serde_json::json!({"id":2,"op":"judge","agent":"a","tool":"read","path":"Documentation/INDEX.md","cwd":ws}),
+    );
+    env.ok(&["serve", "--store", &store], session.as_bytes());
+    let by_dir: serde_json::Value = serde_json::from_str(&env.ok(
+        &[
+            "rates",
+            "--store",
+            &store,
+            "--workspace",
+            &format!("{ws}/Documentation"),
+            "--json",
+        ],
+        b"",
+    ))
+    .expect("json");
+    let by_key: serde_json::Value = serde_json::from_str(&env.ok(
+        &["rates", "--store", &store, "--key", &env.key(), "--json"],
+        b"",
+    ))
+    .expect("json");
+    assert_eq!(by_dir, by_key);
+    assert_eq!(by_dir.as_array().map(Vec::len), Some(2));
+    assert_eq!(by_dir[1]["workspace"], env.key());
+    assert_eq!(by_dir[1]["companion"], "Documentation/INDEX.md");
+    let table = env.ok(&["rates", "--store", &store], b"");
+    assert!(table.contains("Documentation/INDEX.md"), "{table}");
+    let history: serde_json::Value =
+        serde_json::from_str(&env.ok(&["history", "--store", &store, "--json"], b""))
+            .expect("json");
+    // The accepted note, then the Index silence, whose shadow window was still open at the
+    // end of input and so closed as abandoned.
+    let outcomes: Vec<&str> = history
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|e| e["decision"]["outcome"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(outcomes, ["accepted", "abandoned"]);
+    assert_eq!(history[1]["decision"]["silence"], "low-confidence");
+    let last: serde_json::Value = serde_json::from_str(&env.ok(
+        &["history", "--store", &store, "--limit", "1", "--json"],
+        b"",
+    ))
+    .expect("json");
+    assert_eq!(last.as_array().map(Vec::len), Some(1));
+    assert_eq!(last[0]["decision"]["family"], "Index");
+}

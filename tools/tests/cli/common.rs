@@ -1,0 +1,122 @@
+//! A temporary HOME with a tiny workspace, and ways to run the binary in it.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The tiny workspace every test judges in.
+pub const FILES: &[&str] = &[
+    "Documentation/ARCHIVE-STYLE.md",
+    "Documentation/INDEX.md",
+    "Documentation/Plans/X.md",
+    "POC-BRIEF.md",
+    "CHANGELOG.md",
+];
+
+/// A temporary HOME holding a workspace (`ws/`) and room for stores.
+pub struct Env {
+    home: tempfile::TempDir,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        let env = Env {
+            home: tempfile::tempdir().expect("a temporary HOME"),
+        };
+        for f in FILES {
+            let path = env.ws().join(f);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+            std::fs::write(path, "").expect("write a workspace file");
+        }
+        env
+    }
+
+    pub fn home(&self) -> &Path {
+        self.home.path()
+    }
+
+    /// The workspace root.
+    pub fn ws(&self) -> PathBuf {
+        self.home.path().join("ws")
+    }
+
+    /// The workspace key the engine gives `ws/`.
+    pub fn key(&self) -> String {
+        docsuggest_engine::locate::workspace_key(&self.ws())
+    }
+
+    /// A store file in the HOME.
+    pub fn store(&self, name: &str) -> PathBuf {
+        self.home.path().join(name)
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_docsuggest"));
+        cmd.args(args)
+            .env("HOME", self.home.path())
+            .env_remove("RUST_LOG")
+            .current_dir(self.home.path());
+        cmd
+    }
+
+    /// Runs the binary with `input` on stdin (written from a thread, so a child that answers
+    /// while it reads never blocks on a full pipe).
+    pub fn run(&self, args: &[&str], input: &[u8]) -> Output {
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary starts");
+        let mut stdin = child.stdin.take().expect("a stdin pipe");
+        let input = input.to_vec();
+        let writer = std::thread::spawn(move || {
+            // The child may stop reading after `close`; a broken pipe is then expected.
+            let _ = stdin.write_all(&input);
+        });
+        let output = child.wait_with_output().expect("the binary finishes");
+        writer.join().expect("the writer thread ends");
+        output
+    }
+
+    /// Runs and expects success; answers stdout.
+    pub fn ok(&self, args: &[&str], input: &[u8]) -> String {
+        let out = self.run(args, input);
+        assert!(
+            out.status.success(),
+            "docsuggest {args:?} failed: {}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("UTF-8 output")
+    }
+
+    /// Replaces the per-run parts of a text with placeholders.
+    pub fn redact(&self, text: &str) -> String {
+        text.replace(&self.ws().display().to_string(), "{WS}")
+            .replace(&self.key(), "{KEY}")
+    }
+
+    /// Fills the placeholders of a template.
+    pub fn fill(&self, text: &str) -> String {
+        text.replace("{WS}", &self.ws().display().to_string())
+            .replace("{KEY}", &self.key())
+    }
+}
+
+/// The golden file `name` under `tests/golden`.
+pub fn golden(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Parses JSON-lines output.
+pub fn answers(stdout: &str) -> Vec<serde_json::Value> {
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect()
+}

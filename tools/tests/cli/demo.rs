@@ -1,0 +1,97 @@
+//! `docsuggest demo` run twice on one store: the second run starts where the first ended.
+
+use crate::common::Env;
+use serde_json::Value;
+
+fn demo(env: &Env, store: &str, dir: &str) -> Value {
+    let out = env.ok(
+        &[
+            "demo", "--store", store, "--dir", dir, "--calls", "200", "--json",
+        ],
+        b"",
+    );
+    serde_json::from_str(&out).expect("a JSON report")
+}
+
+#[test]
+fn a_second_run_starts_where_the_first_ended() {
+    let env = Env::new();
+    let store = env.store("demo.redb").display().to_string();
+    let dir = env.home().join("demo-ws").display().to_string();
+    let first = demo(&env, &store, &dir);
+    let second = demo(&env, &store, &dir);
+    assert_eq!(first["store"], "redb");
+    assert_eq!(first["ratesBefore"], serde_json::json!([]));
+    let learned = first["ratesAfter"].as_array().expect("rows");
+    assert!(learned.len() >= 4, "{learned:?}");
+    assert_eq!(second["ratesBefore"], first["ratesAfter"]);
+    assert_eq!(first["key"], second["key"], "the workspace key is stable");
+    assert_eq!(
+        first["summary"]["judged"].as_u64().map(|n| n <= 200),
+        Some(true)
+    );
+    assert!(
+        first["summary"]["notes"].as_u64() > Some(10),
+        "{}",
+        first["summary"]
+    );
+    assert!(
+        first["summary"]["accepts"].as_u64() > Some(5),
+        "{}",
+        first["summary"]
+    );
+    // The usually-followed companion rose; its accepts kept counting across the restart.
+    let index = |report: &Value| -> Value {
+        report["ratesAfter"]
+            .as_array()
+            .and_then(|rows| {
+                rows.iter()
+                    .find(|r| r["family"] == "Plan" && r["companion"] == "Documentation/INDEX.md")
+                    .cloned()
+            })
+            .expect("the Plan/INDEX row")
+    };
+    assert!(index(&first)["rate"].as_f64() > Some(1.0 / 3.0));
+    assert!(index(&second)["accepts"].as_u64() > index(&first)["accepts"].as_u64());
+    // The trace is kept for replay.
+    let trace = first["trace"].as_str().expect("a trace path");
+    assert!(
+        std::fs::read_to_string(trace)
+            .expect("trace")
+            .lines()
+            .count()
+            >= 200
+    );
+    // The human report names the store and the rates table.
+    let human = env.ok(
+        &["demo", "--store", &store, "--dir", &dir, "--calls", "50"],
+        b"",
+    );
+    assert!(human.contains("learned rates of "), "{human}");
+    assert!(human.contains(&store), "{human}");
+}
+
+#[test]
+fn the_demo_never_deletes_a_foreign_directory() {
+    let env = Env::new();
+    let dir = env.home().join("mine");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(dir.join("notes.txt"), "keep me").expect("write");
+    let store = env.store("demo.redb").display().to_string();
+    let out = env.run(
+        &[
+            "demo",
+            "--store",
+            &store,
+            "--dir",
+            &dir.display().to_string(),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a demo workspace"));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).expect("kept"),
+        "keep me"
+    );
+}
