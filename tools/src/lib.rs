@@ -37,6 +37,7 @@
 #![deny(missing_docs)]
 
 pub mod demo;
+pub mod evaluate;
 pub mod home;
 pub mod host;
 pub mod inspect;

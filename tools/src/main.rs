@@ -41,6 +41,8 @@ enum Command {
     Migrate(StoreArg),
     /// Rebuild every rate row from base + history and report drift; --write swaps them in.
     Recompute(RecomputeArgs),
+    /// Replay the history under the defaults and another config; report precision and recall.
+    Evaluate(EvaluateArgs),
     /// Write the decision history as JSON lines (one HistoryEntry per line).
     Export(ExportArgs),
     /// Import a history export; every line is checked before anything is written.
@@ -156,9 +158,45 @@ struct HistoryArgs {
 struct RecomputeArgs {
     #[command(flatten)]
     store: StoreArg,
+    /// The rate model the drift is measured in.
+    #[arg(long, value_enum, default_value_t = Model::Step)]
+    model: Model,
     /// Replace the live rows with the recomputed ones (one write transaction).
     #[arg(long)]
     write: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Model {
+    /// The step rule: +acceptBonus / -rejectPenalty, clamped.
+    Step,
+    /// The posterior mean of Beta(1,2).
+    Beta,
+}
+
+impl From<Model> for docsuggest_schema::RateModel {
+    fn from(m: Model) -> Self {
+        match m {
+            Model::Step => docsuggest_schema::RateModel::Step,
+            Model::Beta => docsuggest_schema::RateModel::Beta,
+        }
+    }
+}
+
+#[derive(Args)]
+struct EvaluateArgs {
+    #[command(flatten)]
+    store: StoreArg,
+    /// The alternative setting: a JSON config file (weights, heuristics, threshold, rateModel,
+    /// maxCompanions).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -263,6 +301,31 @@ fn check_cmd(args: &StoreArg) -> Result<()> {
     Ok(())
 }
 
+fn recompute_cmd(args: &RecomputeArgs) -> Result<()> {
+    let report = maintain::recompute(args.store.store.as_deref(), args.write, args.model.into())?;
+    if args.json {
+        println!("{}", report.to_json());
+    } else {
+        println!("{report}");
+    }
+    Ok(())
+}
+
+fn evaluate_cmd(args: &EvaluateArgs) -> Result<()> {
+    let alternative = match &args.config {
+        Some(file) => Some(host::load_config(Some(file))?),
+        None => None,
+    };
+    let report =
+        docsuggest_tools::evaluate::evaluate(args.store.store.as_deref(), alternative.as_ref())?;
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print!("{report}");
+    }
+    Ok(())
+}
+
 fn export_cmd(args: &ExportArgs) -> Result<()> {
     let store = args.store.store.as_deref();
     match &args.out {
@@ -302,9 +365,8 @@ fn main() -> ExitCode {
         Command::Migrate(a) => maintain::migrate(a.store.as_deref())
             .map(|r| println!("{r}"))
             .map_err(Into::into),
-        Command::Recompute(a) => maintain::recompute(a.store.store.as_deref(), a.write)
-            .map(|r| println!("{r}"))
-            .map_err(Into::into),
+        Command::Recompute(a) => recompute_cmd(a),
+        Command::Evaluate(a) => evaluate_cmd(a),
         Command::Export(a) => export_cmd(a),
         Command::Import(a) => import_cmd(a),
     };

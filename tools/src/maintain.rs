@@ -156,7 +156,11 @@ pub struct RecomputeReport {
 
 /// Rebuilds every rate row from base + history (in parallel across keys) and compares it with
 /// the live rows; with `write`, swaps the recomputed rows in, in one write transaction.
-pub fn recompute(store: Option<&Path>, write: bool) -> Result<RecomputeReport, InspectError> {
+pub fn recompute(
+    store: Option<&Path>,
+    write: bool,
+    model: RateModel,
+) -> Result<RecomputeReport, InspectError> {
     let mut store = inspect::open_existing(store)?;
     let path = store.path().display().to_string();
     let total = store.rate_rows()?.len() as u64;
@@ -167,7 +171,7 @@ pub fn recompute(store: Option<&Path>, write: bool) -> Result<RecomputeReport, I
     );
     let done = AtomicU64::new(0);
     let options = RecomputeOptions {
-        model: RateModel::Step,
+        model,
         parallel: true,
     };
     let result = std::thread::scope(|scope| {
@@ -200,6 +204,35 @@ pub fn recompute(store: Option<&Path>, write: bool) -> Result<RecomputeReport, I
         drift: recomputed.report,
         written,
     })
+}
+
+impl RecomputeReport {
+    /// The report for scripts.
+    pub fn to_json(&self) -> serde_json::Value {
+        let d = &self.drift;
+        let differing: Vec<serde_json::Value> = d
+            .differing
+            .iter()
+            .map(|x| {
+                serde_json::json!({
+                    "workspace": x.key.workspace,
+                    "family": x.key.family,
+                    "companion": x.key.companion,
+                    "live": x.live.map(|r| r.step),
+                    "recomputed": x.recomputed.step,
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "store": self.path,
+            "decisions": d.decisions,
+            "rowsCompared": d.rows_compared,
+            "rowsDiffering": d.rows_differing,
+            "maxDifference": d.max_difference,
+            "differing": differing,
+            "written": self.written,
+        })
+    }
 }
 
 /// Live stores with at least this many rows get a progress bar on a terminal.

@@ -14,6 +14,7 @@ fn every_subcommand_has_help() {
         "check",
         "migrate",
         "recompute",
+        "evaluate",
         "export",
         "import",
     ] {
@@ -156,4 +157,101 @@ fn rates_and_history_commands_show_what_was_learned() {
     .expect("json");
     assert_eq!(last.as_array().map(Vec::len), Some(1));
     assert_eq!(last[0]["decision"]["family"], "Index");
+}
+
+#[test]
+fn evaluate_compares_settings_and_writes_nothing() {
+    let env = Env::new();
+    let store = env.store("s.redb").display().to_string();
+    let ws = env.ws().display().to_string();
+    let judge = |id: u32, path: &str| {
+        serde_json::json!({"id":id,"op":"judge","agent":"a","tool":"read","path":path,"cwd":ws})
+            .to_string()
+    };
+    // A Plan note accepted by INDEX.md; Index's silence (0.54) whose would-be companion is then
+    // touched; Archive's silence (0.52) cut short by the close.
+    let session = [
+        judge(1, "Documentation/Plans/X.md"),
+        judge(2, "Documentation/INDEX.md"),
+        judge(3, "Documentation/ARCHIVE-STYLE.md"),
+    ]
+    .join("\n");
+    env.ok(&["serve", "--store", &store], session.as_bytes());
+    let config = env.store("alt.json");
+    std::fs::write(&config, r#"{"threshold": 0.5}"#).expect("write");
+    let before = env.ok(&["export", "--store", &store], b"");
+    let out = env.ok(
+        &[
+            "evaluate",
+            "--store",
+            &store,
+            "--config",
+            &config.display().to_string(),
+            "--json",
+        ],
+        b"",
+    );
+    assert_eq!(
+        before,
+        env.ok(&["export", "--store", &store], b""),
+        "evaluate wrote"
+    );
+    let report: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let row = |i: usize| {
+        let s = &report["settings"][i];
+        (
+            s["setting"].as_str().unwrap_or("").to_string(),
+            s["emitted"].as_u64(),
+            s["accepted"].as_u64(),
+            s["rejected"].as_u64(),
+            s["unresolved"].as_u64(),
+            s["precision"].as_f64(),
+            s["shadow_recall"].as_f64(),
+        )
+    };
+    assert_eq!(
+        row(0),
+        (
+            "recorded".into(),
+            Some(1),
+            Some(1),
+            Some(0),
+            Some(0),
+            Some(1.0),
+            Some(0.5)
+        )
+    );
+    assert_eq!(
+        row(1),
+        (
+            "defaults".into(),
+            Some(1),
+            Some(1),
+            Some(0),
+            Some(0),
+            Some(1.0),
+            Some(0.5)
+        )
+    );
+    assert_eq!(
+        row(2),
+        (
+            "alternative".into(),
+            Some(3),
+            Some(2),
+            Some(0),
+            Some(1),
+            Some(1.0),
+            Some(1.0)
+        )
+    );
+    let human = env.ok(&["evaluate", "--store", &store], b"");
+    assert!(human.contains("3 decisions replayed"), "{human}");
+    let recompute = env.ok(
+        &["recompute", "--store", &store, "--model", "beta", "--json"],
+        b"",
+    );
+    let drift: serde_json::Value = serde_json::from_str(&recompute).expect("JSON");
+    assert_eq!(drift["rowsDiffering"], 0);
+    assert_eq!(drift["rowsCompared"], 2);
 }
