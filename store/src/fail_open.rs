@@ -213,6 +213,10 @@ impl RateSnapshot for Neutral {
 }
 
 impl DecisionStore for FailOpenStore {
+    fn contents(&self) -> Option<&dyn StoreContents> {
+        Some(self)
+    }
+
     fn kind(&self) -> StoreKind {
         match &self.inner {
             Inner::Redb(_) if self.read_failure.borrow().is_none() => StoreKind::Redb,

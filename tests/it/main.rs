@@ -6,3 +6,4 @@ mod learning;
 mod pipeline;
 mod props;
 mod recompute;
+mod restart;

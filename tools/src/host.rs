@@ -9,10 +9,7 @@
 use crate::home;
 use docsuggest_engine::Engine;
 use docsuggest_engine::probe_cache::CachingProbe;
-use docsuggest_schema::{
-    Config, ConfigError, Decision, DecisionStore, HistoryEntry, RateKey, RateRow, RateSnapshot,
-    Resolution, StoreContents, StoreError, StoreKind,
-};
+use docsuggest_schema::{Config, ConfigError};
 use docsuggest_store::{FailOpenStore, StoreOptions};
 use std::path::{Path, PathBuf};
 
@@ -110,7 +107,7 @@ pub fn start(config: Config, choice: &StoreChoice, multi_process: bool) -> Host 
         }
         None => FailOpenStore::memory(config.store_limit),
     };
-    let mut engine = Engine::new(config, Box::new(HostStore(store)), CachingProbe::default());
+    let mut engine = Engine::new(config, Box::new(store), CachingProbe::default());
     let startup = engine.startup();
     Host {
         engine,
@@ -119,62 +116,10 @@ pub fn start(config: Config, choice: &StoreChoice, multi_process: bool) -> Host 
     }
 }
 
-/// The engine's store as a host holds it: a [`FailOpenStore`] whose contents (rate rows,
-/// history) stay readable through [`DecisionStore::contents`], for the `rates` request.
-#[derive(Debug)]
-pub struct HostStore(pub FailOpenStore);
-
-impl DecisionStore for HostStore {
-    fn kind(&self) -> StoreKind {
-        self.0.kind()
-    }
-    fn snapshot(&self) -> Result<Box<dyn RateSnapshot + '_>, StoreError> {
-        self.0.snapshot()
-    }
-    fn record_pending(&mut self, decision: Decision) -> Result<u64, StoreError> {
-        self.0.record_pending(decision)
-    }
-    fn record_silent(&mut self, decision: Decision) -> Result<u64, StoreError> {
-        self.0.record_silent(decision)
-    }
-    fn resolve(&mut self, resolution: Resolution) -> Result<(), StoreError> {
-        self.0.resolve(resolution)
-    }
-    fn flush(&mut self) -> Result<u64, StoreError> {
-        self.0.flush()
-    }
-    fn close(&mut self) -> Result<u64, StoreError> {
-        self.0.close()
-    }
-    fn configure(&mut self, config: &Config) {
-        self.0.configure(config)
-    }
-    fn contents(&self) -> Option<&dyn StoreContents> {
-        Some(self)
-    }
-    fn take_degradation(&mut self) -> Option<String> {
-        self.0.take_degradation()
-    }
-}
-
-impl StoreContents for HostStore {
-    fn rate_rows(&self) -> Result<Vec<(RateKey, RateRow)>, StoreError> {
-        self.0.rate_rows()
-    }
-    fn base_rows(&self) -> Result<Vec<(RateKey, RateRow)>, StoreError> {
-        self.0.base_rows()
-    }
-    fn history(&self) -> Result<Vec<HistoryEntry>, StoreError> {
-        self.0.history()
-    }
-    fn pending(&self) -> Result<Vec<Decision>, StoreError> {
-        self.0.pending()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use docsuggest_schema::StoreKind;
 
     #[test]
     fn a_config_file_error_names_the_file_and_every_field() {
