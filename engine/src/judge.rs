@@ -228,7 +228,11 @@ pub fn decide(
         located.path.clone()
     };
     let bases = Bases::find(&located.workspace.root, &lookup, probe);
-    let base_dirs: Vec<PathBuf> = bases.all().into_iter().map(Path::to_path_buf).collect();
+    let subject = Subject {
+        located,
+        family,
+        bases: bases.all().into_iter().map(Path::to_path_buf).collect(),
+    };
     let existing: Vec<usize> = (0..family.companions.len())
         .filter(|&i| bases.keeps(&family.companions[i], probe))
         .collect();
@@ -239,7 +243,7 @@ pub fn decide(
     let untouched: Vec<usize> = existing
         .iter()
         .copied()
-        .filter(|&i| !state.touched_companion(&family.companions[i].matcher, &base_dirs))
+        .filter(|&i| !state.touched_companion(&family.companions[i].matcher, &subject.bases))
         .collect();
     let rates = SnapshotRates {
         snapshot: settings.snapshot,
@@ -260,16 +264,6 @@ pub fn decide(
     rows.truncate(config.max_companions);
     if untouched.is_empty() {
         let kappa = measure::kappa(&rows);
-        ledger.push(ledger::abstained(
-            Abstain::AlreadyTouched,
-            Some(name),
-            kappa,
-        ));
-        let subject = Subject {
-            located,
-            family,
-            bases: base_dirs,
-        };
         silence(
             settings,
             &subject,
@@ -290,12 +284,6 @@ pub fn decide(
     rows.truncate(fit);
     let kappa = measure::kappa(&rows);
     if kappa < family.threshold.unwrap_or(config.threshold) {
-        ledger.push(ledger::abstained(Abstain::LowConfidence, Some(name), kappa));
-        let subject = Subject {
-            located,
-            family,
-            bases: base_dirs,
-        };
         silence(
             settings,
             &subject,
@@ -340,11 +328,6 @@ pub fn decide(
     push_decided(settings, name, kappa, &rows, ledger);
     let note = note::compose(name, kappa, &name_refs);
     if config.learn {
-        let subject = Subject {
-            located,
-            family,
-            bases: base_dirs,
-        };
         let window = subject.window(&rows, false);
         let decision = decision(settings, &subject, rows, kappa, None);
         effects.record = Some(Record { decision, window });
@@ -399,8 +382,8 @@ fn push_decided(
     }
 }
 
-/// A gated silence: its `decided` line, and (when learning) a shadow window that observes
-/// whether the would-be companions are touched anyway.
+/// A gated silence: its `abstained` and `decided` lines, and (when learning) a shadow window
+/// that observes whether the would-be companions are touched anyway.
 fn silence(
     settings: &Settings<'_>,
     subject: &Subject<'_>,
@@ -410,7 +393,13 @@ fn silence(
     ledger: &mut Vec<String>,
     effects: &mut Effects,
 ) {
-    push_decided(settings, &subject.family.name, kappa, &rows, ledger);
+    let abstain = match reason {
+        SilenceReason::LowConfidence => Abstain::LowConfidence,
+        SilenceReason::AlreadyTouched => Abstain::AlreadyTouched,
+    };
+    let family = subject.family.name.as_str();
+    ledger.push(ledger::abstained(abstain, Some(family), kappa));
+    push_decided(settings, family, kappa, &rows, ledger);
     if settings.config.learn {
         let window = subject.window(&rows, true);
         let decision = decision(settings, subject, rows, kappa, Some(reason));

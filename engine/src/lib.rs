@@ -24,7 +24,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! It is not a store and not a protocol: it never names redb, never speaks JSON lines, reads
+//! It is not a store and not a protocol: it names no database, never speaks JSON lines, reads
 //! no clock, and touches the disk only through [`probe::FileProbe`].
 #![deny(missing_docs)]
 
