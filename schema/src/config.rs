@@ -220,7 +220,8 @@ impl Config {
     }
 }
 
-fn kind_of(value: &Value) -> &'static str {
+/// The JSON type of a value, as error messages name it ("a string", "an array", …).
+pub fn kind_of(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

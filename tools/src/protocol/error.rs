@@ -97,16 +97,3 @@ impl RequestError {
         }
     }
 }
-
-/// The JSON type of a value, for error details.
-pub(crate) fn kind_of(value: &serde_json::Value) -> &'static str {
-    use serde_json::Value;
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}

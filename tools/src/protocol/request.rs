@@ -2,8 +2,9 @@
 //! whenever it could be read.
 
 use super::answer::Id;
-use super::error::{RequestError, kind_of};
+use super::error::RequestError;
 use docsuggest_engine::Call;
+use docsuggest_schema::config::kind_of;
 use serde_json::{Map, Value};
 
 /// A parsed request.
