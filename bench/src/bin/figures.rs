@@ -1,0 +1,499 @@
+//! Measures the headline figures of docsuggest in one run and writes them as JSON.
+//!
+//! `cargo run --release -p docsuggest-bench --bin figures [-- --out PATH]` (default
+//! `bench/results.json`). Prints the same figures as Markdown tables on stdout.
+
+use docsuggest_bench::fill::{self, FillReport};
+use docsuggest_bench::fixture::Workspace;
+use docsuggest_bench::measure::{self, Budget};
+use docsuggest_bench::probe::ProbeMode;
+use docsuggest_bench::report::{self, Bound, Machine, Ratio, Samples, Summary};
+use docsuggest_bench::rig::{Backend, Result, Rig, Scenario};
+use docsuggest_engine::probe::OsProbe;
+use docsuggest_engine::probe_cache::CachingProbe;
+use docsuggest_schema::Durability;
+use serde::Serialize;
+use std::path::PathBuf;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+const ROWS: [u64; 2] = [1_000, 1_000_000];
+const SMALL: u64 = ROWS[0];
+const LARGE: u64 = ROWS[1];
+const SUSTAIN: Duration = Duration::from_millis(1_500);
+/// Random keys drawn for the random-set reads.
+const RANDOM_KEYS: usize = 65_536;
+
+#[derive(Serialize)]
+struct FillFigure {
+    backend: &'static str,
+    rows: u64,
+    transactions: u64,
+    seconds: f64,
+    rows_per_second: f64,
+}
+
+#[derive(Serialize)]
+struct JudgeFigure {
+    backend: &'static str,
+    rows: u64,
+    call: &'static str,
+    probe: &'static str,
+    durability: &'static str,
+    #[serde(flatten)]
+    summary: Summary,
+}
+
+#[derive(Serialize)]
+struct ReadFigure {
+    backend: &'static str,
+    rows: u64,
+    keys: &'static str,
+    #[serde(flatten)]
+    summary: Summary,
+}
+
+#[derive(Serialize)]
+struct SustainedFigure {
+    backend: &'static str,
+    durability: &'static str,
+    decisions_per_second: f64,
+    decisions: u64,
+    cycles: u64,
+    seconds: f64,
+}
+
+#[derive(Serialize)]
+struct ExistenceFigure {
+    probe: &'static str,
+    #[serde(flatten)]
+    summary: Summary,
+}
+
+#[derive(Default, Serialize)]
+struct Figures {
+    fills: Vec<FillFigure>,
+    judge: Vec<JudgeFigure>,
+    store_reads: Vec<ReadFigure>,
+    write_path: Vec<JudgeFigure>,
+    sustained: Vec<SustainedFigure>,
+    existence_filter: Vec<ExistenceFigure>,
+}
+
+fn durability_name(d: Durability) -> &'static str {
+    match d {
+        Durability::Immediate => "immediate",
+        Durability::Group => "group",
+    }
+}
+
+fn fill_figure(backend: Backend, report: FillReport) -> FillFigure {
+    let seconds = report.elapsed.as_secs_f64();
+    FillFigure {
+        backend: backend.name(),
+        rows: report.rows,
+        transactions: report.transactions,
+        seconds,
+        rows_per_second: report.rows as f64 / seconds,
+    }
+}
+
+fn judge(
+    rig: &mut Rig,
+    rows: u64,
+    call: Scenario,
+    probe: ProbeMode,
+    durability: Durability,
+    budget: Budget,
+) -> Result<JudgeFigure> {
+    rig.prepare(call, probe, durability)?;
+    let samples = measure::calls(rig, call, budget)?;
+    rig.flush()?;
+    Ok(JudgeFigure {
+        backend: rig.backend().name(),
+        rows,
+        call: call.name(),
+        probe: probe.name(),
+        durability: durability_name(durability),
+        summary: samples.summary(),
+    })
+}
+
+/// Everything measured on one filled store.
+fn measure_backend(figures: &mut Figures, backend: Backend, rows: u64) -> Result<()> {
+    eprintln!("filling {} with {rows} rows…", backend.name());
+    let mut rig = Rig::new(backend, rows)?;
+    figures.fills.push(fill_figure(backend, rig.fill_report()));
+    eprintln!(
+        "  fill took {:.2} s",
+        rig.fill_report().elapsed.as_secs_f64()
+    );
+
+    let hot = measure::plan_reads(rig.workspace_key());
+    let random = fill::random_keys(rows, RANDOM_KEYS);
+    for (name, keys) in [("hot", &hot), ("random", &random)] {
+        let samples = measure::reads(rig.engine().store(), keys, Budget::FAST)?;
+        figures.store_reads.push(ReadFigure {
+            backend: backend.name(),
+            rows,
+            keys: name,
+            summary: samples.summary(),
+        });
+    }
+
+    for call in Scenario::JUDGE {
+        for probe in ProbeMode::ALL {
+            let figure = judge(&mut rig, rows, call, probe, Durability::Group, Budget::FAST)?;
+            figures.judge.push(figure);
+        }
+    }
+
+    if rows != SMALL {
+        return Ok(());
+    }
+    let modes: &[Durability] = if backend.is_durable() {
+        &[Durability::Group, Durability::Immediate]
+    } else {
+        &[Durability::Group]
+    };
+    for &durability in modes {
+        let budget = match durability {
+            Durability::Group => Budget::FAST,
+            Durability::Immediate => Budget::SLOW,
+        };
+        for call in [Scenario::Recording, Scenario::Silence] {
+            let probe = ProbeMode::Caching;
+            let figure = judge(&mut rig, rows, call, probe, durability, budget)?;
+            figures.write_path.push(figure);
+        }
+        rig.prepare_cycle(ProbeMode::Caching, durability)?;
+        let (decisions, cycles, took) = measure::sustained(&mut rig, SUSTAIN)?;
+        rig.flush()?;
+        let seconds = took.as_secs_f64();
+        figures.sustained.push(SustainedFigure {
+            backend: backend.name(),
+            durability: durability_name(durability),
+            decisions_per_second: decisions as f64 / seconds,
+            decisions,
+            cycles,
+            seconds,
+        });
+    }
+    if backend == Backend::Memory {
+        let call = Scenario::NotedLearnOff;
+        let figure = judge(
+            &mut rig,
+            rows,
+            call,
+            ProbeMode::Caching,
+            Durability::Group,
+            Budget::FAST,
+        )?;
+        figures.write_path.push(figure);
+    }
+    Ok(())
+}
+
+/// One cell of the interleaved headline measurement.
+struct Cell {
+    rig: usize,
+    call: Scenario,
+    probe: ProbeMode,
+    samples: Samples,
+}
+
+#[derive(Serialize)]
+struct HeadlineFigure {
+    backend: &'static str,
+    rows: u64,
+    call: &'static str,
+    probe: &'static str,
+    durability: &'static str,
+    #[serde(flatten)]
+    summary: Summary,
+}
+
+/// Rounds of the headline measurement; every cell is measured once per round, in turn, so a
+/// change of machine load affects every cell alike.
+const ROUNDS: usize = 8;
+const ROUND: Budget = Budget {
+    warmup: 200,
+    iterations: 1_500,
+    time: Duration::from_millis(400),
+};
+
+/// The five target ratios, from cells measured interleaved on four rigs.
+fn headline() -> Result<(Vec<HeadlineFigure>, Vec<Ratio>)> {
+    use ProbeMode::{Caching, Frozen, Os};
+    use Scenario::{Noted, Recording};
+    eprintln!("headline: filling four stores…");
+    let specs = [
+        (Backend::Memory, SMALL),
+        (Backend::Redb, SMALL),
+        (Backend::Sqlite, SMALL),
+        (Backend::Redb, LARGE),
+    ];
+    let mut rigs = Vec::new();
+    for (backend, rows) in specs {
+        rigs.push(Rig::new(backend, rows)?);
+    }
+    let cell = |rig, call, probe| Cell {
+        rig,
+        call,
+        probe,
+        samples: Samples::default(),
+    };
+    let mut cells = [
+        cell(0, Noted, Caching),
+        cell(1, Noted, Caching),
+        cell(2, Noted, Caching),
+        cell(3, Noted, Caching),
+        cell(1, Noted, Os),
+        cell(1, Recording, Caching),
+        // Context, not targets: the same calls without any file-system call.
+        cell(0, Noted, Frozen),
+        cell(1, Noted, Frozen),
+        cell(2, Noted, Frozen),
+    ];
+    for round in 0..ROUNDS {
+        eprintln!("headline: round {}/{ROUNDS}", round + 1);
+        for c in &mut cells {
+            let rig = &mut rigs[c.rig];
+            rig.prepare(c.call, c.probe, Durability::Group)?;
+            c.samples.append(measure::calls(rig, c.call, ROUND)?);
+            rig.flush()?;
+        }
+    }
+    let p50: Vec<f64> = cells
+        .iter()
+        .map(|c| c.samples.percentile_us(50.0))
+        .collect();
+    let [memory, redb, sqlite, redb_large, naive, recording, ..] =
+        <[f64; 9]>::try_from(p50).map_err(|_| "nine cells")?;
+    let ratios = vec![
+        Ratio::new(
+            "redb_vs_memory",
+            "judge p50, noted call, 10^3 rows, caching probe: redb / memory",
+            redb,
+            memory,
+            Bound::AtMost,
+            1.5,
+        ),
+        Ratio::new(
+            "sqlite_vs_redb",
+            "judge p50, noted call, 10^3 rows, caching probe: sqlite / redb",
+            sqlite,
+            redb,
+            Bound::AtLeast,
+            2.0,
+        ),
+        Ratio::new(
+            "rows_1e6_vs_1e3",
+            "judge p50, noted call, redb, caching probe: 10^6 rows (hot set) / 10^3 rows",
+            redb_large,
+            redb,
+            Bound::AtMost,
+            1.5,
+        ),
+        Ratio::new(
+            "naive_vs_cached",
+            "judge p50, noted call, redb, 10^3 rows: os probe (stats every base) / caching probe",
+            naive,
+            redb,
+            Bound::AtLeast,
+            4.0,
+        ),
+        Ratio::new(
+            "recording_vs_plain",
+            "judge p50, redb, 10^3 rows, caching probe: recording call (group) / noted call",
+            recording,
+            redb,
+            Bound::AtMost,
+            2.0,
+        ),
+    ];
+    let figures = cells
+        .iter()
+        .map(|c| HeadlineFigure {
+            backend: rigs[c.rig].backend().name(),
+            rows: specs[c.rig].1,
+            call: c.call.name(),
+            probe: c.probe.name(),
+            durability: "group",
+            summary: c.samples.summary(),
+        })
+        .collect();
+    Ok((figures, ratios))
+}
+
+fn print_markdown(f: &Figures, headline: &[HeadlineFigure], ratios: &[Ratio]) {
+    println!("| headline | rows | call | probe | p50 µs | p99 µs | samples |");
+    println!("|---|---:|---|---|---:|---:|---:|");
+    for h in headline {
+        println!(
+            "| {} | {} | {} | {} | {:.2} | {:.2} | {} |",
+            h.backend,
+            h.rows,
+            h.call,
+            h.probe,
+            h.summary.p50_us,
+            h.summary.p99_us,
+            h.summary.samples
+        );
+    }
+    println!();
+    println!("| store | rows | call | probe | p50 µs | p99 µs |");
+    println!("|---|---:|---|---|---:|---:|");
+    for j in &f.judge {
+        println!(
+            "| {} | {} | {} | {} | {:.2} | {:.2} |",
+            j.backend, j.rows, j.call, j.probe, j.summary.p50_us, j.summary.p99_us
+        );
+    }
+    println!("\n| store | rows | keys | p50 µs | p99 µs |");
+    println!("|---|---:|---|---:|---:|");
+    for r in &f.store_reads {
+        println!(
+            "| {} | {} | {} | {:.2} | {:.2} |",
+            r.backend, r.rows, r.keys, r.summary.p50_us, r.summary.p99_us
+        );
+    }
+    println!("\n| store | call | durability | p50 µs | p99 µs | samples |");
+    println!("|---|---|---|---:|---:|---:|");
+    for w in &f.write_path {
+        println!(
+            "| {} | {} | {} | {:.2} | {:.2} | {} |",
+            w.backend, w.call, w.durability, w.summary.p50_us, w.summary.p99_us, w.summary.samples
+        );
+    }
+    println!("\n| store | durability | decisions/s | cycles |");
+    println!("|---|---|---:|---:|");
+    for s in &f.sustained {
+        println!(
+            "| {} | {} | {:.0} | {} |",
+            s.backend, s.durability, s.decisions_per_second, s.cycles
+        );
+    }
+    println!("\n| fill | rows | transactions | seconds | rows/s |");
+    println!("|---|---:|---:|---:|---:|");
+    for x in &f.fills {
+        println!(
+            "| {} | {} | {} | {:.2} | {:.0} |",
+            x.backend, x.rows, x.transactions, x.seconds, x.rows_per_second
+        );
+    }
+    println!("\n| existence filter | p50 µs | p99 µs |");
+    println!("|---|---:|---:|");
+    for e in &f.existence_filter {
+        println!(
+            "| {} | {:.2} | {:.2} |",
+            e.probe, e.summary.p50_us, e.summary.p99_us
+        );
+    }
+    println!("\n| ratio | value | target | pass |");
+    println!("|---|---:|---|---|");
+    for r in ratios {
+        let bound = match r.bound {
+            Bound::AtMost => "≤",
+            Bound::AtLeast => "≥",
+        };
+        let pass = if r.pass { "pass" } else { "FAIL" };
+        println!(
+            "| {} | {:.2} | {bound} {} | {pass} |",
+            r.name, r.value, r.target
+        );
+    }
+}
+
+fn out_path() -> Result<PathBuf> {
+    let mut args = std::env::args().skip(1);
+    match (args.next().as_deref(), args.next()) {
+        (None, _) => Ok(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("results.json")),
+        (Some("--out"), Some(path)) => Ok(PathBuf::from(path)),
+        _ => Err("usage: figures [--out PATH]".into()),
+    }
+}
+
+fn main() -> Result<()> {
+    let out = out_path()?;
+    let started = Instant::now();
+    let machine = Machine::probe();
+    let date = report::utc_timestamp(SystemTime::now().duration_since(UNIX_EPOCH)?.as_secs());
+    let mut figures = Figures::default();
+
+    let workspace = Workspace::create()?;
+    for (probe, name) in [
+        (
+            &OsProbe as &dyn docsuggest_engine::probe::FileProbe,
+            ProbeMode::Os,
+        ),
+        (&CachingProbe::new(), ProbeMode::Caching),
+    ] {
+        let samples = measure::existence(&workspace, probe, Budget::FAST)?;
+        figures.existence_filter.push(ExistenceFigure {
+            probe: name.name(),
+            summary: samples.summary(),
+        });
+    }
+    drop(workspace);
+
+    for rows in ROWS {
+        for backend in Backend::COMPARED {
+            measure_backend(&mut figures, backend, rows)?;
+        }
+    }
+    // The host's wiring: redb behind the fail-open wrapper.
+    let mut rig = Rig::new(Backend::FailOpenRedb, SMALL)?;
+    for probe in ProbeMode::ALL {
+        let figure = judge(
+            &mut rig,
+            SMALL,
+            Scenario::Noted,
+            probe,
+            Durability::Group,
+            Budget::FAST,
+        )?;
+        figures.judge.push(figure);
+    }
+    drop(rig);
+
+    let (headline, ratios) = headline()?;
+    let runtime = started.elapsed().as_secs_f64();
+    let json = serde_json::json!({
+        "generated_by": "cargo run --release -p docsuggest-bench --bin figures",
+        "date": date,
+        "machine": machine,
+        "load_after": report::load_average(),
+        "runtime_seconds": runtime,
+        "settings": {
+            "budget_fast": Budget::FAST,
+            "budget_slow": Budget::SLOW,
+            "fill_batch_moves": fill::BATCH,
+            "judge_durability": "group",
+            "flush_interval_ms": 1000,
+            "sustained_seconds": SUSTAIN.as_secs_f64(),
+            "random_keys": RANDOM_KEYS,
+            "fixture_dir_age_seconds": docsuggest_bench::fixture::AGE.as_secs(),
+        },
+        "headline": {
+            "rounds": ROUNDS,
+            "round_budget": ROUND,
+            "cells": headline,
+            "ratios": ratios,
+        },
+        "figures": figures,
+        "not_measured": [
+            "recompute throughput (offline rebuild of rate rows from base + history): belongs to a later issue"
+        ],
+    });
+    std::fs::write(&out, serde_json::to_string_pretty(&json)? + "\n")?;
+    print_markdown(&figures, &headline, &ratios);
+    println!(
+        "\nruntime {runtime:.1} s; {} cores, {}; load before {}, after {}; wrote {}",
+        machine.nproc,
+        machine.cpu_model,
+        machine.load_before,
+        report::load_average(),
+        out.display()
+    );
+    Ok(())
+}
