@@ -3,7 +3,7 @@
 //! looks again, which gives the pipeline's cost without any file-system call (a floor, not a
 //! probe anyone should use: it is stale by construction).
 
-use docsuggest_engine::probe::{EntryKind, FileProbe, OsProbe, Stamp};
+use docsuggest_engine::probe::{RealRoot, EntryKind, FileProbe, OsProbe, Stamp};
 use docsuggest_engine::probe_cache::CachingProbe;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -93,7 +93,7 @@ impl FileProbe for SwitchProbe {
     fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
         self.active().canonicalize(path)
     }
-    fn resolves_within(&self, path: &Path, root: &Path, real_root: &Path) -> bool {
+    fn resolves_within(&self, path: &Path, root: &Path, real_root: &RealRoot) -> bool {
         self.active().resolves_within(path, root, real_root)
     }
     fn begin_call(&self) {

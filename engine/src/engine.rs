@@ -149,19 +149,10 @@ impl<P: FileProbe> Engine<P> {
             resolve(self.store.as_mut(), resolution);
         }
         let mut effects = Effects::default();
-        let snapshot = if learn {
-            self.store
-                .snapshot()
-                .map_err(|e| tracing::error!(error = %e, "snapshot failed; using neutral rates"))
-                .ok()
-        } else {
-            None
-        };
         let settings = Settings {
             config: &self.config,
             weights: self.weights,
-            store: self.store.kind(),
-            snapshot: snapshot.as_deref(),
+            store: self.store.as_ref(),
             probe: &self.probe,
             agent: &call.agent,
         };
@@ -173,7 +164,6 @@ impl<P: FileProbe> Engine<P> {
             &mut verdict.ledger,
             &mut effects,
         );
-        drop(snapshot);
         self.apply(&call.agent, effects);
         self.collect_degradation(&mut verdict.ledger);
         for line in &verdict.ledger {

@@ -1,7 +1,7 @@
 //! The existence filter: a companion survives when it exists under one of the call's bases.
 
 use crate::compiled::{CompanionForm, CompiledCompanion};
-use crate::probe::FileProbe;
+use crate::probe::{EntryKind, FileProbe, RealRoot};
 use std::path::{Path, PathBuf};
 
 /// The directories a call's companions are looked up under, and the root's real path.
@@ -13,14 +13,18 @@ pub struct Bases {
     pub package_root: Option<PathBuf>,
     /// The package root's parent, when it is at or below the root.
     pub package_parent: Option<PathBuf>,
-    /// The root with symlinks resolved: nothing may resolve outside it.
-    real_root: Option<PathBuf>,
+    /// The root with symlinks resolved (lazily): nothing may resolve outside it.
+    real_root: RealRoot,
 }
 
 impl Bases {
     /// Finds the bases of a call path inside `root`.
     pub fn find(root: &Path, call_path: &Path, probe: &dyn FileProbe) -> Bases {
-        let package_root = call_path
+        let start = match probe.kind(call_path) {
+            Some(EntryKind::Dir) => call_path,
+            _ => call_path.parent().unwrap_or(call_path),
+        };
+        let package_root = start
             .ancestors()
             .take_while(|dir| dir.starts_with(root))
             .find(|dir| probe.kind(&dir.join("package.json")).is_some())
@@ -34,7 +38,7 @@ impl Bases {
             root: root.to_path_buf(),
             package_root,
             package_parent,
-            real_root: probe.canonicalize(root),
+            real_root: RealRoot::default(),
         }
     }
 
@@ -54,9 +58,7 @@ impl Bases {
 
     /// Whether `path` exists and, symlinks resolved, stays inside the root.
     fn inside(&self, path: &Path, probe: &dyn FileProbe) -> bool {
-        self.real_root
-            .as_deref()
-            .is_some_and(|real_root| probe.resolves_within(path, &self.root, real_root))
+        probe.resolves_within(path, &self.root, &self.real_root)
     }
 
     /// Whether a companion survives the filter. The filter drops, it never rewrites.
@@ -70,7 +72,7 @@ impl Bases {
                 .any(|base| self.inside(&base.join(&companion.path), probe)),
             CompanionForm::Glob { prefix } => self.all().iter().any(|base| {
                 let dir = base.join(prefix);
-                probe.kind(&dir) == Some(crate::probe::EntryKind::Dir) && self.inside(&dir, probe)
+                probe.kind(&dir) == Some(EntryKind::Dir) && self.inside(&dir, probe)
             }),
             CompanionForm::AnySubdir { rest } => {
                 let mut parents: Vec<&Path> = Vec::new();

@@ -12,8 +12,8 @@ use crate::paths::{is_pattern, literal_prefix, relative_to};
 use crate::probe::FileProbe;
 use docsuggest_schema::rate::NEUTRAL;
 use docsuggest_schema::{
-    CompanionRow, Config, Decision, Outcome, RateEvent, RateKey, RateMove, RateSnapshot,
-    Resolution, SilenceReason, StoreKind, Table,
+    CompanionRow, Config, Decision, DecisionStore, Outcome, RateEvent, RateKey, RateMove,
+    RateSnapshot, Resolution, SilenceReason, Table,
 };
 use std::path::{Path, PathBuf};
 
@@ -53,10 +53,9 @@ pub struct Settings<'a> {
     pub config: &'a Config,
     /// Its effective weights.
     pub weights: Table,
-    /// The store kind the decision will name.
-    pub store: StoreKind,
-    /// The call's one read view of the rates (`None`: neutral rates).
-    pub snapshot: Option<&'a dyn RateSnapshot>,
+    /// The store: the call opens one snapshot of it, and only once it has companions to
+    /// measure (a call that stops earlier reads nothing).
+    pub store: &'a (dyn DecisionStore + Send),
     /// The disk.
     pub probe: &'a dyn FileProbe,
     /// The agent that made the call.
@@ -245,8 +244,17 @@ pub fn decide(
         .copied()
         .filter(|&i| !state.touched_companion(&family.companions[i].matcher, &subject.bases))
         .collect();
+    let snapshot = if config.learn {
+        settings
+            .store
+            .snapshot()
+            .map_err(|e| tracing::error!(error = %e, "snapshot failed; using neutral rates"))
+            .ok()
+    } else {
+        None
+    };
     let rates = SnapshotRates {
-        snapshot: settings.snapshot,
+        snapshot: snapshot.as_deref(),
         config,
         workspace: &located.workspace.key,
         family: name,
@@ -377,7 +385,7 @@ fn push_decided(
             &head.path,
             &head.values,
             &settings.weights,
-            settings.store,
+            settings.store.kind(),
         ));
     }
 }
@@ -427,7 +435,7 @@ fn decision(
         outcome: Outcome::Pending,
         silence,
         accepted: None,
-        store: settings.store,
+        store: settings.store.kind(),
     }
 }
 

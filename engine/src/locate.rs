@@ -105,7 +105,12 @@ impl PackCache {
         probe: &dyn FileProbe,
         warnings: &mut Vec<String>,
     ) -> Option<Workspace> {
-        for dir in path.ancestors() {
+        // A file holds no signature: start at its directory.
+        let start = match probe.kind(path) {
+            Some(crate::probe::EntryKind::Dir) => path,
+            _ => path.parent().unwrap_or(path),
+        };
+        for dir in start.ancestors() {
             let (pack, error) = self.pack_at(dir, probe);
             let is_root = pack
                 .signature

@@ -6,6 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+/// A workspace root with its symlinks resolved, computed at most once per call.
+pub type RealRoot = std::cell::OnceCell<Option<PathBuf>>;
+
 /// What a path names, following symlinks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EntryKind {
@@ -40,9 +43,11 @@ pub trait FileProbe {
     fn canonicalize(&self, path: &Path) -> Option<PathBuf>;
 
     /// Whether `path` exists and, symlinks resolved, lies inside the workspace whose lexical
-    /// root is `root` and real root is `real_root`.
-    fn resolves_within(&self, path: &Path, root: &Path, real_root: &Path) -> bool {
-        let _ = root;
+    /// root is `root`. `real_root` resolves the root at most once per call, when needed.
+    fn resolves_within(&self, path: &Path, root: &Path, real_root: &RealRoot) -> bool {
+        let Some(real_root) = real_root.get_or_init(|| self.canonicalize(root)) else {
+            return false;
+        };
         self.canonicalize(path)
             .is_some_and(|real| real.starts_with(real_root))
     }

@@ -9,7 +9,7 @@
 //! cached: a symlink entry is always stat-ed (its target can change without its directory
 //! changing).
 
-use crate::probe::{EntryKind, FileProbe, OsProbe, Stamp};
+use crate::probe::{EntryKind, FileProbe, OsProbe, RealRoot, Stamp};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -21,6 +21,9 @@ pub const SETTLE: Duration = Duration::from_secs(2);
 
 /// The most directories remembered; past it the cache starts over.
 const MAX_DIRS: usize = 4096;
+
+/// Directories with more entries than this are never listed; lookups in them ask the OS.
+const MAX_ENTRIES: usize = 2048;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum EntryType {
@@ -51,6 +54,7 @@ pub struct CachingProbe {
     os: OsProbe,
     generation: Cell<u64>,
     dirs: RefCell<HashMap<PathBuf, Listing>>,
+    too_big: RefCell<std::collections::HashSet<PathBuf>>,
 }
 
 fn dir_stamp(meta: &std::fs::Metadata) -> DirStamp {
@@ -106,12 +110,22 @@ impl CachingProbe {
             listing.checked = generation;
             return Some(f(listing));
         }
+        if self.too_big.borrow().contains(dir) {
+            return None;
+        }
         let now = SystemTime::now();
-        let entries = std::fs::read_dir(dir)
+        let entries: HashMap<OsString, EntryType> = std::fs::read_dir(dir)
             .ok()?
             .filter_map(Result::ok)
+            .take(MAX_ENTRIES + 1)
             .filter_map(|e| Some((e.file_name(), entry_type(e.file_type().ok()?))))
             .collect();
+        if entries.len() > MAX_ENTRIES {
+            // A crowded directory (a system temp dir) changes too often to be worth listing.
+            self.too_big.borrow_mut().insert(dir.to_path_buf());
+            dirs.remove(dir);
+            return None;
+        }
         let settled = stamp
             .modified
             .and_then(|m| now.duration_since(m).ok())
@@ -119,27 +133,40 @@ impl CachingProbe {
         if dirs.len() >= MAX_DIRS {
             dirs.clear();
         }
-        let listing = dirs.entry(dir.to_path_buf()).or_insert(Listing {
-            stamp,
-            settled,
-            checked: generation,
-            entries: HashMap::new(),
-        });
-        *listing = Listing {
+        let listing = Listing {
             stamp,
             settled,
             checked: generation,
             entries,
         };
-        Some(f(listing))
+        let answer = f(&listing);
+        dirs.insert(dir.to_path_buf(), listing);
+        Some(answer)
     }
 
     /// The type of `path`'s entry in its (real, non-symlink) parent directory listing.
-    /// `Err(())` when the parent cannot be listed through the cache (fall back to the OS).
+    /// A path under a parent that does not exist, or under a file, does not exist either —
+    /// answered from the nearest listed ancestor, so the walk up from a file and the lookups
+    /// of absent directories (`.dsh/`, `Documentation/`) cost no system call.
+    /// `Err(())` when the cache cannot tell (fall back to the OS).
     fn entry(&self, path: &Path) -> Result<Option<EntryType>, ()> {
+        self.entry_within(path, 1)
+    }
+
+    /// [`Self::entry`], asking up to `climb` unlisted ancestors' parents first.
+    fn entry_within(&self, path: &Path, climb: u32) -> Result<Option<EntryType>, ()> {
         let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
             return Err(());
         };
+        if climb > 0 && !self.dirs.borrow().contains_key(parent) {
+            // An unlisted parent: its own parent's listing says whether it is a directory at
+            // all, so an absent `.dsh/` or `Documentation/` costs no failing system call.
+            match self.entry_within(parent, climb - 1)? {
+                None | Some(EntryType::File | EntryType::Other) => return Ok(None),
+                Some(EntryType::Symlink) => return Err(()),
+                Some(EntryType::Dir) => {}
+            }
+        }
         self.with_listing(parent, |l| l.entries.get(name).copied())
             .ok_or(())
     }
@@ -196,8 +223,9 @@ impl FileProbe for CachingProbe {
         self.os.canonicalize(path)
     }
 
-    fn resolves_within(&self, path: &Path, root: &Path, real_root: &Path) -> bool {
-        // Below a lexical root, a path without symlinks resolves to real_root + the same rest.
+    fn resolves_within(&self, path: &Path, root: &Path, real_root: &RealRoot) -> bool {
+        // Below a lexical root, a path without symlinks resolves inside the real root: no need
+        // to resolve the root itself unless a symlink is met.
         let Ok(rest) = path.strip_prefix(root) else {
             return self.os.resolves_within(path, root, real_root);
         };
@@ -279,6 +307,45 @@ mod tests {
         assert_eq!(probe.subdirectories(dir.path()), [PathBuf::from("b.md")]);
     }
 
+    #[test]
+    fn lookups_under_absent_directories_see_them_appear() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        age(dir.path(), 60);
+        let probe = CachingProbe::new();
+        let pack = dir.path().join(".dsh/doc-pack.json");
+        let deep = dir.path().join("a/b/c.md");
+        probe.begin_call();
+        assert_eq!(probe.kind(&dir.path().join("x")), None);
+        assert_eq!(probe.kind(&pack), None);
+        assert_eq!(probe.kind(&deep), None);
+        std::fs::create_dir_all(dir.path().join(".dsh")).expect("mkdir");
+        std::fs::write(&pack, "{}").expect("write");
+        std::fs::create_dir_all(dir.path().join("a/b")).expect("mkdir");
+        std::fs::write(&deep, "").expect("write");
+        probe.begin_call();
+        assert_eq!(probe.kind(&pack), Some(EntryKind::File));
+        assert_eq!(probe.kind(&deep), Some(EntryKind::File));
+        std::fs::remove_dir_all(dir.path().join(".dsh")).expect("rm");
+        probe.begin_call();
+        assert_eq!(probe.kind(&pack), None);
+    }
+
+    #[test]
+    fn crowded_directories_are_asked_directly() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for i in 0..=MAX_ENTRIES {
+            std::fs::write(dir.path().join(format!("f{i}")), "").expect("write");
+        }
+        let probe = CachingProbe::new();
+        probe.begin_call();
+        assert_eq!(probe.kind(&dir.path().join("f7")), Some(EntryKind::File));
+        assert!(!probe.dirs.borrow().contains_key(dir.path()));
+        assert!(probe.too_big.borrow().contains(dir.path()));
+        std::fs::remove_file(dir.path().join("f7")).expect("rm");
+        probe.begin_call();
+        assert_eq!(probe.kind(&dir.path().join("f7")), None);
+    }
+
     #[cfg(unix)]
     #[test]
     fn symlinks_are_resolved_on_every_call() {
@@ -290,7 +357,7 @@ mod tests {
         std::os::unix::fs::symlink(root.path().join("in.md"), &link).expect("symlink");
         age(root.path(), 60);
         let probe = CachingProbe::new();
-        let real_root = probe.canonicalize(root.path()).expect("root");
+        let real_root = RealRoot::default();
         probe.begin_call();
         assert!(probe.resolves_within(&link, root.path(), &real_root));
         // Retarget the link out of the root, then restore the directory's old mtime: the
