@@ -3,7 +3,7 @@
 //! looks again, which gives the pipeline's cost without any file-system call (a floor, not a
 //! probe anyone should use: it is stale by construction).
 
-use docsuggest_engine::probe::{RealRoot, EntryKind, FileProbe, OsProbe, Stamp};
+use docsuggest_engine::probe::{EntryKind, FileProbe, OsProbe, RealRoot, Stamp};
 use docsuggest_engine::probe_cache::CachingProbe;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;

@@ -105,10 +105,11 @@ fn has_placeholder(path: &str) -> bool {
 }
 
 fn form_of(path: &str) -> CompanionForm {
-    if has_placeholder(path) {
-        CompanionForm::Placeholder
-    } else if path.starts_with('/') || path.split('/').any(|c| c == "..") {
+    // Escaping first: an illustration may not point outside the workspace either.
+    if path.starts_with('/') || path.split('/').any(|c| c == "..") {
         CompanionForm::Escaping
+    } else if has_placeholder(path) {
+        CompanionForm::Placeholder
     } else if let Some(rest) = path.strip_prefix("*/").filter(|r| !is_pattern(r)) {
         CompanionForm::AnySubdir { rest: rest.into() }
     } else if is_pattern(path) {
@@ -342,6 +343,9 @@ mod tests {
             ),
             ("../x.md", CompanionForm::Escaping),
             ("/etc/passwd", CompanionForm::Escaping),
+            ("../<Name>.md", CompanionForm::Escaping),
+            ("docs/../../<Name>.md", CompanionForm::Escaping),
+            ("/<Name>.md", CompanionForm::Escaping),
         ] {
             assert_eq!(form_of(path), form, "{path}");
         }

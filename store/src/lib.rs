@@ -37,11 +37,15 @@
 //! assert_eq!(store.close().unwrap(), 1);
 //! ```
 //!
+//! A [`RedbStore`] writes through `&mut self`; other threads read consistent snapshots through
+//! a [`StoreReader`].
+//!
 //! This crate is not the engine: it never scores, gates or decides which moves a resolution
 //! makes; it records them. It names redb so the engine does not have to. The file layout,
 //! versions, durability modes and process model are described in `docs/STORE.md`.
 #![deny(missing_docs)]
 
+mod crash;
 mod errors;
 mod fail_open;
 mod file;
@@ -51,6 +55,7 @@ mod memory;
 mod migrate;
 mod ops;
 mod options;
+mod reader;
 pub mod recompute;
 mod record;
 mod redb_store;
@@ -61,8 +66,9 @@ mod testkit;
 pub use fail_open::FailOpenStore;
 pub use fold::{FoldMismatch, FoldReport, check_fold, folded_rates, same_bits};
 pub use memory::{MemoryStore, Resume};
-pub use migrate::SCHEMA_VERSION;
-pub use options::StoreOptions;
+pub use migrate::{PLAN, Plan, SCHEMA_VERSION, Step};
+pub use options::{BackendFactory, StoreOptions};
+pub use reader::{StoreReader, StoreView};
 pub use record::SeqMarks;
 pub use redb_store::{IntegrityReport, OpenReport, RedbCheck, RedbStore, Upgrade};
 

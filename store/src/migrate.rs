@@ -8,6 +8,7 @@
 //! Version 1 is the first released schema, so the list of steps is empty; the framework is
 //! exercised by tests with a test-only step (1 → 2) over the committed v1 fixture.
 
+use crate::crash::{CrashHook, CrashPoint};
 use crate::errors::ResultExt;
 use crate::ops::Tx;
 use crate::tables::{META, TABLE_NAMES, meta};
@@ -20,7 +21,7 @@ use std::path::{Path, PathBuf};
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// One upgrade step, run inside the upgrade's write transaction.
-pub(crate) struct Step {
+pub struct Step {
     /// The version it upgrades from.
     pub from: u32,
     /// The version it produces.
@@ -31,8 +32,10 @@ pub(crate) struct Step {
     pub apply: fn(&WriteTransaction, &str) -> Result<(), StoreError>,
 }
 
-/// The versions and steps a build knows.
-pub(crate) struct Plan<'a> {
+/// The versions and steps a build knows: [`PLAN`] for this build; tests of the upgrade path
+/// (before a second schema version exists) open a store with a plan of their own through
+/// [`RedbStore::open_with_plan`](crate::RedbStore::open_with_plan).
+pub struct Plan<'a> {
     /// The version the steps lead to.
     pub current: u32,
     /// The steps, in any order.
@@ -40,7 +43,7 @@ pub(crate) struct Plan<'a> {
 }
 
 /// What this build knows: version 1, no steps yet.
-pub(crate) const PLAN: Plan<'static> = Plan {
+pub const PLAN: Plan<'static> = Plan {
     current: SCHEMA_VERSION,
     steps: &[],
 };
@@ -111,7 +114,12 @@ pub(crate) fn inspect(db: &Database, path: &str) -> Result<FileState, StoreError
 /// Creates the tables and meta of a new store at `version`, durably. In multi-process mode
 /// two processes may both find the file fresh; whichever commits second finds the meta
 /// written and leaves it alone, so no counter is ever reset.
-pub(crate) fn initialise(db: &Database, path: &str, version: u32) -> Result<(), StoreError> {
+pub(crate) fn initialise(
+    db: &Database,
+    path: &str,
+    version: u32,
+    hook: &CrashHook,
+) -> Result<(), StoreError> {
     let txn = immediate_txn(db, path, "creating the store")?;
     {
         let mut tx = Tx::open(&txn, path)?;
@@ -122,6 +130,7 @@ pub(crate) fn initialise(db: &Database, path: &str, version: u32) -> Result<(), 
         tx.set_meta(meta::NEXT_DECISION_SEQ, 1)?;
         tx.set_meta(meta::NEXT_RESOLUTION_SEQ, 1)?;
     }
+    hook.reached(CrashPoint::MidMigration);
     txn.commit().at(path, "creating the store")
 }
 
@@ -132,6 +141,7 @@ pub(crate) fn upgrade(
     path: &str,
     plan: &Plan<'_>,
     from: u32,
+    hook: &CrashHook,
 ) -> Result<(), StoreError> {
     let steps = plan.chain(path, from)?;
     let txn = immediate_txn(db, path, "upgrading the schema")?;
@@ -149,6 +159,7 @@ pub(crate) fn upgrade(
         let mut tx = Tx::open(&txn, path)?;
         tx.set_meta(meta::SCHEMA_VERSION, u64::from(plan.current))?;
     }
+    hook.reached(CrashPoint::MidMigration);
     txn.commit().at(path, "upgrading the schema")
 }
 
@@ -159,8 +170,14 @@ fn immediate_txn(db: &Database, path: &str, doing: &str) -> Result<WriteTransact
 }
 
 /// Copies the file aside before an upgrade: `<path>.v<version>.bak`, or with a numeric suffix
-/// when that name is taken (an older backup is never overwritten). The copy is fsynced.
-pub(crate) fn backup(path: &Path, version: u32) -> Result<PathBuf, StoreError> {
+/// when that name is taken (an older backup is never overwritten). The copy and its directory
+/// entry are fsynced. A store on a backend (see
+/// [`StoreOptions::backend`](crate::StoreOptions::backend)) is copied from a new handle on it.
+pub(crate) fn backup(
+    path: &Path,
+    version: u32,
+    backend: Option<&crate::options::BackendFactory>,
+) -> Result<PathBuf, StoreError> {
     let label = path.display().to_string();
     let io = |doing: &str, e: std::io::Error| StoreError::Io {
         path: label.clone(),
@@ -183,11 +200,41 @@ pub(crate) fn backup(path: &Path, version: u32) -> Result<PathBuf, StoreError> {
         target = named(format!(".v{version}.bak.{n}"));
         n += 1;
     }
-    fs::copy(path, &target).map_err(|e| io(&format!("copying to {}", target.display()), e))?;
+    let copying = format!("copying to {}", target.display());
+    match backend {
+        None => {
+            fs::copy(path, &target).map_err(|e| io(&copying, e))?;
+        }
+        Some(factory) => {
+            let bytes = factory
+                .open()
+                .and_then(|b| {
+                    let bytes = crate::file::read_all(b.as_ref());
+                    b.close()?;
+                    bytes
+                })
+                .map_err(|e| io(&copying, e))?;
+            write_private(&target, &bytes).map_err(|e| io(&copying, e))?;
+        }
+    }
     fs::File::open(&target)
         .and_then(|f| f.sync_all())
+        .and_then(|()| crate::file::sync_parent(&target))
         .map_err(|e| io(&format!("syncing {}", target.display()), e))?;
     Ok(target)
+}
+
+/// Writes a new owner-only file (the backup of a store on a backend).
+fn write_private(target: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(target)?.write_all(bytes)
 }
 
 #[cfg(test)]
@@ -260,10 +307,10 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let file = dir.path().join("s.redb");
         fs::write(&file, b"one").expect("write");
-        let first = backup(&file, 0).expect("backup");
+        let first = backup(&file, 0, None).expect("backup");
         assert_eq!(first, dir.path().join("s.redb.v0.bak"));
         fs::write(&file, b"two").expect("write");
-        let second = backup(&file, 0).expect("backup");
+        let second = backup(&file, 0, None).expect("backup");
         assert_eq!(second, dir.path().join("s.redb.v0.bak.2"));
         assert_eq!(fs::read(&first).expect("read"), b"one");
         assert_eq!(fs::read(&second).expect("read"), b"two");

@@ -1,7 +1,11 @@
 //! How a redb store is opened: file, durability, ring bound and process model.
 
 use docsuggest_schema::{Config, Durability};
+use redb::StorageBackend;
+use std::fmt;
+use std::panic::RefUnwindSafe;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Everything [`RedbStore::open`](crate::RedbStore::open) needs.
@@ -19,7 +23,57 @@ pub struct StoreOptions {
     /// fsynced, and pending decisions are not abandoned at open (they may be another live
     /// process's open windows). Off by default: one process per file.
     pub multi_process: bool,
+    /// Where the bytes live when they are not the file at `path`; `None` (the default, and
+    /// what hosts use) means the file. `path` still names the store in messages and places
+    /// the upgrade backup.
+    pub backend: Option<BackendFactory>,
 }
+
+/// `RefUnwindSafe`, so options stay unwind-safe and opening can sit in `catch_unwind`.
+type MakeBackend =
+    dyn Fn() -> std::io::Result<Box<dyn StorageBackend>> + Send + Sync + RefUnwindSafe;
+
+/// Makes redb storage backends that are all handles on the same bytes.
+///
+/// A store opens its database more than once (an upgrade closes the file, copies it aside and
+/// reopens it), and redb closes a backend when it drops the database, so options carry a
+/// factory rather than one backend. The crash tests put a fault-injecting backend under a real
+/// store this way; nothing else needs it.
+#[derive(Clone)]
+pub struct BackendFactory(Arc<MakeBackend>);
+
+impl BackendFactory {
+    /// A factory calling `make` for each handle.
+    pub fn new(
+        make: impl Fn() -> std::io::Result<Box<dyn StorageBackend>>
+        + Send
+        + Sync
+        + RefUnwindSafe
+        + 'static,
+    ) -> BackendFactory {
+        BackendFactory(Arc::new(make))
+    }
+
+    /// A new handle on the storage.
+    pub fn open(&self) -> std::io::Result<Box<dyn StorageBackend>> {
+        (self.0)()
+    }
+}
+
+impl fmt::Debug for BackendFactory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("BackendFactory(..)")
+    }
+}
+
+/// Two factories are equal when they are the same factory.
+impl PartialEq for BackendFactory {
+    fn eq(&self, other: &BackendFactory) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for BackendFactory {}
 
 impl StoreOptions {
     /// Options for `path` with the defaults of [`Config`].
@@ -35,6 +89,7 @@ impl StoreOptions {
             flush_interval: Duration::from_millis(config.flush_interval_ms),
             ring_capacity: config.ring_capacity,
             multi_process: false,
+            backend: None,
         }
     }
 }
@@ -50,5 +105,6 @@ mod tests {
         assert_eq!(o.flush_interval, Duration::from_millis(1000));
         assert_eq!(o.ring_capacity, 65_536);
         assert!(!o.multi_process);
+        assert_eq!(o.backend, None);
     }
 }

@@ -5,6 +5,7 @@
 //! rates through one read transaction ([`DecisionStore::snapshot`]). Durability follows
 //! [`crate::group`]. Opening creates, upgrades or refuses the file (see [`crate::migrate`]).
 
+use crate::crash::{CrashHook, CrashPoint};
 use crate::errors::ResultExt;
 use crate::file;
 use crate::fold::{FoldReport, check_fold};
@@ -12,14 +13,15 @@ use crate::group::CommitPolicy;
 use crate::migrate::{self, FileState, Plan};
 use crate::ops::Tx;
 use crate::options::StoreOptions;
+use crate::reader::{StoreReader, StoreView};
 use crate::record::SeqMarks;
-use crate::tables::{self, BASE, HISTORY, KeyTuple, META, PENDING, RATES, key_tuple};
 use docsuggest_schema::{
     Config, Decision, DecisionStore, Durability, HistoryEntry, RateKey, RateRow, RateSnapshot,
     Resolution, StoreContents, StoreError, StoreKind,
 };
-use redb::{Database, ReadOnlyTable, ReadTransaction, ReadableDatabase, ReadableTableMetadata};
+use redb::Database;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// An upgrade performed when the file was opened.
@@ -71,15 +73,18 @@ impl IntegrityReport {
 
 /// The durable redb store.
 pub struct RedbStore {
-    db: Option<Database>,
+    /// Shared with the [`StoreReader`]s handed out, so other threads can read while this
+    /// handle writes.
+    db: Option<Arc<Database>>,
     path: PathBuf,
-    label: String,
+    label: Arc<str>,
     ring_capacity: u64,
     multi_process: bool,
     policy: CommitPolicy,
     committed: SeqMarks,
     durable: SeqMarks,
     report: OpenReport,
+    crash: CrashHook,
 }
 
 impl std::fmt::Debug for RedbStore {
@@ -103,19 +108,20 @@ impl RedbStore {
     /// [`StoreError::TooNew`] for a newer schema, [`StoreError::Corrupt`] for a file that is not
     /// a store or is damaged, [`StoreError::Io`] when the file cannot be opened.
     pub fn open(options: StoreOptions) -> Result<RedbStore, StoreError> {
-        RedbStore::open_with(options, &migrate::PLAN)
+        RedbStore::open_with_plan(options, &migrate::PLAN)
     }
 
-    pub(crate) fn open_with(
-        options: StoreOptions,
-        plan: &Plan<'_>,
-    ) -> Result<RedbStore, StoreError> {
+    /// [`RedbStore::open`] with another schema plan than this build's [`PLAN`](crate::PLAN):
+    /// for tests of the upgrade path before a second schema version exists. A file upgraded
+    /// by such a plan is refused by [`RedbStore::open`] as too new.
+    pub fn open_with_plan(options: StoreOptions, plan: &Plan<'_>) -> Result<RedbStore, StoreError> {
         let label = options.path.display().to_string();
+        let crash = CrashHook::from_env();
         let mut report = OpenReport::default();
-        let mut db = file::open_database(&options, &label)?;
+        let mut db = file::open_database(&options, &label, &crash)?;
         match migrate::inspect(&db, &label)? {
             FileState::Fresh => {
-                migrate::initialise(&db, &label, plan.current)?;
+                migrate::initialise(&db, &label, plan.current, &crash)?;
                 report.created = true;
             }
             FileState::Version(v) if v == plan.current => {}
@@ -132,10 +138,12 @@ impl RedbStore {
             FileState::Version(v) => {
                 // Close first, so the backup is a cleanly closed file, then upgrade.
                 drop(db);
-                let backup = migrate::backup(&options.path, v)?;
-                db = file::open_database(&options, &label)?;
+                let backup = migrate::backup(&options.path, v, options.backend.as_ref())?;
+                db = file::open_database(&options, &label, &crash)?;
                 match migrate::inspect(&db, &label)? {
-                    FileState::Version(w) if w == v => migrate::upgrade(&db, &label, plan, v)?,
+                    FileState::Version(w) if w == v => {
+                        migrate::upgrade(&db, &label, plan, v, &crash)?;
+                    }
                     FileState::Version(w) if w > plan.current => {
                         return Err(too_new(&label, w, plan));
                     }
@@ -157,9 +165,9 @@ impl RedbStore {
         file::verify_tables(&db, &label)?;
         let now = Instant::now();
         let mut store = RedbStore {
-            db: Some(db),
+            db: Some(Arc::new(db)),
             path: options.path,
-            label,
+            label: label.into(),
             ring_capacity: options.ring_capacity,
             multi_process: options.multi_process,
             policy: CommitPolicy::new(
@@ -171,6 +179,7 @@ impl RedbStore {
             committed: SeqMarks::default(),
             durable: SeqMarks::default(),
             report,
+            crash,
         };
         store.committed = store.read_marks()?;
         store.durable = store.committed;
@@ -203,19 +212,24 @@ impl RedbStore {
 
     /// How many entries the history ring holds.
     pub fn ring_len(&self) -> Result<u64, StoreError> {
-        let txn = self.read("counting history")?;
-        let table = txn
-            .open_table(HISTORY)
-            .at(&self.label, "counting history")?;
-        table.len().at(&self.label, "counting history")
+        self.view()?.ring_len()
     }
 
     fn pending_len(&self) -> Result<u64, StoreError> {
-        let txn = self.read("counting pending")?;
-        let table = txn
-            .open_table(PENDING)
-            .at(&self.label, "counting pending")?;
-        table.len().at(&self.label, "counting pending")
+        self.view()?.pending_len()
+    }
+
+    /// A read handle that other threads can hold: each of its views is a consistent snapshot
+    /// of every table, unaffected by commits made after it began. While readers are alive,
+    /// [`RedbStore::check_integrity`] refuses, and `close` leaves the file open until the last
+    /// reader is dropped.
+    pub fn reader(&self) -> Result<StoreReader, StoreError> {
+        Ok(StoreReader::new(self.db()?.clone(), self.label.clone()))
+    }
+
+    /// One consistent read view of every table (a redb read transaction).
+    pub fn view(&self) -> Result<StoreView, StoreError> {
+        StoreView::begin(self.db()?, &self.label)
     }
 
     /// The sequence numbers of the last commit.
@@ -268,13 +282,23 @@ impl RedbStore {
 
     /// Replaces every live rate row in one transaction (the offline recompute's `--write`).
     pub fn replace_rates(&mut self, rows: &[(RateKey, RateRow)]) -> Result<(), StoreError> {
-        self.write("replacing rates", |tx| tx.replace_rates(rows))
+        let crash = self.crash.clone();
+        self.write("replacing rates", |tx| {
+            tx.replace_rates(rows)?;
+            crash.reached(CrashPoint::MidRecompute);
+            Ok(())
+        })
     }
 
     /// redb's page-level check (and repair), then the fold invariant.
     pub fn check_integrity(&mut self) -> Result<IntegrityReport, StoreError> {
         let label = self.label.clone();
-        let db = self.db.as_mut().ok_or_else(|| closed(&label))?;
+        let shared = self.db.as_mut().ok_or_else(|| closed(&label))?;
+        let db = Arc::get_mut(shared).ok_or_else(|| {
+            StoreError::Backend(format!(
+                "{label}: checking integrity: store readers are still open"
+            ))
+        })?;
         let passed = db.check_integrity().at(&label, "checking integrity")?;
         // A passed check makes every commit durable; a repair may have rolled some back.
         let marks = self.read_marks()?;
@@ -291,18 +315,12 @@ impl RedbStore {
         })
     }
 
-    fn db(&self) -> Result<&Database, StoreError> {
+    fn db(&self) -> Result<&Arc<Database>, StoreError> {
         self.db.as_ref().ok_or_else(|| closed(&self.label))
     }
 
-    fn read(&self, doing: &str) -> Result<ReadTransaction, StoreError> {
-        self.db()?.begin_read().at(&self.label, doing)
-    }
-
     fn read_marks(&self) -> Result<SeqMarks, StoreError> {
-        let txn = self.read("reading meta")?;
-        let table = txn.open_table(META).at(&self.label, "reading meta")?;
-        tables::read_marks(&self.label, &table)
+        self.view()?.marks()
     }
 
     /// Runs `op` and the ring eviction in one write transaction, durable or not as the policy
@@ -314,7 +332,7 @@ impl RedbStore {
     ) -> Result<R, StoreError> {
         let now = Instant::now();
         let durable = self.policy.durable_at(now);
-        let label = self.label.as_str();
+        let label: &str = &self.label;
         let mut txn = self.db()?.begin_write().at(label, doing)?;
         if !durable {
             txn.set_durability(redb::Durability::None)
@@ -327,6 +345,7 @@ impl RedbStore {
             (out, tx.marks()?)
         };
         txn.commit().at(label, doing)?;
+        self.crash.reached(CrashPoint::AfterCommit);
         self.committed = marks;
         if durable {
             self.durable = marks;
@@ -337,11 +356,12 @@ impl RedbStore {
 
     /// An empty durable commit: makes every earlier non-durable commit durable.
     fn sync(&mut self) -> Result<(), StoreError> {
-        let label = self.label.as_str();
+        let label: &str = &self.label;
         let mut txn = self.db()?.begin_write().at(label, "flushing")?;
         txn.set_durability(redb::Durability::Immediate)
             .at(label, "flushing")?;
         txn.commit().at(label, "flushing")?;
+        self.crash.reached(CrashPoint::AfterCommit);
         self.durable = self.committed;
         self.policy.committed(true, Instant::now());
         Ok(())
@@ -370,38 +390,17 @@ impl Drop for RedbStore {
     }
 }
 
-/// One read transaction with the rates table opened once.
-struct RedbSnapshot<'a> {
-    label: &'a str,
-    table: ReadOnlyTable<KeyTuple<'static>, &'static [u8]>,
-    _txn: ReadTransaction,
-}
-
-impl RateSnapshot for RedbSnapshot<'_> {
-    fn row(&self, key: &RateKey) -> Result<Option<RateRow>, StoreError> {
-        let key = key_tuple(key);
-        match self.table.get(key).at(self.label, "reading rates")? {
-            Some(bytes) => tables::decode_row("rates", key, bytes.value()).map(Some),
-            None => Ok(None),
-        }
-    }
-}
-
 impl DecisionStore for RedbStore {
     fn kind(&self) -> StoreKind {
         StoreKind::Redb
     }
 
+    fn contents(&self) -> Option<&dyn StoreContents> {
+        Some(self)
+    }
+
     fn snapshot(&self) -> Result<Box<dyn RateSnapshot + '_>, StoreError> {
-        let txn = self.read("starting a snapshot")?;
-        let table = txn
-            .open_table(RATES)
-            .at(&self.label, "starting a snapshot")?;
-        Ok(Box::new(RedbSnapshot {
-            label: &self.label,
-            table,
-            _txn: txn,
-        }))
+        Ok(Box::new(self.view()?))
     }
 
     fn record_pending(&mut self, decision: Decision) -> Result<u64, StoreError> {
@@ -428,7 +427,10 @@ impl DecisionStore for RedbStore {
     fn close(&mut self) -> Result<u64, StoreError> {
         let seq = self.flush()?;
         if let Some(db) = self.db.take() {
-            db.close().at(&self.label, "closing")?;
+            // With readers alive, the file closes when the last of them is dropped.
+            if let Ok(db) = Arc::try_unwrap(db) {
+                db.close().at(&self.label, "closing")?;
+            }
         }
         Ok(seq)
     }
@@ -441,29 +443,23 @@ impl DecisionStore for RedbStore {
     }
 }
 
+/// Each call reads through its own view; use [`RedbStore::view`] for several reads of one
+/// snapshot.
 impl StoreContents for RedbStore {
     fn rate_rows(&self) -> Result<Vec<(RateKey, RateRow)>, StoreError> {
-        let txn = self.read("reading rates")?;
-        let table = txn.open_table(RATES).at(&self.label, "reading rates")?;
-        tables::read_rows(&self.label, "rates", &table)
+        self.view()?.rate_rows()
     }
 
     fn base_rows(&self) -> Result<Vec<(RateKey, RateRow)>, StoreError> {
-        let txn = self.read("reading base")?;
-        let table = txn.open_table(BASE).at(&self.label, "reading base")?;
-        tables::read_rows(&self.label, "base", &table)
+        self.view()?.base_rows()
     }
 
     fn history(&self) -> Result<Vec<HistoryEntry>, StoreError> {
-        let txn = self.read("reading history")?;
-        let table = txn.open_table(HISTORY).at(&self.label, "reading history")?;
-        tables::read_history(&self.label, &table)
+        self.view()?.history()
     }
 
     fn pending(&self) -> Result<Vec<Decision>, StoreError> {
-        let txn = self.read("reading pending")?;
-        let table = txn.open_table(PENDING).at(&self.label, "reading pending")?;
-        tables::read_pending(&self.label, &table)
+        self.view()?.pending()
     }
 }
 

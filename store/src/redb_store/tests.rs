@@ -1,9 +1,10 @@
 use super::*;
+use crate::crash::CrashHook;
 use crate::migrate::Step;
-use crate::tables::meta;
+use crate::tables::{self, META, RATES, meta};
 use crate::testkit::{accept, decision, mv, reject};
 use docsuggest_schema::Outcome;
-use redb::{TableDefinition, WriteTransaction};
+use redb::{ReadableDatabase, TableDefinition, WriteTransaction};
 use std::path::Path;
 
 fn options(path: &Path) -> StoreOptions {
@@ -353,13 +354,13 @@ fn upgrade_copy(source: &Path) {
         current: 2,
         steps: &TO_V2,
     };
-    let s = RedbStore::open_with(options(&path), &plan).expect("upgrade");
+    let s = RedbStore::open_with_plan(options(&path), &plan).expect("upgrade");
     let upgrade = s.open_report().upgraded.clone().expect("upgraded");
     assert_eq!((upgrade.from, upgrade.to), (1, 2));
     assert_eq!(upgrade.backup, dir.path().join("s.redb.v1.bak"));
     assert_eq!(s.rate_rows().expect("rows"), rows_before);
     assert_eq!(s.history().expect("history"), history_before);
-    let txn = s.read("test").expect("read");
+    let txn = s.db().expect("open").begin_read().expect("read");
     let meta_table = txn.open_table(META).expect("meta");
     assert_eq!(
         tables::read_meta("t", &meta_table, "test_marker").expect("marker"),
@@ -414,14 +415,14 @@ fn a_failed_upgrade_leaves_the_file_at_its_version() {
         current: 2,
         steps: &FAILING_TO_V2,
     };
-    let err = RedbStore::open_with(options(&path), &plan).expect_err("fails");
+    let err = RedbStore::open_with_plan(options(&path), &plan).expect_err("fails");
     assert!(err.to_string().contains("test step failed"), "{err}");
     assert!(dir.path().join("s.redb.v1.bak").exists());
     let s = RedbStore::open(options(&path)).expect("still v1");
     assert_eq!(s.committed().decision_seq, 3);
     // Without a step from 1, a plan for version 3 refuses before touching the file.
     drop(s);
-    let err = RedbStore::open_with(
+    let err = RedbStore::open_with_plan(
         options(&path),
         &Plan {
             current: 3,
@@ -445,7 +446,7 @@ fn a_shared_file_is_not_upgraded() {
         current: 2,
         steps: &TO_V2,
     };
-    let err = RedbStore::open_with(shared, &plan).expect_err("refused");
+    let err = RedbStore::open_with_plan(shared, &plan).expect_err("refused");
     assert_eq!(
         err.to_string(),
         format!(
@@ -463,7 +464,7 @@ fn initialising_twice_never_resets_the_counters() {
     let path = dir.path().join("s.redb");
     learned(&path);
     let db = Database::create(&path).expect("raw open");
-    migrate::initialise(&db, "s", 1).expect("second initialise");
+    migrate::initialise(&db, "s", 1, &CrashHook::default()).expect("second initialise");
     drop(db);
     let s = RedbStore::open(options(&path)).expect("open");
     assert_eq!(s.committed().decision_seq, 3);
@@ -492,4 +493,181 @@ fn replacing_the_rates_swaps_them_in_one_transaction() {
     assert_eq!(keys, ["", "A.md"]);
     s.replace_rates(&folded).expect("replace back");
     assert!(check_fold(&s).expect("fold").is_clean());
+}
+
+#[test]
+fn a_new_file_appears_complete_or_not_at_all() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    // What a creation that died before its link leaves: ignored.
+    std::fs::write(dir.path().join("s.redb.1-0.tmp"), b"half a file").expect("leftover");
+    let s = RedbStore::open(options(&path)).expect("open");
+    assert!(s.open_report().created);
+    drop(s);
+    let bytes = std::fs::read(&path).expect("read");
+    // redb writes its magic number last when it creates a file.
+    assert_eq!(&bytes[..4], b"redb");
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["s.redb", "s.redb.1-0.tmp"]);
+}
+
+#[test]
+fn two_creators_of_one_new_file_share_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("shared.redb");
+    let shared = StoreOptions {
+        multi_process: true,
+        ..options(&path)
+    };
+    let barrier = std::sync::Barrier::new(2);
+    let seqs: Vec<u64> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..2)
+            .map(|_| {
+                scope.spawn(|| {
+                    barrier.wait();
+                    let mut s = RedbStore::open(shared.clone()).expect("open");
+                    s.record_silent(decision("Plan")).expect("silent")
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("creator"))
+            .collect()
+    });
+    let mut seqs = seqs;
+    seqs.sort();
+    assert_eq!(seqs, [1, 2]);
+    let s = RedbStore::open(options(&path)).expect("reopen");
+    assert_eq!(s.committed().decision_seq, 2);
+}
+
+#[test]
+fn readers_see_whole_commits_and_never_block_the_writer() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    let mut s = RedbStore::open(options(&path)).expect("open");
+    let seq = s.record_pending(decision("Plan")).expect("pending");
+    let reader = s.reader().expect("reader");
+    let before = reader.view().expect("view");
+    // The writer commits while a view is open on another thread.
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let view = reader.view().expect("view");
+                assert_eq!(view.marks().expect("marks").decision_seq, 1);
+            })
+            .join()
+            .expect("reader thread");
+    });
+    s.resolve(reject(seq, vec![mv("Plan", "", -0.2)]))
+        .expect("resolve");
+    assert_eq!(
+        before.marks().expect("marks"),
+        SeqMarks {
+            decision_seq: 1,
+            resolution_seq: 0
+        }
+    );
+    assert_eq!(before.pending().expect("pending").len(), 1);
+    assert!(before.rate_rows().expect("rows").is_empty());
+    let after = reader.view().expect("view");
+    assert_eq!(after.marks().expect("marks").resolution_seq, 1);
+    assert!(check_fold(&after).expect("fold").is_clean());
+    assert_eq!(after.ring_len().expect("ring"), 1);
+    drop((before, after));
+    // The integrity check needs the database alone.
+    let err = s.check_integrity().expect_err("a reader is alive");
+    assert!(
+        err.to_string().ends_with("store readers are still open"),
+        "{err}"
+    );
+    // Closing with a reader alive leaves the file open until the reader goes.
+    s.close().expect("close");
+    assert_eq!(
+        reader
+            .view()
+            .expect("still readable")
+            .marks()
+            .expect("marks")
+            .resolution_seq,
+        1
+    );
+    drop(reader);
+    let s = RedbStore::open(options(&path)).expect("reopen");
+    assert_eq!(s.committed().resolution_seq, 1);
+}
+
+/// A storage shared by every handle, as a crash test's simulated disk is.
+#[derive(Debug, Default, Clone)]
+struct SharedBytes(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl redb::StorageBackend for SharedBytes {
+    fn len(&self) -> std::io::Result<u64> {
+        Ok(self.0.lock().expect("lock").len() as u64)
+    }
+    fn read(&self, offset: u64, out: &mut [u8]) -> std::io::Result<()> {
+        let bytes = self.0.lock().expect("lock");
+        let start = offset as usize;
+        let src = bytes
+            .get(start..start + out.len())
+            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::UnexpectedEof))?;
+        out.copy_from_slice(src);
+        Ok(())
+    }
+    fn set_len(&self, len: u64) -> std::io::Result<()> {
+        self.0.lock().expect("lock").resize(len as usize, 0);
+        Ok(())
+    }
+    fn sync_data(&self) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn write(&self, offset: u64, data: &[u8]) -> std::io::Result<()> {
+        let mut bytes = self.0.lock().expect("lock");
+        let end = offset as usize + data.len();
+        if bytes.len() < end {
+            bytes.resize(end, 0);
+        }
+        bytes[offset as usize..end].copy_from_slice(data);
+        Ok(())
+    }
+}
+
+#[test]
+fn a_store_on_a_backend_upgrades_and_backs_up_through_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    let storage = SharedBytes::default();
+    let handle = storage.clone();
+    let on_backend = StoreOptions {
+        backend: Some(crate::BackendFactory::new(move || {
+            Ok(Box::new(handle.clone()) as Box<dyn redb::StorageBackend>)
+        })),
+        ..options(&path)
+    };
+    let mut s = RedbStore::open(on_backend.clone()).expect("open");
+    let seq = s.record_pending(decision("Plan")).expect("pending");
+    s.resolve(reject(seq, vec![mv("Plan", "", -0.2)]))
+        .expect("resolve");
+    s.close().expect("close");
+    drop(s);
+    // Nothing touched the file system: the bytes live in the backend.
+    assert!(!path.exists());
+    assert!(!storage.0.lock().expect("lock").is_empty());
+    let plan = Plan {
+        current: 2,
+        steps: &TO_V2,
+    };
+    let s = RedbStore::open_with_plan(on_backend, &plan).expect("upgrade");
+    let upgrade = s.open_report().upgraded.clone().expect("upgraded");
+    assert_eq!(upgrade.backup, dir.path().join("s.redb.v1.bak"));
+    assert_eq!(s.committed().resolution_seq, 1);
+    drop(s);
+    // The backup is the version-1 store, openable as a file.
+    let old = RedbStore::open(options(&upgrade.backup)).expect("backup opens");
+    assert_eq!(old.committed().resolution_seq, 1);
 }

@@ -1,0 +1,584 @@
+//! Bad input of every kind: protocol lines, config patches, packs, stored bytes, store files.
+//! Nothing panics, every bad input is answered with an error that names it, and nothing
+//! already recorded is lost or altered.
+//!
+//! Case counts are moderate in CI and large in the long run; every target counts its
+//! executions for `RELIABILITY.md`.
+
+use crate::scale;
+use docsuggest_engine::compiled::CompiledPack;
+use docsuggest_schema::codec;
+use docsuggest_schema::{
+    Config, Decision, DecisionStore, HistoryEntry, Outcome, Pack, RateRow, StoreContents, StoreKind,
+};
+use docsuggest_store::{FailOpenStore, RedbStore, StoreOptions};
+use docsuggest_tests::Fixture;
+use docsuggest_tools::host::{self, StoreChoice};
+use docsuggest_tools::ledger_log::LedgerLog;
+use docsuggest_tools::protocol::{Dispatcher, Line, parse_line};
+use proptest::prelude::*;
+use proptest::test_runner::{Config as RunnerConfig, RngSeed, TestRunner};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A runner seeded from the run's seed, so a failure reproduces.
+fn runner(short: u32, long: u32) -> TestRunner {
+    TestRunner::new(RunnerConfig {
+        cases: scale::pick(short, long),
+        failure_persistence: None,
+        rng_seed: RngSeed::Fixed(scale::seed()),
+        ..RunnerConfig::default()
+    })
+}
+
+/// Runs `test` over `strategy`, counting executions; panics with the minimal failing input.
+fn fuzz<S: Strategy>(
+    name: &str,
+    (short, long): (u32, u32),
+    strategy: S,
+    test: impl Fn(S::Value) -> Result<(), TestCaseError>,
+) where
+    S::Value: std::fmt::Debug,
+{
+    let executions = AtomicU64::new(0);
+    let result = runner(short, long).run(&strategy, |value| {
+        executions.fetch_add(1, Ordering::Relaxed);
+        test(value)
+    });
+    scale::report(
+        &format!("fuzz {name}"),
+        &[("executions", executions.load(Ordering::Relaxed).to_string())],
+    );
+    if let Err(e) = result {
+        panic!("{name}: {e}");
+    }
+}
+
+/// JSON of any shape, with the protocol's and config's field names over-represented so the
+/// values reach the validation code rather than stopping at "unknown field".
+fn json_value() -> impl Strategy<Value = Value> {
+    const NAMES: &[&str] = &[
+        "id",
+        "op",
+        "agent",
+        "tool",
+        "path",
+        "cwd",
+        "config",
+        "workspace",
+        "key",
+        "threshold",
+        "weights",
+        "heuristics",
+        "learn",
+        "learnWindow",
+        "maxCompanions",
+        "maxNoteChars",
+        "cooldownCalls",
+        "maxNotesPerTurn",
+        "exclude",
+        "tools",
+        "enabled",
+        "log",
+        "storeLimit",
+        "durability",
+        "flushIntervalMs",
+        "ringCapacity",
+        "acceptBonus",
+        "rejectPenalty",
+        "rateModel",
+        "scope",
+        "prior",
+        "signature",
+        "families",
+        "name",
+        "kind",
+        "rules",
+        "companions",
+    ];
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>()
+            .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+        (0.0f64..1.5).prop_map(Value::from),
+        (0u64..5000).prop_map(Value::from),
+        "\\PC{0,16}".prop_map(Value::from),
+        prop::sample::select(vec![
+            "judge",
+            "turn",
+            "configure",
+            "flush",
+            "rates",
+            "stats",
+            "close",
+            "read",
+            "immediate",
+            "group",
+            "step",
+            "beta",
+            "scope",
+            "history",
+            "..",
+            "/",
+            "",
+            "Documentation/Plans/X.md",
+        ])
+        .prop_map(Value::from),
+    ];
+    leaf.prop_recursive(4, 48, 8, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::vec(
+                (
+                    prop_oneof![
+                        prop::sample::select(NAMES).prop_map(String::from),
+                        "\\PC{0,8}"
+                    ],
+                    inner
+                ),
+                0..8
+            )
+            .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    })
+}
+
+/// A JSON request of any op, its fields of any shape, one of them dropped now and then.
+fn structured_request() -> impl Strategy<Value = Vec<u8>> {
+    let op = prop::sample::select(vec![
+        "judge",
+        "turn",
+        "configure",
+        "flush",
+        "rates",
+        "stats",
+        "dance",
+        "",
+        "JUDGE",
+    ]);
+    (op, json_value(), json_value(), json_value(), any::<u8>()).prop_map(
+        |(op, a, b, config, pick)| {
+            let mut req = json!({"id": a, "op": op, "agent": b, "tool": "read",
+                "path": "Documentation/Plans/X.md", "config": config});
+            if let Some(obj) = req.as_object_mut() {
+                // Drop a field now and then, to reach "missing field" answers.
+                let keys: Vec<String> = obj.keys().cloned().collect();
+                if pick % 3 == 0 {
+                    obj.remove(&keys[usize::from(pick) % keys.len()]);
+                }
+            }
+            req.to_string().into_bytes()
+        },
+    )
+}
+
+/// A request line: arbitrary bytes or text, a JSON request, or one with bytes flipped.
+fn request_line() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..256),
+        "\\PC{0,64}".prop_map(String::into_bytes),
+        structured_request(),
+        (
+            structured_request(),
+            prop::collection::vec((any::<usize>(), any::<u8>()), 1..4)
+        )
+            .prop_map(|(mut bytes, flips)| {
+                for (at, b) in flips {
+                    if !bytes.is_empty() {
+                        let n = bytes.len();
+                        bytes[at % n] = b;
+                    }
+                }
+                bytes
+            }),
+    ]
+}
+
+/// An answer line is one JSON object; an error names a stable kebab-case code and a detail.
+fn check_answer(line: &[u8], answer: &str, code: Option<&str>) -> Result<(), TestCaseError> {
+    prop_assert!(!answer.contains('\n'), "an answer is one line: {answer}");
+    let v: Value = serde_json::from_str(answer)
+        .map_err(|e| TestCaseError::fail(format!("answer is not JSON ({e}): {answer}")))?;
+    let ok = v.get("ok").and_then(Value::as_bool);
+    prop_assert!(ok.is_some(), "no ok field: {answer}");
+    if ok == Some(false) {
+        let err = &v["error"];
+        let c = err["code"].as_str().unwrap_or("");
+        prop_assert!(
+            !c.is_empty()
+                && c.chars()
+                    .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-'),
+            "error code {c:?}: {answer}"
+        );
+        prop_assert_eq!(Some(c), code);
+        prop_assert!(
+            err["detail"].as_str().is_some_and(|d| !d.is_empty()),
+            "error without a detail: {}",
+            answer
+        );
+    }
+    if serde_json::from_slice::<Value>(line).is_err() {
+        prop_assert_eq!(
+            ok,
+            Some(false),
+            "bad JSON accepted: {:?}",
+            String::from_utf8_lossy(line)
+        );
+    }
+    Ok(())
+}
+
+fn history_of(dispatcher: &Dispatcher) -> Result<Vec<HistoryEntry>, TestCaseError> {
+    match dispatcher.engine().store().contents() {
+        Some(c) => c.history().map_err(|e| TestCaseError::fail(e.to_string())),
+        None => Err(TestCaseError::fail("the host store shows no contents")),
+    }
+}
+
+/// A host over a redb store that already learned something. Commits are not fsynced (group
+/// durability, flushed only when asked): what is checked here is content, not durability.
+fn learned_host(dir: &Path, fixture: &Fixture) -> Dispatcher {
+    let config = Config {
+        log: false,
+        durability: docsuggest_schema::Durability::Group,
+        flush_interval_ms: 3_600_000,
+        ..Config::default()
+    };
+    let host = host::start(config, &StoreChoice::File(dir.join("s.redb")), false);
+    let mut dispatcher = Dispatcher::new(host.engine, LedgerLog::new());
+    let cwd = fixture.root().display().to_string();
+    for (i, path) in [
+        "Documentation/Plans/SEARCH.md",
+        "src/lib.rs",
+        "x.rs",
+        "y.rs",
+        "Documentation/Plans/LEARN.md",
+        "Documentation/INDEX.md",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let line =
+            json!({"id": i, "op": "judge", "agent": "a", "tool": "read", "path": path, "cwd": cwd});
+        let handled = dispatcher.handle_line(&Line::Bytes(line.to_string().into_bytes()));
+        assert!(handled.error.is_none(), "{}", handled.answer);
+    }
+    dispatcher
+}
+
+#[test]
+fn protocol_lines_are_answered_and_never_lose_what_was_recorded() {
+    let fixture = Fixture::poc();
+    // One host serves many cases (a new one when a case closed it, and every 64 cases).
+    let host: std::cell::RefCell<Option<(tempfile::TempDir, Dispatcher, u32)>> = Default::default();
+    fuzz(
+        "protocol",
+        (2_000, 50_000),
+        prop::collection::vec(request_line(), 1..12),
+        |lines| {
+            let mut slot = host.borrow_mut();
+            if slot
+                .as_ref()
+                .is_none_or(|(_, d, uses)| d.is_closed() || *uses >= 64)
+            {
+                *slot = None;
+                let dir = tempfile::tempdir().expect("tempdir");
+                let dispatcher = learned_host(dir.path(), &fixture);
+                *slot = Some((dir, dispatcher, 0));
+            }
+            let Some((_, dispatcher, uses)) = slot.as_mut() else {
+                unreachable!("just filled")
+            };
+            *uses += 1;
+            let before = history_of(dispatcher)?;
+            prop_assert!(!before.is_empty(), "the host learned something first");
+            for line in &lines {
+                let parsed = parse_line(line);
+                let handled = dispatcher.handle_line(&Line::Bytes(line.clone()));
+                check_answer(line, &handled.answer, handled.error)?;
+                // A line the parser refuses is answered with the parser's code.
+                if let Err((_, e)) = parsed {
+                    prop_assert_eq!(handled.error, Some(e.code()));
+                }
+            }
+            let too_long = dispatcher.handle_line(&Line::TooLong { len: 1 << 21 });
+            prop_assert_eq!(too_long.error, Some("line-too-long"));
+            // Whatever the lines did, the entries recorded before them are still there as
+            // they were (the ring is large; new entries may follow).
+            let after = history_of(dispatcher)?;
+            prop_assert!(after.len() >= before.len());
+            prop_assert_eq!(&after[..before.len()], &before[..]);
+            prop_assert_eq!(dispatcher.engine().store().kind(), StoreKind::Redb);
+            Ok(())
+        },
+    );
+}
+
+#[test]
+fn config_patches_apply_whole_or_not_at_all() {
+    fuzz("config", (2_000, 200_000), json_value(), |patch| {
+        let before = Config::default();
+        match before.patched(&patch, "fuzz") {
+            Ok(config) => {
+                prop_assert!((0.0..=1.0).contains(&config.threshold));
+                prop_assert!(config.weights.0.iter().all(|w| (0.0..=1.0).contains(w)));
+                prop_assert!(config.learn_window > 0);
+                // Applying the same patch again is a no-op.
+                prop_assert_eq!(config.patched(&patch, "fuzz").ok(), Some(config.clone()));
+            }
+            Err(e) => {
+                prop_assert!(!e.problems.is_empty(), "an error names its problems");
+                let text = e.to_string();
+                prop_assert!(text.contains("fuzz"), "{}", text);
+                for p in &e.problems {
+                    prop_assert!(text.contains(&p.field), "{} not in {}", p.field, text);
+                }
+            }
+        }
+        Ok(())
+    });
+}
+
+fn pack_text() -> impl Strategy<Value = String> {
+    let glob = prop_oneof![
+        "[a-zA-Z*?/.{},\\[\\]!-]{0,16}",
+        Just("Documentation/Plans/*.md".to_string()),
+        Just("**/*.md".to_string()),
+        Just("{a,b".to_string()),
+        Just("[z-a]".to_string()),
+    ];
+    let family = (
+        "\\PC{0,10}",
+        prop::collection::vec(glob.clone(), 0..3),
+        prop::collection::vec((glob, -0.5f64..1.5), 0..4),
+        prop::option::of(-0.5f64..1.5),
+        prop::sample::select(vec!["doc", "other", ""]),
+    )
+        .prop_map(|(name, rules, companions, threshold, kind)| {
+            json!({"name": name, "kind": kind, "rules": rules, "threshold": threshold,
+                "companions": companions.into_iter()
+                    .map(|(path, prior)| json!({"path": path, "prior": prior}))
+                    .collect::<Vec<_>>()})
+        });
+    prop_oneof![
+        "\\PC{0,128}",
+        json_value().prop_map(|v| v.to_string()),
+        (
+            prop::collection::vec("[a-zA-Z./]{0,12}", 0..3),
+            prop::collection::vec(family, 0..4)
+        )
+            .prop_map(|(signature, families)| {
+                json!({"signature": signature, "families": families}).to_string()
+            }),
+    ]
+}
+
+#[test]
+fn packs_are_refused_with_their_problems_or_compile() {
+    let targets = [
+        "Documentation/Plans/X.md",
+        "README.md",
+        "a/b/c.md",
+        "",
+        "**",
+    ];
+    fuzz("pack", (2_000, 200_000), pack_text(), |text| {
+        match Pack::from_json_str(&text, "ws/.dsh/doc-pack.json") {
+            Ok(pack) => match CompiledPack::compile(&pack, "ws/.dsh/doc-pack.json") {
+                Ok(compiled) => {
+                    for t in targets {
+                        let _ = compiled.detect(t);
+                    }
+                }
+                Err(e) => {
+                    prop_assert!(e.to_string().contains("ws/.dsh/doc-pack.json"), "{}", e);
+                }
+            },
+            Err(e) => {
+                prop_assert!(!e.problems.is_empty());
+                prop_assert!(e.to_string().contains("ws/.dsh/doc-pack.json"), "{}", e);
+            }
+        }
+        Ok(())
+    });
+}
+
+fn sample_entry() -> HistoryEntry {
+    let mut d = crate::workload::decision("docs-3f9a", "Plan");
+    d.seq = 7;
+    d.outcome = Outcome::Rejected;
+    let r = crate::workload::resolution(&d, Outcome::Rejected, None);
+    HistoryEntry {
+        resolution_seq: 3,
+        decision: d,
+        moves: r.moves,
+    }
+}
+
+#[test]
+fn the_codec_refuses_bytes_it_did_not_write() {
+    let valid = codec::encode(&sample_entry()).expect("encode");
+    let bytes = prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..96),
+        // A valid value with bytes flipped, cut, or extended.
+        (
+            prop::collection::vec((any::<usize>(), any::<u8>()), 0..4),
+            any::<usize>(),
+            prop::collection::vec(any::<u8>(), 0..4)
+        )
+            .prop_map(move |(flips, cut, tail)| {
+                let mut b = valid.clone();
+                for (at, v) in flips {
+                    let n = b.len();
+                    b[at % n] = v;
+                }
+                b.truncate(1 + cut % b.len());
+                b.extend(tail);
+                b
+            }),
+    ];
+    fuzz("codec", (10_000, 1_000_000), bytes, |bytes| {
+        for result in [
+            codec::decode::<HistoryEntry>(&bytes).map(|_| ()),
+            codec::decode::<Decision>(&bytes).map(|_| ()),
+            codec::decode::<RateRow>(&bytes).map(|_| ()),
+        ] {
+            if let Err(e) = result {
+                prop_assert!(!e.to_string().is_empty());
+            }
+        }
+        Ok(())
+    });
+}
+
+/// A store file with history, closed; its bytes.
+fn learned_file(dir: &Path) -> Vec<u8> {
+    let path = dir.join("learned.redb");
+    let mut store = RedbStore::open(StoreOptions {
+        ring_capacity: 8,
+        ..StoreOptions::new(&path)
+    })
+    .expect("open");
+    for i in 0..24 {
+        let mut d = crate::workload::decision("docs-3f9a", ["Plan", "Scheme"][i % 2]);
+        d.seq = store.record_pending(d.clone()).expect("record");
+        let outcome = if i % 3 == 0 {
+            Outcome::Accepted
+        } else {
+            Outcome::Rejected
+        };
+        let c = (outcome == Outcome::Accepted).then_some("README.md");
+        store
+            .resolve(crate::workload::resolution(&d, outcome, c))
+            .expect("resolve");
+    }
+    store.close().expect("close");
+    drop(store);
+    std::fs::read(&path).expect("read")
+}
+
+#[derive(Clone, Debug)]
+enum Damage {
+    Flip(Vec<(usize, u8)>),
+    ZeroPage(usize),
+    Truncate(usize),
+    Append(Vec<u8>),
+    SwapPages(usize, usize),
+}
+
+fn damage() -> impl Strategy<Value = Damage> {
+    prop_oneof![
+        prop::collection::vec((any::<usize>(), any::<u8>()), 1..16).prop_map(Damage::Flip),
+        any::<usize>().prop_map(Damage::ZeroPage),
+        any::<usize>().prop_map(Damage::Truncate),
+        prop::collection::vec(any::<u8>(), 1..9000).prop_map(Damage::Append),
+        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Damage::SwapPages(a, b)),
+    ]
+}
+
+fn apply_damage(bytes: &mut Vec<u8>, damage: &Damage) {
+    const PAGE: usize = 4096;
+    let pages = bytes.len() / PAGE;
+    match damage {
+        Damage::Flip(flips) => {
+            for (at, v) in flips {
+                let n = bytes.len();
+                bytes[at % n] ^= v | 1;
+            }
+        }
+        Damage::ZeroPage(p) => {
+            let start = (p % pages) * PAGE;
+            bytes[start..start + PAGE].fill(0);
+        }
+        Damage::Truncate(n) => bytes.truncate(n % bytes.len()),
+        Damage::Append(tail) => bytes.extend(tail),
+        Damage::SwapPages(a, b) => {
+            let (a, b) = ((a % pages) * PAGE, (b % pages) * PAGE);
+            if a != b {
+                for i in 0..PAGE {
+                    bytes.swap(a + i, b + i);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn damaged_store_files_never_reach_the_host_as_a_panic() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let original = learned_file(dir.path());
+    let (opened, fell_back) = (AtomicU64::new(0), AtomicU64::new(0));
+    fuzz("store-file", (300, 10_000), damage(), |damage| {
+        let case = tempfile::tempdir().expect("tempdir");
+        let path = case.path().join("s.redb");
+        let mut bytes = original.clone();
+        apply_damage(&mut bytes, &damage);
+        std::fs::write(&path, &bytes).expect("write");
+        let mut store = FailOpenStore::open(StoreOptions::new(&path), 16);
+        let mut reasons: Vec<String> = store.take_degradation().into_iter().collect();
+        if store.kind() == StoreKind::Redb {
+            opened.fetch_add(1, Ordering::Relaxed);
+            // Reads answer or fail; none panics.
+            let _ = (store.rate_rows(), store.history(), store.pending());
+            let snapshot = store
+                .snapshot()
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let _ = snapshot.row(&docsuggest_schema::RateKey::family("docs-3f9a", "Plan"));
+            drop(snapshot);
+        } else {
+            fell_back.fetch_add(1, Ordering::Relaxed);
+            prop_assert!(!reasons.is_empty(), "memory without a reason");
+        }
+        // Whatever the file held, the host keeps working.
+        let mut d = crate::workload::decision("docs-3f9a", "Plan");
+        d.seq = store
+            .record_pending(d.clone())
+            .map_err(|e| TestCaseError::fail(format!("record: {e}")))?;
+        store
+            .resolve(crate::workload::resolution(&d, Outcome::Rejected, None))
+            .map_err(|e| TestCaseError::fail(format!("resolve: {e}")))?;
+        store
+            .flush()
+            .map_err(|e| TestCaseError::fail(format!("flush: {e}")))?;
+        reasons.extend(store.take_degradation());
+        prop_assert!(
+            !reasons.iter().any(|r| r.contains("panicked")),
+            "a panic reached the fail-open store: {:?}",
+            reasons
+        );
+        Ok(())
+    });
+    scale::report(
+        "fuzz store-file outcomes",
+        &[
+            ("opened_as_redb", opened.load(Ordering::Relaxed).to_string()),
+            (
+                "fell_back_to_memory",
+                fell_back.load(Ordering::Relaxed).to_string(),
+            ),
+        ],
+    );
+}
