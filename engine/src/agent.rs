@@ -79,9 +79,13 @@ impl AgentState {
         self.touched.push(path.to_path_buf());
     }
 
-    /// Whether a companion was touched this turn (matched under the call's bases).
-    pub fn touched_companion(&self, matcher: &GlobMatcher, bases: &[PathBuf]) -> bool {
-        self.touched.iter().any(|p| names(matcher, p, bases))
+    /// The paths touched this turn, relative to each of `bases` they lie under — computed
+    /// once per call, then matched against every companion.
+    pub fn touched_under<'a>(&'a self, bases: &[PathBuf]) -> Vec<&'a str> {
+        self.touched
+            .iter()
+            .flat_map(|p| bases.iter().filter_map(move |b| relative_to(p, b)))
+            .collect()
     }
 
     /// The per-turn reset; answers the windows it drops (to be closed as abandoned).

@@ -239,10 +239,14 @@ pub fn decide(
         ledger.push(ledger::abstained(Abstain::NoCompanions, Some(name), 0.0));
         return None;
     }
+    let touched = state.touched_under(&subject.bases);
     let untouched: Vec<usize> = existing
         .iter()
         .copied()
-        .filter(|&i| !state.touched_companion(&family.companions[i].matcher, &subject.bases))
+        .filter(|&i| {
+            let matcher = &family.companions[i].matcher;
+            !touched.iter().any(|rel| matcher.is_match(rel))
+        })
         .collect();
     let snapshot = if config.learn {
         settings
@@ -441,5 +445,5 @@ fn decision(
 
 /// The workspace-relative target of a located call.
 pub fn relative_target(path: &Path, root: &Path) -> String {
-    relative_to(path, root).unwrap_or_default()
+    relative_to(path, root).unwrap_or_default().to_string()
 }

@@ -98,13 +98,10 @@ pub fn resolve(path: &str, cwd: Option<&str>) -> Result<PathBuf, CallError> {
 }
 
 /// `path` relative to `base` as a `/`-separated string, when `path` lies under `base`.
-pub fn relative_to(path: &Path, base: &Path) -> Option<String> {
-    let rest = path.strip_prefix(base).ok()?;
-    let parts: Vec<&str> = rest
-        .components()
-        .map(|c| c.as_os_str().to_str())
-        .collect::<Option<_>>()?;
-    Some(parts.join("/"))
+pub fn relative_to<'a>(path: &'a Path, base: &Path) -> Option<&'a str> {
+    // Call paths are normalised (no `.`, `..` or doubled separators), so the rest of the
+    // path is already the `/`-joined components.
+    path.strip_prefix(base).ok()?.to_str()
 }
 
 /// Whether a path text carries glob syntax (a glob or grep pattern rather than one path).
@@ -151,9 +148,10 @@ mod tests {
     #[test]
     fn relative_and_prefix() {
         assert_eq!(
-            relative_to(Path::new("/ws/a/b.md"), Path::new("/ws")).as_deref(),
+            relative_to(Path::new("/ws/a/b.md"), Path::new("/ws")),
             Some("a/b.md")
         );
+        assert_eq!(relative_to(Path::new("/ws"), Path::new("/ws")), Some(""));
         assert_eq!(relative_to(Path::new("/other"), Path::new("/ws")), None);
         assert_eq!(
             literal_prefix(Path::new("/ws/Documentation/**/*.md")),
