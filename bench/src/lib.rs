@@ -1,11 +1,13 @@
 //! Benchmarks of docsuggest: what one judged call costs on each store, what recording costs
-//! under each durability mode, and what the caching existence probe saves.
+//! under each durability mode, what the caching existence probe saves, and how fast the
+//! offline recompute rebuilds rate rows from history.
 //!
 //! The crate holds the shared fixtures the criterion benches (`benches/`) and the `figures`
 //! binary use: a sample workspace on disk with the PoC's doc graph ([`fixture`]), a fill of a
 //! store with many rate rows through its own write API ([`fill`]), a SQLite-backed store with
 //! the same traits for comparison ([`sqlite`]), a probe that switches between the naive and
-//! the caching probe ([`probe`]), and a rig that puts them under one engine ([`rig`]).
+//! the caching probe ([`probe`]), a rig that puts them under one engine ([`rig`]), and
+//! synthetic store contents for the recompute throughput ([`recompute`]).
 //!
 //! ```
 //! use docsuggest_bench::probe::ProbeMode;
@@ -27,6 +29,7 @@ pub mod fill;
 pub mod fixture;
 pub mod measure;
 pub mod probe;
+pub mod recompute;
 pub mod report;
 pub mod rig;
 pub mod sqlite;

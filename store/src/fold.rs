@@ -43,9 +43,8 @@ pub fn folded_rates(
 ) -> Result<BTreeMap<RateKey, RateRow>, StoreError> {
     let base: BTreeMap<RateKey, RateRow> = contents.base_rows()?.into_iter().collect();
     let history = contents.history()?;
-    let moves = history.iter().flat_map(|e| e.moves.iter());
     let done = std::sync::atomic::AtomicU64::new(0);
-    Ok(crate::recompute::fold_all(&base, moves, false, &done)
+    Ok(crate::recompute::fold_all(&base, &history, false, &done)
         .into_iter()
         .collect())
 }

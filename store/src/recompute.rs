@@ -6,9 +6,11 @@
 
 use crate::fold::same_bits;
 use docsuggest_schema::rate::fold;
-use docsuggest_schema::{RateKey, RateModel, RateMove, RateRow, StoreContents, StoreError};
+use docsuggest_schema::{
+    HistoryEntry, RateKey, RateModel, RateMove, RateRow, StoreContents, StoreError,
+};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// How to recompute.
@@ -58,33 +60,47 @@ pub struct Recomputed {
     pub report: DriftReport,
 }
 
-/// `fold(base, moves)` for every key with a base row or a move, in key order. `done` counts
-/// folded keys as they finish (for a progress bar).
+/// History entries one core groups at a time in a parallel recompute.
+const CHUNK: usize = 4096;
+
+type Groups<'h> = HashMap<&'h RateKey, Vec<&'h RateMove>>;
+
+fn group(entries: &[HistoryEntry]) -> Groups<'_> {
+    let mut groups: Groups<'_> = HashMap::new();
+    for mv in entries.iter().flat_map(|e| &e.moves) {
+        groups.entry(&mv.key).or_default().push(mv);
+    }
+    groups
+}
+
+/// `fold(base, moves)` for every key with a base row or a move in `history` (resolution
+/// order), in key order. `done` counts folded keys as they finish (for a progress bar).
 pub fn fold_all(
     base: &BTreeMap<RateKey, RateRow>,
-    moves: impl IntoIterator<Item = impl std::ops::Deref<Target = RateMove>>,
+    history: &[HistoryEntry],
     parallel: bool,
     done: &AtomicU64,
 ) -> Vec<(RateKey, RateRow)> {
-    let mut by_key: BTreeMap<RateKey, Vec<RateMove>> = BTreeMap::new();
-    for mv in moves {
-        // Grouping is one sequential pass, so each key's moves keep resolution order.
-        by_key
-            .entry(mv.key.clone())
-            .or_default()
-            .push((*mv).clone());
-    }
-    let keys: Vec<&RateKey> = base
-        .keys()
-        .chain(by_key.keys())
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    let by_key: Groups<'_> = if parallel {
+        // Chunks are grouped on every core, then joined in history order, so each key's moves
+        // keep resolution order.
+        let chunks: Vec<Groups<'_>> = history.par_chunks(CHUNK).map(group).collect();
+        let mut joined: Groups<'_> = HashMap::new();
+        for chunk in chunks {
+            for (key, mut moves) in chunk {
+                joined.entry(key).or_default().append(&mut moves);
+            }
+        }
+        joined
+    } else {
+        group(history)
+    };
+    let mut keys: Vec<&RateKey> = base.keys().chain(by_key.keys().copied()).collect();
+    keys.sort_unstable();
+    keys.dedup();
     let one = |key: &&RateKey| {
-        let row = fold(
-            base.get(*key).copied(),
-            by_key.get(*key).into_iter().flatten(),
-        );
+        let moves = by_key.get(*key).into_iter().flatten().copied();
+        let row = fold(base.get(*key).copied(), moves);
         done.fetch_add(1, Ordering::Relaxed);
         ((*key).clone(), row)
     };
@@ -104,12 +120,7 @@ pub fn recompute(
 ) -> Result<Recomputed, StoreError> {
     let base: BTreeMap<RateKey, RateRow> = contents.base_rows()?.into_iter().collect();
     let history = contents.history()?;
-    let rows = fold_all(
-        &base,
-        history.iter().flat_map(|e| e.moves.iter()),
-        options.parallel,
-        done,
-    );
+    let rows = fold_all(&base, &history, options.parallel, done);
     let live: BTreeMap<RateKey, RateRow> = contents.rate_rows()?.into_iter().collect();
     let recomputed: BTreeMap<&RateKey, &RateRow> = rows.iter().map(|(k, r)| (k, r)).collect();
     let keys: BTreeSet<&RateKey> = live.keys().chain(recomputed.keys().copied()).collect();
@@ -234,5 +245,45 @@ mod tests {
                 .zip(&live)
                 .all(|(a, b)| a.0 == b.0 && same_bits(&a.1, &b.1))
         );
+    }
+
+    #[test]
+    fn chunks_join_in_resolution_order() {
+        // Order-sensitive moves (the step rule clamps) over a few keys, across many chunks.
+        let history: Vec<HistoryEntry> = (0..3 * CHUNK as u64 + 17)
+            .map(|i| {
+                let accept = (i * 7919) % 5 < 2;
+                let (event, step) = if accept {
+                    (RateEvent::Accept, 0.1)
+                } else {
+                    (RateEvent::Reject, -0.2)
+                };
+                HistoryEntry {
+                    resolution_seq: i + 1,
+                    decision: decision(),
+                    moves: vec![RateMove {
+                        key: RateKey::companion("ws", "Plan", &format!("c{}", i % 3)),
+                        event,
+                        step,
+                    }],
+                }
+            })
+            .collect();
+        let base = BTreeMap::new();
+        let done = AtomicU64::new(0);
+        let sequential = fold_all(&base, &history, false, &done);
+        let parallel = fold_all(&base, &history, true, &done);
+        assert_eq!(sequential.len(), 3);
+        assert!(
+            sequential
+                .iter()
+                .zip(&parallel)
+                .all(|(a, b)| a.0 == b.0 && same_bits(&a.1, &b.1))
+        );
+        let by_hand = history
+            .iter()
+            .filter(|e| e.moves[0].key.companion == "c0")
+            .fold(RateRow::default(), |row, e| row.apply(&e.moves[0]));
+        assert!(same_bits(&sequential[0].1, &by_hand));
     }
 }

@@ -1,0 +1,722 @@
+//! Recompute throughput: synthetic store contents held in memory, so a measurement times the
+//! fold and not redb's I/O; a redb store filled through the public write API for the
+//! end-to-end figure; and the thread settings a recompute is measured under.
+//!
+//! The synthetic history is what the engine writes: every entry is a decision with four
+//! ranked companion rows, closed as an accept (the accepted companion and the family move up:
+//! two moves) or a reject (one to four named companions and the family move down: two to five
+//! moves), over a key space of 50 workspaces × the built-in pack's 7 families × 6 rows (5
+//! companions and the family row) = 2 100 keys. Every key also has a base row (history evicted
+//! earlier), and the live rows are `fold(base, history)`, so a recompute finds no drift.
+
+use crate::fill::splitmix;
+use crate::rig::Result;
+use docsuggest_schema::{
+    CompanionRow, Decision, DecisionStore, Heuristic, HistoryEntry, Outcome, Pack, RateEvent,
+    RateKey, RateModel, RateMove, RateRow, Resolution, StoreContents, StoreError, StoreKind, Table,
+};
+use docsuggest_store::recompute::{RecomputeOptions, Recomputed, fold_all, recompute};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+/// Workspaces in the synthetic key space.
+pub const WORKSPACES: usize = 50;
+/// Companions per family in the synthetic key space.
+pub const COMPANIONS: usize = 5;
+/// Companion rows a synthetic decision records (the note's ranked companions).
+pub const RANKED: usize = 4;
+
+/// Paths that complete a built-in family's companions to [`COMPANIONS`].
+const EXTRA: [&str; 5] = [
+    "README.md",
+    "CHANGELOG.md",
+    "package.json",
+    "CONTRIBUTING.md",
+    "docs/OVERVIEW.md",
+];
+
+/// The synthetic key space: workspace keys, and each family with its companions.
+pub struct KeySpace {
+    workspaces: Vec<String>,
+    families: Vec<(String, Vec<String>)>,
+}
+
+impl Default for KeySpace {
+    fn default() -> Self {
+        let workspaces = (0..WORKSPACES as u64)
+            .map(|w| format!("repo{w:03}-{:08x}", splitmix(w ^ 0xd0c5) as u32))
+            .collect();
+        let families = Pack::builtin()
+            .families
+            .into_iter()
+            .map(|f| {
+                let mut companions: Vec<String> =
+                    f.companions.into_iter().map(|c| c.path).collect();
+                for extra in EXTRA {
+                    if companions.len() == COMPANIONS {
+                        break;
+                    }
+                    if !companions.iter().any(|c| c == extra) {
+                        companions.push(extra.into());
+                    }
+                }
+                (f.name, companions)
+            })
+            .collect();
+        KeySpace {
+            workspaces,
+            families,
+        }
+    }
+}
+
+impl KeySpace {
+    /// How many keys there are (companion rows and family rows).
+    pub fn len(&self) -> usize {
+        self.workspaces.len() * self.families.len() * (COMPANIONS + 1)
+    }
+
+    /// Whether the key space is empty (it never is).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every key: per workspace and family, the family row then its companions.
+    pub fn keys(&self) -> impl Iterator<Item = RateKey> + '_ {
+        self.workspaces.iter().flat_map(move |ws| {
+            self.families.iter().flat_map(move |(family, companions)| {
+                std::iter::once(RateKey::family(ws, family)).chain(
+                    companions
+                        .iter()
+                        .map(move |c| RateKey::companion(ws, family, c)),
+                )
+            })
+        })
+    }
+
+    /// Synthetic decision number `i` (from 0) as it is recorded (outcome pending), and the
+    /// resolution that closes it. Deterministic in `i`.
+    pub fn decision(&self, i: u64) -> (Decision, Resolution) {
+        let r = splitmix(i ^ 0x7ec0_4b07);
+        let ws = &self.workspaces[(r % self.workspaces.len() as u64) as usize];
+        let (family, companions) = &self.families[((r >> 8) % self.families.len() as u64) as usize];
+        // Four of the family's five companions, ranked from a rotating head.
+        let head = ((r >> 16) % COMPANIONS as u64) as usize;
+        let ranked: Vec<&String> = (0..RANKED)
+            .map(|k| &companions[(head + k) % COMPANIONS])
+            .collect();
+        let rows = ranked
+            .iter()
+            .enumerate()
+            .map(|(k, path)| {
+                let prior = 1.0 - 0.1 * k as f64;
+                let history = ((r >> (24 + k)) & 0xff) as f64 / 255.0;
+                let values = Table([1.0, 0.5, prior, 0.5, history, 0.4]);
+                let score = values
+                    .0
+                    .iter()
+                    .zip(Table::DEFAULT_WEIGHTS.0)
+                    .map(|(v, w)| v * w)
+                    .sum();
+                CompanionRow {
+                    path: (*path).clone(),
+                    score,
+                    values,
+                }
+            })
+            .collect();
+        let decision = Decision {
+            seq: 0,
+            workspace: ws.clone(),
+            agent: format!("agent-{}", (r >> 40) % 8),
+            family: family.clone(),
+            kappa: 0.75 + ((r >> 48) & 0xff) as f64 / 1024.0,
+            companions: rows,
+            weights: Table::DEFAULT_WEIGHTS,
+            enabled: Heuristic::ALL.to_vec(),
+            outcome: Outcome::Pending,
+            silence: None,
+            accepted: None,
+            store: StoreKind::Redb,
+        };
+        let mv = |companion: &str, event, step| RateMove {
+            key: RateKey::companion(ws, family, companion),
+            event,
+            step,
+        };
+        let resolution = if (r >> 56) % 3 == 0 {
+            // An accept: the opened companion (usually the head) and the family move up.
+            let opened = ranked[((r >> 58) % 2) as usize];
+            Resolution {
+                decision_seq: 0,
+                outcome: Outcome::Accepted,
+                accepted: Some(opened.clone()),
+                moves: vec![
+                    mv(opened, RateEvent::Accept, 0.1),
+                    mv("", RateEvent::Accept, 0.1),
+                ],
+            }
+        } else {
+            // A reject: the one to four companions the note named and the family move down.
+            let named = 1 + ((r >> 60) % RANKED as u64) as usize;
+            let mut moves: Vec<RateMove> = ranked[..named]
+                .iter()
+                .map(|c| mv(c, RateEvent::Reject, -0.2))
+                .collect();
+            moves.push(mv("", RateEvent::Reject, -0.2));
+            Resolution {
+                decision_seq: 0,
+                outcome: Outcome::Rejected,
+                accepted: None,
+                moves,
+            }
+        };
+        (decision, resolution)
+    }
+}
+
+/// Store contents held in memory: base rows, a resolved history and the live rows.
+pub struct SyntheticContents {
+    base: Vec<(RateKey, RateRow)>,
+    live: Vec<(RateKey, RateRow)>,
+    history: Vec<HistoryEntry>,
+    moves: u64,
+}
+
+impl SyntheticContents {
+    /// `decisions` synthetic decisions over the [`KeySpace`], a base row for every key, and
+    /// the live rows folded from them.
+    pub fn new(decisions: u64) -> SyntheticContents {
+        let space = KeySpace::default();
+        let base: Vec<(RateKey, RateRow)> = space
+            .keys()
+            .enumerate()
+            .map(|(i, key)| {
+                let r = splitmix(i as u64 ^ 0xba5e);
+                let (accepts, rejects) = (r % 40, (r >> 8) % 40);
+                let step = ((r >> 16) % 1000) as f64 / 1000.0;
+                (
+                    key,
+                    RateRow {
+                        step,
+                        accepts,
+                        rejects,
+                    },
+                )
+            })
+            .collect();
+        // The live rows, kept the way a store keeps them: each move applied as it commits.
+        let mut live: BTreeMap<RateKey, RateRow> = base.iter().cloned().collect();
+        let mut moves = 0;
+        let history = (0..decisions)
+            .map(|i| {
+                let (mut decision, resolution) = space.decision(i);
+                decision.seq = i + 1;
+                decision.outcome = resolution.outcome;
+                decision.accepted = resolution.accepted;
+                for mv in &resolution.moves {
+                    let row = live.entry(mv.key.clone()).or_default();
+                    *row = row.apply(mv);
+                }
+                moves += resolution.moves.len() as u64;
+                HistoryEntry {
+                    resolution_seq: i + 1,
+                    decision,
+                    moves: resolution.moves,
+                }
+            })
+            .collect();
+        SyntheticContents {
+            base,
+            live: live.into_iter().collect(),
+            history,
+            moves,
+        }
+    }
+
+    /// History entries.
+    pub fn decisions(&self) -> usize {
+        self.history.len()
+    }
+
+    /// Rate moves in the history.
+    pub fn moves(&self) -> u64 {
+        self.moves
+    }
+
+    /// Live rows.
+    pub fn rows(&self) -> usize {
+        self.live.len()
+    }
+}
+
+impl StoreContents for SyntheticContents {
+    fn rate_rows(&self) -> std::result::Result<Vec<(RateKey, RateRow)>, StoreError> {
+        Ok(self.live.clone())
+    }
+    fn base_rows(&self) -> std::result::Result<Vec<(RateKey, RateRow)>, StoreError> {
+        Ok(self.base.clone())
+    }
+    fn history(&self) -> std::result::Result<Vec<HistoryEntry>, StoreError> {
+        Ok(self.history.clone())
+    }
+    fn pending(&self) -> std::result::Result<Vec<Decision>, StoreError> {
+        Ok(Vec::new())
+    }
+}
+
+/// Records and resolves `decisions` synthetic decisions in `store` through the public write
+/// API (two write transactions each), then flushes. The store's ring must hold them all for
+/// the history to keep every one. Answers the moves written and the time taken.
+pub fn fill_decisions(store: &mut dyn DecisionStore, decisions: u64) -> Result<(u64, Duration)> {
+    let space = KeySpace::default();
+    let start = Instant::now();
+    let mut moves = 0;
+    for i in 0..decisions {
+        let (decision, mut resolution) = space.decision(i);
+        moves += resolution.moves.len() as u64;
+        resolution.decision_seq = store.record_pending(decision)?;
+        store.resolve(resolution)?;
+    }
+    store.flush()?;
+    Ok((moves, start.elapsed()))
+}
+
+/// The threads a recompute runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Threads {
+    /// `parallel: false`: the keys folded in a plain loop on the calling thread.
+    Sequential,
+    /// `parallel: true` inside a rayon pool of one thread.
+    OneThreadPool,
+    /// `parallel: true` on rayon's global pool (one thread per core).
+    AllCores,
+}
+
+impl Threads {
+    /// Every setting, one core first.
+    pub const ALL: [Threads; 3] = [
+        Threads::Sequential,
+        Threads::OneThreadPool,
+        Threads::AllCores,
+    ];
+
+    /// The name used in figures.
+    pub fn name(self) -> &'static str {
+        match self {
+            Threads::Sequential => "1 core, parallel=false",
+            Threads::OneThreadPool => "1 core, 1-thread rayon pool",
+            Threads::AllCores => "all cores, global rayon pool",
+        }
+    }
+
+    /// A short identifier (criterion benchmark names).
+    pub fn id(self) -> &'static str {
+        match self {
+            Threads::Sequential => "sequential",
+            Threads::OneThreadPool => "one-thread-pool",
+            Threads::AllCores => "all-cores",
+        }
+    }
+
+    /// Threads that fold.
+    pub fn threads(self) -> usize {
+        match self {
+            Threads::Sequential | Threads::OneThreadPool => 1,
+            Threads::AllCores => rayon::current_num_threads(),
+        }
+    }
+}
+
+/// Runs recomputes under each [`Threads`] setting; holds the one-thread pool.
+pub struct Recomputer {
+    one: rayon::ThreadPool,
+}
+
+impl Recomputer {
+    /// Builds the one-thread pool.
+    pub fn new() -> Result<Recomputer> {
+        Ok(Recomputer {
+            one: rayon::ThreadPoolBuilder::new().num_threads(1).build()?,
+        })
+    }
+
+    /// One `recompute` of `contents` under `threads` (`step` model), and its wall-clock time.
+    pub fn run<C>(&self, contents: &C, threads: Threads) -> Result<(Recomputed, Duration)>
+    where
+        C: StoreContents + Sync + ?Sized,
+    {
+        let options = RecomputeOptions {
+            model: RateModel::Step,
+            parallel: threads != Threads::Sequential,
+        };
+        let timed = || {
+            let done = std::sync::atomic::AtomicU64::new(0);
+            let start = Instant::now();
+            let out = recompute(contents, options, &done);
+            (out, start.elapsed())
+        };
+        let (out, took) = match threads {
+            Threads::OneThreadPool => self.one.install(timed),
+            Threads::Sequential | Threads::AllCores => timed(),
+        };
+        Ok((out?, took))
+    }
+}
+
+/// The median of `samples` (the lower middle for an even count); zero when empty.
+pub fn median(samples: &[Duration]) -> Duration {
+    let mut sorted = samples.to_vec();
+    sorted.sort_unstable();
+    sorted
+        .get(sorted.len().saturating_sub(1) / 2)
+        .copied()
+        .unwrap_or_default()
+}
+
+/// The synthetic key space, as figures report it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct KeySpaceFigure {
+    /// Workspaces.
+    pub workspaces: usize,
+    /// Families (the built-in pack's).
+    pub families: usize,
+    /// Companions per family.
+    pub companions_per_family: usize,
+    /// Keys (companion and family rows).
+    pub keys: usize,
+    /// Companion rows each decision records.
+    pub companion_rows_per_decision: usize,
+}
+
+/// One recompute setting measured several times.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunFigure {
+    /// History entries replayed.
+    pub decisions: u64,
+    /// Rate moves replayed.
+    pub moves: u64,
+    /// Rows recomputed.
+    pub rows: u64,
+    /// [`Threads::name`].
+    pub threads: &'static str,
+    /// Threads that folded.
+    pub thread_count: usize,
+    /// Every timed run, in seconds, in order.
+    pub seconds: Vec<f64>,
+    /// The median run.
+    pub median_seconds: f64,
+    /// Decisions per second of the median run.
+    pub decisions_per_second: f64,
+}
+
+/// The time `StoreContents::history()` alone takes (a copy of the in-memory history, or
+/// redb's read and decode).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HistoryReadFigure {
+    /// History entries read.
+    pub decisions: u64,
+    /// Every timed read, in seconds.
+    pub seconds: Vec<f64>,
+    /// The median read.
+    pub median_seconds: f64,
+}
+
+/// The end-to-end recompute over a redb store.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RedbFigure {
+    /// The store's ring capacity (large enough that nothing was evicted).
+    pub ring_capacity: u64,
+    /// Filling the store: one `record_pending` and one `resolve` per decision, `group`
+    /// durability, then a flush.
+    pub fill_seconds: f64,
+    /// The store file's size after the fill, in bytes.
+    pub file_bytes: u64,
+    /// `history()` alone.
+    pub history_read: HistoryReadFigure,
+    /// `rate_rows()` and `base_rows()` alone, median seconds.
+    pub rows_read_median_seconds: f64,
+    /// `recompute` over the store (reads included).
+    pub runs: Vec<RunFigure>,
+}
+
+/// Everything the recompute benchmark measures.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RecomputeFigures {
+    /// The synthetic key space.
+    pub key_space: KeySpaceFigure,
+    /// `recompute` over synthetic in-memory contents.
+    pub synthetic: Vec<RunFigure>,
+    /// The synthetic contents' `history()` alone (a clone of the entries).
+    pub synthetic_history_copy: Vec<HistoryReadFigure>,
+    /// `fold_all` alone over the smallest synthetic history.
+    pub synthetic_fold_all: FoldFigure,
+    /// `recompute` over a redb store.
+    pub redb: RedbFigure,
+}
+
+fn seconds(samples: &[Duration]) -> Vec<f64> {
+    samples.iter().map(Duration::as_secs_f64).collect()
+}
+
+/// `rounds` timed recomputes of `contents` (holding `moves` rate moves) under each setting,
+/// after one untimed run (the first run of a large history pays for first-touching the
+/// memory it allocates), interleaved: each round runs every setting in turn, so a change of
+/// machine load hits them alike. Every run must find no drift.
+pub fn measure_runs<C>(
+    runner: &Recomputer,
+    contents: &C,
+    moves: u64,
+    settings: &[Threads],
+    rounds: usize,
+) -> Result<Vec<RunFigure>>
+where
+    C: StoreContents + Sync + ?Sized,
+{
+    drop(runner.run(contents, Threads::AllCores)?);
+    let mut samples = vec![Vec::new(); settings.len()];
+    let (mut decisions, mut rows) = (0, 0);
+    for _ in 0..rounds {
+        for (i, &threads) in settings.iter().enumerate() {
+            let (out, took) = runner.run(contents, threads)?;
+            if out.report.rows_differing != 0 {
+                return Err(format!("{} rows drifted", out.report.rows_differing).into());
+            }
+            (decisions, rows) = (out.report.decisions as u64, out.rows.len() as u64);
+            drop(out);
+            samples[i].push(took);
+        }
+    }
+    Ok(settings
+        .iter()
+        .zip(samples)
+        .map(|(&threads, samples)| {
+            let median = median(&samples).as_secs_f64();
+            RunFigure {
+                decisions,
+                moves,
+                rows,
+                threads: threads.name(),
+                thread_count: threads.threads(),
+                seconds: seconds(&samples),
+                median_seconds: median,
+                decisions_per_second: decisions as f64 / median,
+            }
+        })
+        .collect())
+}
+
+/// `fold_all` alone — grouping the moves by key, then folding each key — over a history
+/// already in memory, sequential and on all cores: the part of a recompute that `parallel`
+/// changes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FoldFigure {
+    /// History entries whose moves are folded.
+    pub decisions: u64,
+    /// `parallel: false`, median seconds.
+    pub sequential_median_seconds: f64,
+    /// `parallel: true` on the global pool, median seconds.
+    pub all_cores_median_seconds: f64,
+}
+
+/// `rounds` timed `fold_all` runs over `contents`' history, each setting in turn.
+pub fn measure_fold(contents: &SyntheticContents, rounds: usize) -> Result<FoldFigure> {
+    let base: BTreeMap<RateKey, RateRow> = contents.base.iter().cloned().collect();
+    let mut samples = [Vec::new(), Vec::new()];
+    for _ in 0..rounds {
+        for (i, parallel) in [false, true].into_iter().enumerate() {
+            let done = std::sync::atomic::AtomicU64::new(0);
+            let start = Instant::now();
+            let rows = fold_all(&base, &contents.history, parallel, &done);
+            samples[i].push(start.elapsed());
+            drop(rows);
+        }
+    }
+    Ok(FoldFigure {
+        decisions: contents.history.len() as u64,
+        sequential_median_seconds: median(&samples[0]).as_secs_f64(),
+        all_cores_median_seconds: median(&samples[1]).as_secs_f64(),
+    })
+}
+
+/// `rounds` timed `history()` reads of `contents`.
+pub fn measure_history<C>(contents: &C, rounds: usize) -> Result<HistoryReadFigure>
+where
+    C: StoreContents + ?Sized,
+{
+    let mut samples = Vec::new();
+    let mut decisions = 0;
+    for _ in 0..rounds {
+        let start = Instant::now();
+        let history = contents.history()?;
+        samples.push(start.elapsed());
+        decisions = history.len() as u64;
+        drop(history);
+    }
+    Ok(HistoryReadFigure {
+        decisions,
+        seconds: seconds(&samples),
+        median_seconds: median(&samples).as_secs_f64(),
+    })
+}
+
+/// What is measured, and how many times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Plan {
+    /// Synthetic history sizes, in decisions, and the rounds of each (a round runs every
+    /// [`Threads`] setting once).
+    pub synthetic: &'static [(u64, usize)],
+    /// Decisions in the redb store.
+    pub redb: u64,
+    /// Rounds over the redb store.
+    pub redb_rounds: usize,
+}
+
+impl Plan {
+    /// What the `figures` binary measures.
+    pub const FIGURES: Plan = Plan {
+        synthetic: &[(100_000, 5), (1_000_000, 2)],
+        redb: 100_000,
+        redb_rounds: 3,
+    };
+}
+
+/// Measures every recompute figure of `plan`; `log` hears progress.
+pub fn measure_all(plan: Plan, log: &mut dyn FnMut(&str)) -> Result<RecomputeFigures> {
+    let space = KeySpace::default();
+    let runner = Recomputer::new()?;
+    let mut synthetic = Vec::new();
+    let mut copies = Vec::new();
+    let mut fold = None;
+    for &(decisions, rounds) in plan.synthetic {
+        log(&format!(
+            "recompute: {decisions} synthetic decisions, {rounds} rounds…"
+        ));
+        let contents = SyntheticContents::new(decisions);
+        let moves = contents.moves();
+        synthetic.extend(measure_runs(
+            &runner,
+            &contents,
+            moves,
+            &Threads::ALL,
+            rounds,
+        )?);
+        copies.push(measure_history(&contents, rounds)?);
+        if fold.is_none() {
+            fold = Some(measure_fold(&contents, rounds)?);
+        }
+    }
+    let fold = fold.ok_or("no synthetic size to measure")?;
+
+    log(&format!(
+        "recompute: filling redb with {} decisions…",
+        plan.redb
+    ));
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("s.redb");
+    let mut options = docsuggest_store::StoreOptions::new(&path);
+    options.durability = docsuggest_schema::Durability::Group;
+    options.ring_capacity = 1 << 20;
+    let ring_capacity = options.ring_capacity;
+    let mut store = docsuggest_store::RedbStore::open(options)?;
+    let (moves, fill) = fill_decisions(&mut store, plan.redb)?;
+    let file_bytes = std::fs::metadata(&path)?.len();
+    log(&format!(
+        "recompute: redb fill took {:.2} s",
+        fill.as_secs_f64()
+    ));
+    let history_read = measure_history(&store, plan.redb_rounds)?;
+    let mut rows_read = Vec::new();
+    for _ in 0..plan.redb_rounds {
+        let start = Instant::now();
+        std::hint::black_box((store.rate_rows()?, store.base_rows()?));
+        rows_read.push(start.elapsed());
+    }
+    let runs = measure_runs(&runner, &store, moves, &Threads::ALL, plan.redb_rounds)?;
+    Ok(RecomputeFigures {
+        key_space: KeySpaceFigure {
+            workspaces: space.workspaces.len(),
+            families: space.families.len(),
+            companions_per_family: COMPANIONS,
+            keys: space.len(),
+            companion_rows_per_decision: RANKED,
+        },
+        synthetic,
+        synthetic_history_copy: copies,
+        synthetic_fold_all: fold,
+        redb: RedbFigure {
+            ring_capacity,
+            fill_seconds: fill.as_secs_f64(),
+            file_bytes,
+            history_read,
+            rows_read_median_seconds: median(&rows_read).as_secs_f64(),
+            runs,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use docsuggest_store::{RedbStore, StoreOptions, check_fold, same_bits};
+
+    fn same_rows(a: &Recomputed, b: &Recomputed) -> bool {
+        a.rows.len() == b.rows.len()
+            && a.rows
+                .iter()
+                .zip(&b.rows)
+                .all(|(x, y)| x.0 == y.0 && same_bits(&x.1, &y.1))
+    }
+
+    #[test]
+    fn synthetic_history_is_realistic_and_recomputes_clean() {
+        let space = KeySpace::default();
+        assert_eq!(space.len(), 2_100);
+        let keys: std::collections::BTreeSet<RateKey> = space.keys().collect();
+        assert_eq!(keys.len(), 2_100);
+        let contents = SyntheticContents::new(3_000);
+        assert_eq!(contents.decisions(), 3_000);
+        for entry in contents.history().expect("history") {
+            assert_eq!(entry.decision.companions.len(), RANKED);
+            assert!(
+                (2..=5).contains(&entry.moves.len()),
+                "{}",
+                entry.moves.len()
+            );
+            assert!(entry.moves.iter().all(|m| keys.contains(&m.key)));
+        }
+        assert_eq!(contents.rows(), 2_100);
+        assert!(check_fold(&contents).expect("fold").is_clean());
+        let runner = Recomputer::new().expect("pool");
+        let runs: Vec<Recomputed> = Threads::ALL
+            .iter()
+            .map(|&t| runner.run(&contents, t).expect("recompute").0)
+            .collect();
+        for run in &runs {
+            assert_eq!(run.report.decisions, 3_000);
+            assert_eq!(run.report.rows_compared, 2_100);
+            assert_eq!(run.report.rows_differing, 0);
+            assert!(same_rows(run, &runs[0]));
+        }
+    }
+
+    #[test]
+    fn a_redb_store_filled_with_decisions_recomputes_clean() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut options = StoreOptions::new(dir.path().join("s.redb"));
+        options.durability = docsuggest_schema::Durability::Group;
+        options.ring_capacity = 1 << 20;
+        let mut store = RedbStore::open(options).expect("open");
+        let (moves, _) = fill_decisions(&mut store, 500).expect("fill");
+        assert!((1_000..=2_500).contains(&moves), "{moves}");
+        assert_eq!(store.history().expect("history").len(), 500);
+        let (run, _) = Recomputer::new()
+            .expect("pool")
+            .run(&store, Threads::OneThreadPool)
+            .expect("recompute");
+        assert_eq!(run.report.decisions, 500);
+        assert_eq!(run.report.rows_differing, 0);
+        assert!(run.report.rows_compared > 0);
+    }
+}
