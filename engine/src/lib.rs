@@ -33,6 +33,7 @@ pub mod compiled;
 mod engine;
 pub mod evaluate;
 pub mod filter;
+mod follow;
 pub mod judge;
 pub mod ledger;
 pub mod locate;
