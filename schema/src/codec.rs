@@ -196,10 +196,20 @@ mod props {
 
         #[test]
         fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
-            let _ = decode::<HistoryEntry>(&bytes);
             let mut tagged = vec![VALUE_VERSION];
             tagged.extend(&bytes);
-            let _ = decode::<HistoryEntry>(&tagged);
+            for input in [&bytes, &tagged] {
+                // Whatever decodes must encode back to the same value; whatever does not is
+                // an error with a message.
+                match decode::<HistoryEntry>(input) {
+                    Ok(entry) => {
+                        let again = encode(&entry).expect("encodes");
+                        let back: HistoryEntry = decode(&again).expect("decodes");
+                        prop_assert_eq!(encode(&back).expect("encodes"), again);
+                    }
+                    Err(e) => prop_assert!(!e.to_string().is_empty()),
+                }
+            }
         }
     }
 }

@@ -224,3 +224,15 @@ pub fn run(h: &mut dyn Harness, ops: &[Op]) -> Vec<u64> {
     }
     seqs
 }
+
+/// Everything a store holds, as comparable values.
+pub fn contents(s: &RedbStore) -> impl PartialEq + std::fmt::Debug + use<> {
+    use docsuggest_schema::StoreContents;
+    (
+        s.rate_rows().expect("rates"),
+        s.base_rows().expect("base"),
+        s.history().expect("history"),
+        s.pending().expect("pending"),
+        s.committed(),
+    )
+}

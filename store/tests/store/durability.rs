@@ -1,7 +1,7 @@
 //! Durability changes when commits reach the disk, never what they contain.
 
-use crate::common::{Harness, Op, RedbHarness, options, run};
-use docsuggest_schema::{Durability, StoreContents};
+use crate::common::{Harness, Op, RedbHarness, contents, options, run};
+use docsuggest_schema::Durability;
 use docsuggest_store::{RedbStore, check_fold};
 
 /// A long deterministic script (a small linear congruential generator picks the steps).
@@ -22,16 +22,6 @@ fn script(len: usize) -> Vec<Op> {
             }
         })
         .collect()
-}
-
-fn contents(s: &RedbStore) -> impl PartialEq + std::fmt::Debug {
-    (
-        s.rate_rows().expect("rates"),
-        s.base_rows().expect("base"),
-        s.history().expect("history"),
-        s.pending().expect("pending"),
-        s.committed(),
-    )
 }
 
 #[test]

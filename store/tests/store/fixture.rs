@@ -5,7 +5,7 @@
 //! the file; only a build whose schema version is 1 may do so, since the file stands for what
 //! version 1 wrote. (Its upgrade through a test-only step is a unit test of the store.)
 
-use crate::common::{decision, resolution, silence};
+use crate::common::{self, decision, resolution, silence};
 use docsuggest_schema::{DecisionStore, Durability, Outcome, RateKey, RateRow, StoreContents};
 use docsuggest_store::{RedbStore, SCHEMA_VERSION, SeqMarks, StoreOptions, check_fold};
 use std::path::{Path, PathBuf};
@@ -52,16 +52,9 @@ fn generate(path: &Path) {
     s.close().expect("close");
 }
 
-/// Everything a store holds, as comparable values.
-fn contents(path: &Path) -> impl PartialEq + std::fmt::Debug {
-    let s = RedbStore::open(options(path)).expect("open");
-    (
-        s.rate_rows().expect("rates"),
-        s.base_rows().expect("base"),
-        s.history().expect("history"),
-        s.pending().expect("pending"),
-        s.committed(),
-    )
+/// Everything the store at `path` holds, as comparable values.
+fn contents_at(path: &Path) -> impl PartialEq + std::fmt::Debug {
+    common::contents(&RedbStore::open(options(path)).expect("open"))
 }
 
 #[test]
@@ -80,7 +73,7 @@ fn the_generator_reproduces_the_fixture() {
     }
     let copy = dir.path().join("copy.redb");
     std::fs::copy(fixture(), &copy).expect("copy the fixture");
-    assert_eq!(contents(&fresh), contents(&copy));
+    assert_eq!(contents_at(&fresh), contents_at(&copy));
 }
 
 fn row(step: f64, accepts: u64, rejects: u64) -> RateRow {

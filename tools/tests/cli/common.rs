@@ -81,6 +81,21 @@ impl Env {
     }
 
     /// Runs and expects success; answers stdout.
+    /// Serves one `judge` request per path (agent `a`, cwd `ws/`) into the store `store`.
+    pub fn serve_judges(&self, store: &str, paths: &[&str]) {
+        let ws = self.ws().display().to_string();
+        let session: String = paths
+            .iter()
+            .enumerate()
+            .map(|(i, path)| {
+                let request = serde_json::json!({"id": i + 1, "op": "judge", "agent": "a",
+                    "tool": "read", "path": path, "cwd": ws});
+                format!("{request}\n")
+            })
+            .collect();
+        self.ok(&["serve", "--store", store], session.as_bytes());
+    }
+
     pub fn ok(&self, args: &[&str], input: &[u8]) -> String {
         let out = self.run(args, input);
         assert!(

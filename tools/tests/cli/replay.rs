@@ -31,23 +31,27 @@ const TRACE: &str = r#"{"id":1,"op":"judge","agent":"a","tool":"read","path":"Do
 // 14: turn. 15: Plan note (notes 3). 16: turn abandons its window (abandoned 1).
 // Judged: 1,2,3,6,7,8,9,10,11,12,15 = 11; timed judge requests: those plus 4 = 12.
 
+/// Replays [`TRACE`] on memory with `ws/` as the workspace, plus `extra` arguments.
+fn replay_trace(env: &Env, extra: &[&str]) -> String {
+    let trace = env.home().join("trace.jsonl");
+    std::fs::write(&trace, TRACE).expect("write the trace");
+    let trace = trace.display().to_string();
+    let ws = env.ws().display().to_string();
+    let mut args = vec![
+        "replay",
+        trace.as_str(),
+        "--workspace",
+        ws.as_str(),
+        "--memory",
+    ];
+    args.extend_from_slice(extra);
+    env.ok(&args, b"")
+}
+
 #[test]
 fn replay_json_matches_the_hand_computed_figures() {
     let env = Env::new();
-    let trace = env.home().join("trace.jsonl");
-    std::fs::write(&trace, TRACE).expect("write the trace");
-    let ws = env.ws().display().to_string();
-    let out = env.ok(
-        &[
-            "replay",
-            &trace.display().to_string(),
-            "--workspace",
-            &ws,
-            "--memory",
-            "--json",
-        ],
-        b"",
-    );
+    let out = replay_trace(&env, &["--json"]);
     let mut got: serde_json::Value = serde_json::from_str(&out).expect("JSON summary");
     let latency = got
         .as_object_mut()
@@ -85,19 +89,7 @@ fn replay_json_matches_the_hand_computed_figures() {
 #[test]
 fn the_human_table_and_a_missing_trace() {
     let env = Env::new();
-    let trace = env.home().join("trace.jsonl");
-    std::fs::write(&trace, TRACE).expect("write the trace");
-    let ws = env.ws().display().to_string();
-    let out = env.ok(
-        &[
-            "replay",
-            &trace.display().to_string(),
-            "--workspace",
-            &ws,
-            "--memory",
-        ],
-        b"",
-    );
+    let out = replay_trace(&env, &[]);
     for row in [
         "  requests        16 (errors: 1 (missing-field 1))\n",
         "  judged calls    11\n",
