@@ -121,7 +121,13 @@ impl<P: FileProbe> Engine<P> {
         }
         self.stats.judged += 1;
         self.probe.begin_call();
-        let state = self.agents.entry(call.agent.clone()).or_default();
+        // The agent's name is copied only the first time it is seen.
+        if !self.agents.contains_key(&call.agent) {
+            self.agents.insert(call.agent.clone(), AgentState::default());
+        }
+        let Some(state) = self.agents.get_mut(&call.agent) else {
+            return Ok(verdict);
+        };
         state.calls += 1;
         let lookup = paths::literal_prefix(&path);
         let Some(workspace) = self
@@ -156,7 +162,6 @@ impl<P: FileProbe> Engine<P> {
             probe: &self.probe,
             agent: &call.agent,
         };
-        let state = self.agents.entry(call.agent.clone()).or_default();
         verdict.note = judge::decide(
             &settings,
             state,
