@@ -123,7 +123,8 @@ impl<P: FileProbe> Engine<P> {
         self.probe.begin_call();
         // The agent's name is copied only the first time it is seen.
         if !self.agents.contains_key(&call.agent) {
-            self.agents.insert(call.agent.clone(), AgentState::default());
+            self.agents
+                .insert(call.agent.clone(), AgentState::default());
         }
         let Some(state) = self.agents.get_mut(&call.agent) else {
             return Ok(verdict);
