@@ -3,8 +3,9 @@
 //! [`FailOpenStore::open`] never fails. If the redb store cannot be opened (locked, corrupt,
 //! not a store, too new, unreadable) it starts on memory; if a redb operation fails later, it
 //! switches to memory for the rest of the session, carrying over what it can still read (rates,
-//! pending decisions, sequence numbers) and retrying the operation there. Either way the reason
-//! is logged with `tracing::error!` and handed out once by
+//! pending decisions, sequence numbers), plus the pending records still waiting for redb's
+//! next commit, and retrying the operation there. Either way the reason is logged with
+//! `tracing::error!` and handed out once by
 //! [`take_degradation`](DecisionStore::take_degradation), which the engine turns into
 //! `doc-suggester: store unavailable (<reason>), using memory`.
 //!
@@ -117,14 +118,23 @@ impl FailOpenStore {
         let Inner::Redb(redb) = &self.inner else {
             return;
         };
-        let carried = catch_unwind(AssertUnwindSafe(|| Resume {
-            marks: redb.committed(),
-            rates: redb.rate_rows().unwrap_or_default(),
-            pending: redb.pending().unwrap_or_default(),
+        // Records waiting for redb's next commit live in memory, so they carry over even when
+        // the file answers nothing; the numbers continue after them, never reusing one.
+        let marks = redb.handed_out();
+        let waiting = redb.waiting_decisions();
+        let carried = catch_unwind(AssertUnwindSafe(|| {
+            let mut pending = redb.view().and_then(|v| v.pending()).unwrap_or_default();
+            pending.extend(waiting.iter().cloned());
+            Resume {
+                marks,
+                rates: redb.rate_rows().unwrap_or_default(),
+                pending,
+            }
         }));
         self.durable = redb.last_durable_seq();
         let resume = carried.unwrap_or_else(|_| Resume {
-            marks: redb.committed(),
+            marks,
+            pending: waiting,
             ..Resume::default()
         });
         let old = std::mem::replace(

@@ -6,7 +6,8 @@
 //! unsynced until the next commit, flush or close. In multi-process mode redb refuses
 //! non-durable commits (other processes could not see them), so every commit is durable there.
 //!
-//! The policy decides only durability: rates and sequence numbers never depend on it.
+//! The policy decides only durability: rates and sequence numbers never depend on it. (Under
+//! `group`, a pending record does not even get a commit of its own: see [`crate::deferred`].)
 
 use docsuggest_schema::Durability;
 use std::time::{Duration, Instant};

@@ -46,6 +46,7 @@
 #![deny(missing_docs)]
 
 mod crash;
+mod deferred;
 mod errors;
 mod fail_open;
 mod file;

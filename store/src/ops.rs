@@ -71,10 +71,39 @@ impl<'t> Tx<'t> {
         let seq = self.take(meta::NEXT_DECISION_SEQ)?;
         decision.seq = seq;
         let bytes = tables::encode_decision(&decision)?;
-        self.pending
-            .insert(seq, bytes.as_slice())
-            .at(self.path, "writing pending")?;
+        self.insert_pending(seq, &bytes)?;
         Ok(seq)
+    }
+
+    /// Writes a pending record that was numbered and encoded before this transaction (a
+    /// record waiting under `group` durability, see [`crate::deferred`]). The counter must
+    /// hand out exactly `seq`; anything else means the numbering went wrong, and writing the
+    /// record under another number would break it.
+    pub(crate) fn record_numbered_pending(
+        &mut self,
+        seq: u64,
+        bytes: &[u8],
+    ) -> Result<(), StoreError> {
+        let next = self.meta(meta::NEXT_DECISION_SEQ)?;
+        if next != seq {
+            return Err(StoreError::Corrupt {
+                path: self.path.to_string(),
+                detail: format!(
+                    "decision {seq} was handed out ahead of its commit, but meta {} would \
+                     number it {next}",
+                    meta::NEXT_DECISION_SEQ
+                ),
+            });
+        }
+        self.take(meta::NEXT_DECISION_SEQ)?;
+        self.insert_pending(seq, bytes)
+    }
+
+    fn insert_pending(&mut self, seq: u64, bytes: &[u8]) -> Result<(), StoreError> {
+        self.pending
+            .insert(seq, bytes)
+            .at(self.path, "writing pending")?;
+        Ok(())
     }
 
     /// Records a gated silence straight into the history.

@@ -3,9 +3,12 @@
 //!
 //! Every write is one redb write transaction (see [`crate::ops`]); every judge call reads its
 //! rates through one read transaction ([`DecisionStore::snapshot`]). Durability follows
-//! [`crate::group`]. Opening creates, upgrades or refuses the file (see [`crate::migrate`]).
+//! [`crate::group`]; under `group` durability a pending record waits in memory for the next
+//! commit (see [`crate::deferred`]). Opening creates, upgrades or refuses the file (see
+//! [`crate::migrate`]).
 
 use crate::crash::{CrashHook, CrashPoint};
+use crate::deferred::{self, Deferred};
 use crate::errors::ResultExt;
 use crate::file;
 use crate::fold::{FoldReport, check_fold};
@@ -83,6 +86,8 @@ pub struct RedbStore {
     policy: CommitPolicy,
     committed: SeqMarks,
     durable: SeqMarks,
+    /// Pending records handed out but not yet committed (`group` durability only).
+    deferred: Deferred,
     report: OpenReport,
     crash: CrashHook,
 }
@@ -96,11 +101,16 @@ impl std::fmt::Debug for RedbStore {
             .field("multi_process", &self.multi_process)
             .field("committed", &self.committed)
             .field("durable", &self.durable)
+            .field("waiting", &self.deferred.len())
             .finish()
     }
 }
 
 impl RedbStore {
+    /// How many pending records may wait for a commit under `group` durability; recording
+    /// one more first writes them all in one (non-durable) commit.
+    pub const WAITING_BOUND: usize = deferred::BOUND;
+
     /// Opens the store file, creating it when missing, upgrading an older schema (after copying
     /// the file aside), and closing pending decisions left by a previous process as abandoned.
     ///
@@ -178,6 +188,7 @@ impl RedbStore {
             ),
             committed: SeqMarks::default(),
             durable: SeqMarks::default(),
+            deferred: Deferred::default(),
             report,
             crash,
         };
@@ -220,21 +231,42 @@ impl RedbStore {
     }
 
     /// A read handle that other threads can hold: each of its views is a consistent snapshot
-    /// of every table, unaffected by commits made after it began. While readers are alive,
-    /// [`RedbStore::check_integrity`] refuses, and `close` leaves the file open until the last
-    /// reader is dropped.
+    /// of every table, unaffected by commits made after it began. Its views show commits
+    /// only: a pending record waiting for the next commit is not in them. While readers are
+    /// alive, [`RedbStore::check_integrity`] refuses, and `close` leaves the file open until
+    /// the last reader is dropped.
     pub fn reader(&self) -> Result<StoreReader, StoreError> {
         Ok(StoreReader::new(self.db()?.clone(), self.label.clone()))
     }
 
-    /// One consistent read view of every table (a redb read transaction).
+    /// One consistent read view of every table (a redb read transaction): commits only, like a
+    /// [`StoreReader`]'s views.
     pub fn view(&self) -> Result<StoreView, StoreError> {
         StoreView::begin(self.db()?, &self.label)
     }
 
-    /// The sequence numbers of the last commit.
+    /// The sequence numbers of the last commit (without the records waiting for the next).
     pub fn committed(&self) -> SeqMarks {
         self.committed
+    }
+
+    /// The sequence numbers handed out: the last commit's, then the records waiting for the
+    /// next commit. New numbers continue after these.
+    pub fn handed_out(&self) -> SeqMarks {
+        SeqMarks {
+            decision_seq: self.deferred.last_seq(self.committed.decision_seq),
+            ..self.committed
+        }
+    }
+
+    /// How many pending records wait in memory for the next commit (`group` durability).
+    pub fn waiting(&self) -> usize {
+        self.deferred.len()
+    }
+
+    /// The pending decisions waiting for the next commit, oldest first.
+    pub(crate) fn waiting_decisions(&self) -> Vec<Decision> {
+        self.deferred.decisions().cloned().collect()
     }
 
     /// The sequence numbers known to be fsynced: every commit up to them survives a crash.
@@ -248,13 +280,14 @@ impl RedbStore {
     }
 
     /// Applies the store fields of a config: durability, flush interval, ring capacity.
-    /// Switching to `immediate` fsyncs what is pending; a smaller ring evicts at once.
+    /// Switching to `immediate` writes the waiting records and fsyncs; a smaller ring evicts
+    /// at once.
     pub fn apply_config(&mut self, config: &Config) -> Result<(), StoreError> {
         self.policy.set(
             config.durability,
             Duration::from_millis(config.flush_interval_ms),
         );
-        if self.policy.mode() == Durability::Immediate && self.policy.unsynced() {
+        if self.policy.mode() == Durability::Immediate && self.unflushed() {
             self.sync()?;
         }
         let shrunk = config.ring_capacity < self.ring_capacity;
@@ -274,7 +307,7 @@ impl RedbStore {
 
     fn abandon_pending_durably(&mut self) -> Result<usize, StoreError> {
         let n = self.abandon_pending()?;
-        if self.policy.unsynced() {
+        if self.unflushed() {
             self.sync()?;
         }
         Ok(n)
@@ -290,8 +323,12 @@ impl RedbStore {
         })
     }
 
-    /// redb's page-level check (and repair), then the fold invariant.
+    /// redb's page-level check (and repair), then the fold invariant. Waiting records are
+    /// written (and fsynced) first, so the check sees everything handed out.
     pub fn check_integrity(&mut self) -> Result<IntegrityReport, StoreError> {
+        if !self.deferred.is_empty() {
+            self.sync()?;
+        }
         let label = self.label.clone();
         let shared = self.db.as_mut().ok_or_else(|| closed(&label))?;
         let db = Arc::get_mut(shared).ok_or_else(|| {
@@ -323,6 +360,11 @@ impl RedbStore {
         self.view()?.marks()
     }
 
+    /// Whether anything handed out or committed is not yet fsynced.
+    fn unflushed(&self) -> bool {
+        self.policy.unsynced() || !self.deferred.is_empty()
+    }
+
     /// Runs `op` and the ring eviction in one write transaction, durable or not as the policy
     /// says; nothing of it is committed if any part fails.
     fn write<R>(
@@ -330,8 +372,19 @@ impl RedbStore {
         doing: &str,
         op: impl FnOnce(&mut Tx<'_>) -> Result<R, StoreError>,
     ) -> Result<R, StoreError> {
+        let durable = self.policy.durable_at(Instant::now());
+        self.commit(durable, doing, op)
+    }
+
+    /// One write transaction: the waiting records, then `op`, then the ring eviction. The
+    /// waiting records are forgotten only once it has committed.
+    fn commit<R>(
+        &mut self,
+        durable: bool,
+        doing: &str,
+        op: impl FnOnce(&mut Tx<'_>) -> Result<R, StoreError>,
+    ) -> Result<R, StoreError> {
         let now = Instant::now();
-        let durable = self.policy.durable_at(now);
         let label: &str = &self.label;
         let mut txn = self.db()?.begin_write().at(label, doing)?;
         if !durable {
@@ -340,11 +393,14 @@ impl RedbStore {
         }
         let (out, marks) = {
             let mut tx = Tx::open(&txn, label)?;
+            // Handed out before `op`, so they come first: numbers stay in order.
+            self.deferred.write_into(&mut tx)?;
             let out = op(&mut tx)?;
             tx.evict(self.ring_capacity)?;
             (out, tx.marks()?)
         };
         txn.commit().at(label, doing)?;
+        self.deferred.clear();
         self.crash.reached(CrashPoint::AfterCommit);
         self.committed = marks;
         if durable {
@@ -354,8 +410,12 @@ impl RedbStore {
         Ok(out)
     }
 
-    /// An empty durable commit: makes every earlier non-durable commit durable.
+    /// A durable commit of the waiting records, or an empty one: makes everything handed out
+    /// so far durable.
     fn sync(&mut self) -> Result<(), StoreError> {
+        if !self.deferred.is_empty() {
+            return self.commit(true, "flushing", |_| Ok(()));
+        }
         let label: &str = &self.label;
         let mut txn = self.db()?.begin_write().at(label, "flushing")?;
         txn.set_durability(redb::Durability::Immediate)
@@ -382,9 +442,14 @@ fn too_new(label: &str, found: u32, plan: &Plan<'_>) -> StoreError {
 
 impl Drop for RedbStore {
     fn drop(&mut self) {
-        if self.db.is_some() && self.policy.unsynced() {
+        if self.db.is_some() && self.unflushed() {
             if let Err(e) = self.sync() {
-                tracing::error!(path = %self.label, error = %e, "store flush at close failed");
+                tracing::error!(
+                    path = %self.label,
+                    error = %e,
+                    lost_pending = self.deferred.len(),
+                    "store flush at close failed"
+                );
             }
         }
     }
@@ -403,10 +468,23 @@ impl DecisionStore for RedbStore {
         Ok(Box::new(self.view()?))
     }
 
+    /// Under `group` durability the record waits in memory for the next commit (which a
+    /// non-durable commit of its own would not have made any safer); otherwise, or when an
+    /// fsync is due, it is committed now.
     fn record_pending(&mut self, decision: Decision) -> Result<u64, StoreError> {
-        self.write("recording a pending decision", |tx| {
-            tx.record_pending(decision)
-        })
+        let doing = "recording a pending decision";
+        if self.policy.mode() != Durability::Group || self.policy.durable_at(Instant::now()) {
+            return self.write(doing, |tx| tx.record_pending(decision));
+        }
+        // A closed store records nothing, not even in memory.
+        self.db()?;
+        if self.deferred.is_full() {
+            // Memory stays bounded: the waiting records go out first, in one commit, so a
+            // failure here leaves this record unnumbered for a fallback to retry.
+            self.write(doing, |_| Ok(()))?;
+        }
+        self.deferred
+            .push(&self.label, self.committed.decision_seq, decision)
     }
 
     fn record_silent(&mut self, decision: Decision) -> Result<u64, StoreError> {
@@ -418,7 +496,7 @@ impl DecisionStore for RedbStore {
     }
 
     fn flush(&mut self) -> Result<u64, StoreError> {
-        if self.policy.unsynced() {
+        if self.unflushed() {
             self.sync()?;
         }
         Ok(self.durable.decision_seq)
@@ -444,7 +522,8 @@ impl DecisionStore for RedbStore {
 }
 
 /// Each call reads through its own view; use [`RedbStore::view`] for several reads of one
-/// snapshot.
+/// snapshot. `pending` also lists the records waiting for the next commit, after the
+/// committed ones: what this handle handed out.
 impl StoreContents for RedbStore {
     fn rate_rows(&self) -> Result<Vec<(RateKey, RateRow)>, StoreError> {
         self.view()?.rate_rows()
@@ -459,7 +538,9 @@ impl StoreContents for RedbStore {
     }
 
     fn pending(&self) -> Result<Vec<Decision>, StoreError> {
-        self.view()?.pending()
+        let mut pending = self.view()?.pending()?;
+        pending.extend(self.deferred.decisions().cloned());
+        Ok(pending)
     }
 }
 

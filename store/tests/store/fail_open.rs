@@ -318,3 +318,76 @@ fn damaged_bytes_never_reach_the_host_as_a_panic() {
     }
     eprintln!("damaged files: {fell_back} of 48 fell back to memory");
 }
+
+/// Under `group` durability, pending records wait in memory for redb's next commit. When that
+/// commit fails, the switch to memory carries them and their numbers over: none is lost and
+/// no number is handed out twice.
+#[test]
+fn a_failed_write_carries_the_waiting_records_to_memory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    learned(&path);
+    // Damage the base row that the next eviction must update.
+    {
+        let db = Database::create(&path).expect("raw open");
+        let txn = db.begin_write().expect("txn");
+        txn.open_table(BASE)
+            .expect("base")
+            .insert(("docs-3f9a", "Plan", ""), &[1u8, 0][..])
+            .expect("insert");
+        txn.commit().expect("commit");
+    }
+    let mut store = FailOpenStore::open(options(&path, 1, Durability::Group), 8);
+    let mut a = decision("Plan");
+    a.seq = store.record_pending(a.clone()).expect("pending");
+    let b = store.record_pending(decision("Scheme")).expect("pending");
+    assert_eq!((a.seq, b), (4, 5));
+    assert_eq!(store.redb().map(|r| r.waiting()), Some(2));
+    // The resolution's commit writes the waiting records, then fails at the eviction.
+    store
+        .resolve(resolution(&a, Outcome::Rejected, None))
+        .expect("retried on memory");
+    assert_eq!(store.kind(), StoreKind::Memory);
+    let reason = store.take_degradation().expect("reason");
+    assert!(
+        reason.contains("base[(\"docs-3f9a\", \"Plan\", \"\")]"),
+        "{reason}"
+    );
+    // Decision 4 was resolved on memory; 5 is still open there.
+    let pending: Vec<u64> = store
+        .pending()
+        .expect("pending")
+        .iter()
+        .map(|d| d.seq)
+        .collect();
+    assert_eq!(pending, [5]);
+    let history = store.history().expect("history");
+    let last = history.last().expect("an entry");
+    assert_eq!((last.resolution_seq, last.decision.seq), (4, 4));
+    assert_eq!(last.decision.family, "Plan");
+    assert_eq!(store.record_silent(silence("Plan")).expect("silent"), 6);
+    assert_eq!(
+        store.flush().expect("flush"),
+        3,
+        "nothing recorded since is durable"
+    );
+    drop(store);
+    // The redb handle wrote its waiting records when it was dropped, as the commits of
+    // immediate mode would have: they are pending on the file, numbered as handed out.
+    let db = Database::create(&path).expect("raw open");
+    let txn = db.begin_read().expect("txn");
+    let pending = txn.open_table(PENDING).expect("pending");
+    let keys: Vec<u64> = pending
+        .iter()
+        .expect("iter")
+        .map(|kv| kv.expect("entry").0.value())
+        .collect();
+    assert_eq!(keys, [4, 5]);
+    let meta = txn.open_table(META).expect("meta");
+    assert_eq!(
+        meta.get("next_decision_seq")
+            .expect("get")
+            .map(|v| v.value()),
+        Some(6)
+    );
+}

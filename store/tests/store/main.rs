@@ -8,3 +8,4 @@ mod plateau;
 mod props;
 mod regression;
 mod restart;
+mod waiting;

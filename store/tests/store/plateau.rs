@@ -26,7 +26,8 @@ fn file_size_plateaus_under_group_durability() {
         ..StoreOptions::new(&path)
     })
     .expect("open");
-    // Half silences, half notes resolved (a third accepted): 200k records, 300k commits.
+    // Half silences, half notes resolved (a third accepted): 200k records, 200k commits (a
+    // note's pending record waits for its resolution's commit).
     let total: u64 = 200_000;
     let started = Instant::now();
     let mut sizes = Vec::new();

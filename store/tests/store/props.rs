@@ -1,6 +1,6 @@
 //! Random sessions: the invariants hold, and both stores agree.
 
-use crate::common::{Op, RedbHarness, options, run};
+use crate::common::{Harness, Op, RedbHarness, options, run};
 use docsuggest_schema::{Durability, HistoryEntry, StoreContents};
 use docsuggest_store::{MemoryStore, check_fold, same_bits};
 use proptest::prelude::*;
@@ -58,7 +58,16 @@ proptest! {
         prop_assert!(strictly_increasing(&resolution_seqs(&mh)));
         prop_assert_eq!(&mh[mh.len() - rh.len()..], &rh[..]);
         prop_assert_eq!(store.pending().expect("pending"), memory.pending().expect("pending"));
+        // Group durability: pending records may still wait for redb's next commit.
+        prop_assert_eq!(store.handed_out(), memory.marks());
+        let waited = store.waiting() > 0;
+        redb.store().flush().expect("flush");
+        let store = redb.get();
         prop_assert_eq!(store.committed(), memory.marks());
+        prop_assert_eq!(store.waiting(), 0);
+        if waited {
+            prop_assert_eq!(store.view().expect("view").pending().expect("pending"), memory.pending().expect("pending"));
+        }
     }
 
     #[test]

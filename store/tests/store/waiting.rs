@@ -1,0 +1,338 @@
+//! Under `group` durability a pending record waits in memory and is written with the next
+//! commit: the same numbers and contents as a commit of its own, one commit fewer.
+
+use crate::common::{COMPANIONS, Op, RedbHarness, contents, decision, options, resolution, run};
+use crate::common::{Harness, silence};
+use docsuggest_schema::{
+    Config, Decision, DecisionStore, Durability, Outcome, RateKey, StoreContents, StoreError,
+};
+use docsuggest_store::{RedbStore, SeqMarks, StoreOptions, StoreReader, check_fold};
+use std::path::Path;
+use std::time::Duration;
+
+fn group(path: &Path) -> StoreOptions {
+    options(path, 16, Durability::Group)
+}
+
+/// Records a pending decision of `family`; answers it as the store numbered it.
+fn record(s: &mut RedbStore, family: &str) -> Decision {
+    let mut d = decision(family);
+    d.seq = s.record_pending(d.clone()).expect("record_pending");
+    d
+}
+
+fn seqs(pending: &[Decision]) -> Vec<u64> {
+    pending.iter().map(|d| d.seq).collect()
+}
+
+/// The decision numbers the file holds as pending, as another thread reads them.
+fn on_file(reader: &StoreReader) -> Vec<u64> {
+    seqs(&reader.view().expect("view").pending().expect("pending"))
+}
+
+#[test]
+fn a_group_pending_record_waits_for_the_next_commit() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut s = RedbStore::open(group(&dir.path().join("s.redb"))).expect("open");
+    let reader = s.reader().expect("reader");
+    let a = record(&mut s, "Plan");
+    let b = record(&mut s, "Scheme");
+    assert_eq!((a.seq, b.seq), (1, 2));
+    assert_eq!(s.waiting(), 2);
+    // No commit: neither another thread nor this handle's own view sees them on the file.
+    assert_eq!(s.committed(), SeqMarks::default());
+    assert_eq!(
+        reader.view().expect("view").marks().expect("marks"),
+        SeqMarks::default()
+    );
+    assert!(on_file(&reader).is_empty());
+    assert!(
+        s.view()
+            .expect("view")
+            .pending()
+            .expect("pending")
+            .is_empty()
+    );
+    // The handle lists what it handed out, numbered and whole.
+    assert_eq!(s.pending().expect("pending"), [a, b]);
+    assert_eq!(
+        s.handed_out(),
+        SeqMarks {
+            decision_seq: 2,
+            resolution_seq: 0
+        }
+    );
+    // The next commit writes them first.
+    assert_eq!(s.record_silent(silence("Plan")).expect("silent"), 3);
+    assert_eq!(s.waiting(), 0);
+    assert_eq!(on_file(&reader), [1, 2]);
+    assert_eq!(
+        s.committed(),
+        SeqMarks {
+            decision_seq: 3,
+            resolution_seq: 1
+        }
+    );
+    assert_eq!(s.handed_out(), s.committed());
+    assert_eq!(s.last_durable_seq(), 0, "that commit was not fsynced");
+}
+
+#[test]
+fn group_numbers_and_contents_equal_immediate_ones() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ops = [
+        Op::Pending(0),
+        Op::Pending(1),
+        Op::Silent(0),
+        Op::Accept(0, 1),
+        Op::Pending(0),
+        Op::Reject(1),
+        Op::Silent(1),
+        Op::Pending(1),
+        Op::Pending(0),
+        Op::Abandon(0),
+        Op::Silent(0),
+        Op::Pending(1),
+        Op::Reopen,
+        Op::Pending(0),
+        Op::Silent(1),
+        Op::Reject(0),
+        Op::Pending(1),
+        Op::Pending(0),
+    ];
+    let mut immediate = RedbHarness::new(options(
+        &dir.path().join("i.redb"),
+        2,
+        Durability::Immediate,
+    ));
+    let mut group = RedbHarness::new(options(&dir.path().join("g.redb"), 2, Durability::Group));
+    let a = run(&mut immediate, &ops);
+    let b = run(&mut group, &ops);
+    assert_eq!(a, (1..=13).collect::<Vec<u64>>());
+    assert_eq!(a, b);
+    assert_eq!(group.get().waiting(), 2);
+    assert_eq!(
+        group.get().pending().expect("pending"),
+        immediate.get().pending().expect("pending")
+    );
+    assert_eq!(group.get().handed_out(), immediate.get().committed());
+    group.store().flush().expect("flush");
+    assert_eq!(contents(immediate.get()), contents(group.get()));
+    assert!(check_fold(group.get()).expect("fold").is_clean());
+}
+
+#[test]
+fn a_waiting_decision_resolves_in_the_commit_that_writes_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut s = RedbStore::open(group(&dir.path().join("s.redb"))).expect("open");
+    let reader = s.reader().expect("reader");
+    let d = record(&mut s, "Plan");
+    let r = resolution(&d, Outcome::Accepted, Some(COMPANIONS[0]));
+    s.resolve(r.clone()).expect("resolve");
+    assert_eq!(s.waiting(), 0);
+    let view = reader.view().expect("view");
+    assert_eq!(
+        view.marks().expect("marks"),
+        SeqMarks {
+            decision_seq: 1,
+            resolution_seq: 1
+        }
+    );
+    assert!(view.pending().expect("pending").is_empty());
+    let history = view.history().expect("history");
+    assert_eq!(history.len(), 1);
+    let entry = &history[0];
+    assert_eq!(entry.resolution_seq, 1);
+    assert_eq!(entry.decision.seq, 1);
+    assert_eq!(entry.decision.outcome, Outcome::Accepted);
+    assert_eq!(entry.decision.accepted.as_deref(), Some(COMPANIONS[0]));
+    assert_eq!(entry.moves, r.moves);
+    let rows = view.rate_rows().expect("rows");
+    let row = |key: RateKey| {
+        rows.iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, r)| (r.accepts, r.step))
+    };
+    let up = Some((1, 1.0 / 3.0 + 0.1));
+    assert_eq!(row(RateKey::family(&d.workspace, "Plan")), up);
+    assert_eq!(
+        row(RateKey::companion(&d.workspace, "Plan", COMPANIONS[0])),
+        up
+    );
+    assert!(check_fold(&view).expect("fold").is_clean());
+}
+
+/// A failed write commits nothing, the waiting records included; they stay waiting and a
+/// later commit writes them once.
+#[test]
+fn a_failed_write_leaves_the_records_waiting() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut s = RedbStore::open(group(&dir.path().join("s.redb"))).expect("open");
+    let reader = s.reader().expect("reader");
+    let a = record(&mut s, "Plan");
+    record(&mut s, "Plan");
+    let err = s
+        .resolve(resolution(&decision("Plan"), Outcome::Rejected, None))
+        .expect_err("decision 0 was never recorded");
+    assert!(matches!(err, StoreError::UnknownDecision(0)), "{err}");
+    let mut bad = resolution(&a, Outcome::Accepted, Some(COMPANIONS[0]));
+    bad.accepted = None;
+    assert!(matches!(s.resolve(bad), Err(StoreError::Invalid(_))));
+    assert_eq!(s.waiting(), 2);
+    assert!(on_file(&reader).is_empty());
+    assert_eq!(s.committed(), SeqMarks::default());
+    assert_eq!(s.flush().expect("flush"), 2);
+    assert_eq!(on_file(&reader), [1, 2]);
+    // Written once: the counter on the file continues right after them.
+    s.apply_config(&Config {
+        durability: Durability::Immediate,
+        ..Config::default()
+    })
+    .expect("configure");
+    assert_eq!(record(&mut s, "Plan").seq, 3);
+    assert_eq!(on_file(&reader), [1, 2, 3]);
+}
+
+#[test]
+fn flush_writes_the_waiting_records_durably() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let live = dir.path().join("live.redb");
+    let mut s = RedbStore::open(group(&live)).expect("open");
+    record(&mut s, "Plan");
+    record(&mut s, "Scheme");
+    // What a process kill now would leave: neither record.
+    let image = dir.path().join("before.redb");
+    std::fs::copy(&live, &image).expect("copy");
+    let before = RedbStore::open(group(&image)).expect("open image");
+    assert_eq!(before.committed(), SeqMarks::default());
+    assert_eq!(before.open_report().abandoned, 0);
+    drop(before);
+
+    assert_eq!(s.flush().expect("flush"), 2);
+    assert_eq!(s.last_durable(), s.committed());
+    assert_eq!(
+        on_file(&s.reader().expect("a fresh reader")),
+        [1, 2],
+        "flushed records are on the file"
+    );
+    // What a process kill after the flush would leave: both, closed as abandoned at reopen.
+    let image = dir.path().join("after.redb");
+    std::fs::copy(&live, &image).expect("copy");
+    let after = RedbStore::open(group(&image)).expect("open image");
+    assert_eq!(after.open_report().abandoned, 2);
+    let history = after.history().expect("history");
+    let closed: Vec<(u64, Outcome)> = history
+        .iter()
+        .map(|e| (e.decision.seq, e.decision.outcome))
+        .collect();
+    assert_eq!(closed, [(1, Outcome::Abandoned), (2, Outcome::Abandoned)]);
+    drop(after);
+
+    // Dropped without close: the reopen finds them too.
+    drop(s);
+    let reopened = RedbStore::open(group(&live)).expect("reopen");
+    assert_eq!(reopened.open_report().abandoned, 2);
+    assert_eq!(
+        reopened.committed(),
+        SeqMarks {
+            decision_seq: 2,
+            resolution_seq: 2
+        }
+    );
+}
+
+#[test]
+fn dropping_the_store_writes_its_waiting_records() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    let mut s = RedbStore::open(group(&path)).expect("open");
+    for _ in 0..3 {
+        record(&mut s, "Plan");
+    }
+    assert_eq!(s.last_durable_seq(), 0);
+    drop(s);
+    let reopened = RedbStore::open(group(&path)).expect("reopen");
+    assert_eq!(reopened.open_report().abandoned, 3);
+    assert_eq!(reopened.committed().decision_seq, 3);
+}
+
+#[test]
+fn the_bound_writes_the_waiting_records_in_one_commit() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut s = RedbStore::open(group(&dir.path().join("s.redb"))).expect("open");
+    let reader = s.reader().expect("reader");
+    let bound = RedbStore::WAITING_BOUND as u64;
+    for seq in 1..=bound {
+        assert_eq!(record(&mut s, "Plan").seq, seq);
+    }
+    assert_eq!(s.waiting(), RedbStore::WAITING_BOUND);
+    assert!(on_file(&reader).is_empty());
+    // One more: the full queue goes out first, then this one waits.
+    assert_eq!(record(&mut s, "Plan").seq, bound + 1);
+    assert_eq!(s.waiting(), 1);
+    assert_eq!(on_file(&reader), (1..=bound).collect::<Vec<u64>>());
+    assert_eq!(s.committed().decision_seq, bound);
+    assert_eq!(s.handed_out().decision_seq, bound + 1);
+    assert_eq!(s.last_durable_seq(), 0, "that commit was not fsynced");
+}
+
+#[test]
+fn a_record_made_when_an_fsync_is_due_is_written_at_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut s = RedbStore::open(StoreOptions {
+        flush_interval: Duration::from_millis(500),
+        ..group(&dir.path().join("s.redb"))
+    })
+    .expect("open");
+    std::thread::sleep(Duration::from_millis(600));
+    record(&mut s, "Plan");
+    assert_eq!(s.waiting(), 0);
+    assert_eq!(s.last_durable_seq(), 1);
+    // The interval starts again: the next record waits.
+    record(&mut s, "Plan");
+    assert_eq!(s.waiting(), 1);
+    assert_eq!(s.last_durable_seq(), 1);
+}
+
+#[test]
+fn switching_to_immediate_and_checking_integrity_write_the_waiting_records() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut s = RedbStore::open(group(&dir.path().join("s.redb"))).expect("open");
+    record(&mut s, "Plan");
+    let report = s.check_integrity().expect("integrity");
+    assert!(report.is_ok(), "{report:?}");
+    assert_eq!(s.waiting(), 0);
+    assert_eq!(s.last_durable_seq(), 1);
+    record(&mut s, "Plan");
+    assert_eq!(s.waiting(), 1);
+    s.apply_config(&Config {
+        durability: Durability::Immediate,
+        ..Config::default()
+    })
+    .expect("configure");
+    assert_eq!(s.waiting(), 0);
+    assert_eq!(s.last_durable_seq(), 2);
+    let reader = s.reader().expect("reader");
+    assert_eq!(on_file(&reader), [1, 2]);
+}
+
+#[test]
+fn immediate_and_multi_process_modes_commit_each_record() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let immediate = options(&dir.path().join("i.redb"), 16, Durability::Immediate);
+    let shared = StoreOptions {
+        multi_process: true,
+        ..group(&dir.path().join("m.redb"))
+    };
+    for opts in [immediate, shared] {
+        let mut s = RedbStore::open(opts).expect("open");
+        assert_eq!(s.durability(), Durability::Immediate);
+        let reader = s.reader().expect("reader");
+        for seq in 1..=2 {
+            assert_eq!(record(&mut s, "Plan").seq, seq);
+            assert_eq!(s.waiting(), 0);
+            assert_eq!(on_file(&reader).last(), Some(&seq));
+            assert_eq!(s.last_durable_seq(), seq);
+        }
+    }
+}
