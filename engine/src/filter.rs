@@ -1,6 +1,7 @@
 //! The existence filter: a companion survives when it exists under one of the call's bases.
 
 use crate::compiled::{CompanionForm, CompiledCompanion};
+use crate::paths::strip_base;
 use crate::probe::{EntryKind, FileProbe, RealRoot};
 use std::path::{Path, PathBuf};
 
@@ -15,6 +16,9 @@ pub struct Bases {
     pub package_parent: Option<PathBuf>,
     /// The root with symlinks resolved (lazily): nothing may resolve outside it.
     real_root: RealRoot,
+    /// The distinct bases, root first (computed once: every companion is looked up under
+    /// each).
+    distinct: Vec<PathBuf>,
 }
 
 impl Bases {
@@ -26,7 +30,7 @@ impl Bases {
         };
         let package_root = start
             .ancestors()
-            .take_while(|dir| dir.starts_with(root))
+            .take_while(|dir| strip_base(dir, root).is_some())
             .find(|dir| probe.kind(&dir.join("package.json")).is_some())
             .map(Path::to_path_buf);
         let package_parent = package_root
@@ -34,26 +38,24 @@ impl Bases {
             .filter(|p| *p != root)
             .and_then(Path::parent)
             .map(Path::to_path_buf);
+        let mut distinct = vec![root.to_path_buf()];
+        for base in [&package_root, &package_parent].into_iter().flatten() {
+            if !distinct.contains(base) {
+                distinct.push(base.clone());
+            }
+        }
         Bases {
             root: root.to_path_buf(),
             package_root,
             package_parent,
             real_root: RealRoot::default(),
+            distinct,
         }
     }
 
     /// The distinct bases, root first.
-    pub fn all(&self) -> Vec<&Path> {
-        let mut out: Vec<&Path> = vec![&self.root];
-        for base in [&self.package_root, &self.package_parent]
-            .into_iter()
-            .flatten()
-        {
-            if !out.contains(&base.as_path()) {
-                out.push(base);
-            }
-        }
-        out
+    pub fn all(&self) -> &[PathBuf] {
+        &self.distinct
     }
 
     /// Whether `path` exists and, symlinks resolved, stays inside the root.

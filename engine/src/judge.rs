@@ -68,8 +68,10 @@ pub struct Settings<'a> {
 struct SnapshotRates<'a> {
     snapshot: Option<&'a dyn RateSnapshot>,
     config: &'a Config,
-    workspace: &'a str,
-    family: &'a str,
+    /// The family's key, reused for each companion's (one allocation per call, not per read).
+    key: std::cell::RefCell<RateKey>,
+    /// The family's rate, read once: every companion's `accept` value is the same row.
+    family: std::cell::OnceCell<f64>,
 }
 
 impl SnapshotRates<'_> {
@@ -77,7 +79,10 @@ impl SnapshotRates<'_> {
         let Some(snapshot) = self.snapshot.filter(|_| self.config.learn) else {
             return NEUTRAL;
         };
-        match snapshot.row(&RateKey::companion(self.workspace, self.family, companion)) {
+        let mut key = self.key.borrow_mut();
+        key.companion.clear();
+        key.companion.push_str(companion);
+        match snapshot.row(&key) {
             Ok(Some(row)) => row.rate(self.config.rate_model),
             Ok(None) => NEUTRAL,
             Err(e) => {
@@ -90,7 +95,7 @@ impl SnapshotRates<'_> {
 
 impl Rates for SnapshotRates<'_> {
     fn family(&self) -> f64 {
-        self.read("")
+        *self.family.get_or_init(|| self.read(""))
     }
     fn companion(&self, path: &str) -> f64 {
         self.read(path)
@@ -130,7 +135,7 @@ pub fn decide(
     let subject = Subject {
         located,
         family,
-        bases: bases.all().into_iter().map(Path::to_path_buf).collect(),
+        bases: bases.all().to_vec(),
     };
     let existing: Vec<usize> = (0..family.companions.len())
         .filter(|&i| bases.keeps(&family.companions[i], probe))
@@ -160,8 +165,8 @@ pub fn decide(
     let rates = SnapshotRates {
         snapshot: snapshot.as_deref(),
         config,
-        workspace: &located.workspace.key,
-        family: name,
+        key: std::cell::RefCell::new(RateKey::family(&located.workspace.key, name)),
+        family: std::cell::OnceCell::new(),
     };
     let candidates = if untouched.is_empty() {
         &existing

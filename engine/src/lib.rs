@@ -42,6 +42,7 @@ pub mod note;
 pub mod paths;
 pub mod probe;
 pub mod probe_cache;
+mod probe_watch;
 mod stats;
 pub mod testing;
 

@@ -101,7 +101,63 @@ pub fn resolve(path: &str, cwd: Option<&str>) -> Result<PathBuf, CallError> {
 pub fn relative_to<'a>(path: &'a Path, base: &Path) -> Option<&'a str> {
     // Call paths are normalised (no `.`, `..` or doubled separators), so the rest of the
     // path is already the `/`-joined components.
-    path.strip_prefix(base).ok()?.to_str()
+    strip_base(path, base)?.to_str()
+}
+
+/// `Path::strip_prefix`, answered by comparing bytes when both paths are plainly spelled
+/// (the judge calls it for every companion under every base, and comparing components is
+/// several times slower). Odd spellings take the component-wise route.
+pub fn strip_base<'a>(path: &'a Path, base: &Path) -> Option<&'a Path> {
+    if let (Some(p), Some(b)) = (path.to_str(), base.to_str())
+        && is_plain(p)
+        && is_plain(b)
+        && let Some(rest) = p.strip_prefix(b)
+    {
+        if rest.is_empty() {
+            return Some(Path::new(""));
+        }
+        if b == "/" {
+            return Some(Path::new(rest));
+        }
+        if let Some(rest) = rest.strip_prefix('/') {
+            return Some(Path::new(rest));
+        }
+        // `/ws` is not a base of `/wsx`.
+        return None;
+    }
+    path.strip_prefix(base).ok()
+}
+
+/// `(path.parent(), path.file_name())`, by bytes for plainly spelled paths (every existence
+/// lookup splits its path).
+pub fn split_name(path: &Path) -> Option<(&Path, &std::ffi::OsStr)> {
+    if let Some(p) = path.to_str()
+        && is_plain(p)
+    {
+        let cut = p.rfind('/')?;
+        let name = &p[cut + 1..];
+        if name.is_empty() {
+            return None;
+        }
+        let parent = if cut == 0 { "/" } else { &p[..cut] };
+        return Some((Path::new(parent), std::ffi::OsStr::new(name)));
+    }
+    Some((path.parent()?, path.file_name()?))
+}
+
+/// An absolute `/`-separated path with no empty, `.` or `..` component and no trailing
+/// separator (`/` itself included): its components are exactly its `/`-separated parts.
+fn is_plain(path: &str) -> bool {
+    if path == "/" {
+        return true;
+    }
+    let Some(rest) = path.strip_prefix('/') else {
+        return false;
+    };
+    cfg!(unix)
+        && rest
+            .split('/')
+            .all(|c| !c.is_empty() && c != "." && c != "..")
 }
 
 /// Whether a path text carries glob syntax (a glob or grep pattern rather than one path).
@@ -119,6 +175,21 @@ pub fn literal_prefix(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The byte route and the component route always agree.
+        #[test]
+        fn strip_base_is_strip_prefix(
+            path in "(/[a.]{0,2}){0,4}/?",
+            base in "(/[a.]{0,2}){0,3}/?",
+        ) {
+            let (path, base) = (Path::new(&path), Path::new(&base));
+            prop_assert_eq!(strip_base(path, base), path.strip_prefix(base).ok());
+            let expected = path.parent().zip(path.file_name());
+            prop_assert_eq!(split_name(path), expected);
+        }
+    }
 
     fn check(path: &str, cwd: Option<&str>, expect: Result<&str, &str>) {
         let got = resolve(path, cwd);
@@ -153,6 +224,11 @@ mod tests {
         );
         assert_eq!(relative_to(Path::new("/ws"), Path::new("/ws")), Some(""));
         assert_eq!(relative_to(Path::new("/other"), Path::new("/ws")), None);
+        assert_eq!(relative_to(Path::new("/wsx/a"), Path::new("/ws")), None);
+        assert_eq!(
+            relative_to(Path::new("/ws/a"), Path::new("/")),
+            Some("ws/a")
+        );
         assert_eq!(
             literal_prefix(Path::new("/ws/Documentation/**/*.md")),
             PathBuf::from("/ws/Documentation")

@@ -1,19 +1,28 @@
-//! A caching [`FileProbe`]: directory listings validated by the directory's own metadata.
+//! A caching [`FileProbe`]: directory listings kept between calls, never trusted stale.
 //!
-//! Why it is never stale: creating, removing or renaming an entry changes its directory's
-//! modification time (and a directory replaced by another has a new inode). Every call starts
-//! a new *generation*; the first time a generation asks about a directory, the directory is
-//! stat-ed once and its cached listing is used only if its stamp is unchanged. A listing read
-//! while the directory's mtime was recent (within [`SETTLE`]) is never trusted later, because a
-//! change within the same timestamp tick might leave the mtime as it was. Symlinks are not
-//! cached: a symlink entry is always stat-ed (its target can change without its directory
-//! changing).
+//! Each listing is validated one of two ways:
+//! - **watched** (Linux, local file systems, symlink-free absolute paths): the directory and
+//!   its ancestors are watched with inotify before the listing is read, and every call begins
+//!   by draining the change queue (one `poll` when nothing changed); any change the listing
+//!   depends on drops it. See [`crate::probe_watch`] for why this is never stale.
+//! - **stamped** (everywhere else): every call starts a new *generation*; the first time a
+//!   generation asks about a directory, the directory is stat-ed once and its cached listing
+//!   is used only if its stamp is unchanged. Creating, removing or renaming an entry changes
+//!   its directory's modification time (and a directory replaced by another has a new
+//!   inode). A listing read while the directory's mtime was recent (within [`SETTLE`]) is
+//!   never trusted later, because a change within the same timestamp tick might leave the
+//!   mtime as it was.
+//!
+//! Symlinks are not cached either way: a symlink entry is always stat-ed (its target can
+//! change without its directory changing).
 
+use crate::paths::{split_name, strip_base};
 use crate::probe::{EntryKind, FileProbe, OsProbe, RealRoot, Stamp};
+use crate::probe_watch::{DirWatch, Drain};
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
-use std::ffi::OsString;
-use std::path::{Component, Path, PathBuf};
+use std::collections::{HashMap, HashSet};
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 /// How old a directory's mtime must be when it is listed for the listing to be reused.
@@ -45,16 +54,34 @@ struct Listing {
     settled: bool,
     /// Which generation last validated it.
     checked: u64,
-    entries: HashMap<OsString, EntryType>,
+    /// Validated by change notification: valid for as long as it is kept.
+    watched: bool,
+    entries: FastMap<OsString, EntryType>,
 }
 
+/// Keys are looked up on every call: a fast non-cryptographic hash (nothing here is chosen by
+/// an adversary who could profit from collisions beyond a slower lookup).
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
+/// Directories are keyed by their path's bytes: hashing bytes is much cheaper than hashing
+/// `Path` components, and two spellings of one directory only cost a second listing (a change
+/// drops both, see `drain_changes` and the per-call stamp check).
+type DirKey = OsString;
+
 /// A [`FileProbe`] over the OS that caches directory listings between calls.
-#[derive(Default)]
 pub struct CachingProbe {
     os: OsProbe,
     generation: Cell<u64>,
-    dirs: RefCell<HashMap<PathBuf, Listing>>,
-    too_big: RefCell<std::collections::HashSet<PathBuf>>,
+    dirs: RefCell<FastMap<DirKey, Listing>>,
+    too_big: RefCell<HashSet<DirKey, foldhash::fast::RandomState>>,
+    /// Change notification, when available and not turned off.
+    watch: RefCell<Option<DirWatch>>,
+}
+
+impl Default for CachingProbe {
+    fn default() -> CachingProbe {
+        CachingProbe::new()
+    }
 }
 
 fn dir_stamp(meta: &std::fs::Metadata) -> DirStamp {
@@ -81,9 +108,51 @@ fn entry_type(file_type: std::fs::FileType) -> EntryType {
 }
 
 impl CachingProbe {
-    /// An empty cache.
+    /// An empty cache, using change notification where the platform has it.
     pub fn new() -> CachingProbe {
-        CachingProbe::default()
+        let probe = CachingProbe::stamped();
+        *probe.watch.borrow_mut() = DirWatch::new();
+        probe
+    }
+
+    /// An empty cache that validates every listing by its directory's stamp, once per call.
+    pub fn stamped() -> CachingProbe {
+        CachingProbe {
+            os: OsProbe,
+            generation: Cell::new(0),
+            dirs: RefCell::default(),
+            too_big: RefCell::default(),
+            watch: RefCell::new(None),
+        }
+    }
+
+    /// Whether change notification is in use.
+    pub fn is_watching(&self) -> bool {
+        self.watch.borrow().is_some()
+    }
+
+    /// Drops what the change queue says may be stale (every watched listing).
+    fn drain_changes(&self) {
+        let mut slot = self.watch.borrow_mut();
+        let Some(watch) = slot.as_mut() else {
+            return;
+        };
+        let drain = if watch.is_full() {
+            // Start over rather than let kernel watches pile up.
+            *slot = DirWatch::new();
+            Drain::Stale
+        } else {
+            watch.drain()
+        };
+        match drain {
+            Drain::Clean => return,
+            Drain::Stale => {}
+            Drain::Broken => {
+                tracing::warn!("file change notification failed; checking directories per call");
+                *slot = None;
+            }
+        }
+        self.dirs.borrow_mut().retain(|_, l| !l.watched);
     }
 
     /// Runs `f` over the valid listing of `dir`, reading or re-reading it as needed.
@@ -91,30 +160,37 @@ impl CachingProbe {
     fn with_listing<T>(&self, dir: &Path, f: impl FnOnce(&Listing) -> T) -> Option<T> {
         let generation = self.generation.get();
         let mut dirs = self.dirs.borrow_mut();
-        if let Some(listing) = dirs.get_mut(dir)
-            && listing.checked == generation
+        let key = dir.as_os_str();
+        if let Some(listing) = dirs.get_mut(key)
+            && (listing.checked == generation || listing.watched)
         {
             return Some(f(listing));
         }
         // One lstat validates the directory for this generation.
         let meta = std::fs::symlink_metadata(dir).ok()?;
         if !meta.is_dir() {
-            dirs.remove(dir);
+            dirs.remove(key);
             return None;
         }
         let stamp = dir_stamp(&meta);
-        if let Some(listing) = dirs.get_mut(dir)
+        if let Some(listing) = dirs.get_mut(key)
             && listing.settled
             && listing.stamp == stamp
         {
             listing.checked = generation;
             return Some(f(listing));
         }
-        if self.too_big.borrow().contains(dir) {
+        if self.too_big.borrow().contains(key) {
             return None;
         }
+        // Watched before it is read, so a change from here on is in the queue.
+        let watched = self
+            .watch
+            .borrow_mut()
+            .as_mut()
+            .is_some_and(|w| w.watch(dir));
         let now = SystemTime::now();
-        let entries: HashMap<OsString, EntryType> = std::fs::read_dir(dir)
+        let entries: FastMap<OsString, EntryType> = std::fs::read_dir(dir)
             .ok()?
             .filter_map(Result::ok)
             .take(MAX_ENTRIES + 1)
@@ -122,8 +198,8 @@ impl CachingProbe {
             .collect();
         if entries.len() > MAX_ENTRIES {
             // A crowded directory (a system temp dir) changes too often to be worth listing.
-            self.too_big.borrow_mut().insert(dir.to_path_buf());
-            dirs.remove(dir);
+            self.too_big.borrow_mut().insert(key.to_os_string());
+            dirs.remove(key);
             return None;
         }
         let settled = stamp
@@ -137,10 +213,11 @@ impl CachingProbe {
             stamp,
             settled,
             checked: generation,
+            watched,
             entries,
         };
         let answer = f(&listing);
-        dirs.insert(dir.to_path_buf(), listing);
+        dirs.insert(key.to_os_string(), listing);
         Some(answer)
     }
 
@@ -155,10 +232,15 @@ impl CachingProbe {
 
     /// [`Self::entry`], asking up to `climb` unlisted ancestors' parents first.
     fn entry_within(&self, path: &Path, climb: u32) -> Result<Option<EntryType>, ()> {
-        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        let Some((parent, name)) = split_name(path) else {
             return Err(());
         };
-        if climb > 0 && !self.dirs.borrow().contains_key(parent) {
+        self.entry_in(parent, name, climb)
+    }
+
+    /// The type of the entry `name` of the directory `parent` (see [`Self::entry`]).
+    fn entry_in(&self, parent: &Path, name: &OsStr, climb: u32) -> Result<Option<EntryType>, ()> {
+        if climb > 0 && !self.dirs.borrow().contains_key(parent.as_os_str()) {
             // An unlisted parent: its own parent's listing says whether it is a directory at
             // all, so an absent `.dsh/` or `Documentation/` costs no failing system call.
             match self.entry_within(parent, climb - 1)? {
@@ -175,6 +257,7 @@ impl CachingProbe {
 impl FileProbe for CachingProbe {
     fn begin_call(&self) {
         self.generation.set(self.generation.get() + 1);
+        self.drain_changes();
     }
 
     fn kind(&self, path: &Path) -> Option<EntryKind> {
@@ -226,148 +309,30 @@ impl FileProbe for CachingProbe {
     fn resolves_within(&self, path: &Path, root: &Path, real_root: &RealRoot) -> bool {
         // Below a lexical root, a path without symlinks resolves inside the real root: no need
         // to resolve the root itself unless a symlink is met.
-        let Ok(rest) = path.strip_prefix(root) else {
+        let rest = strip_base(path, root).and_then(Path::to_str).filter(|r| {
+            r.is_empty() || r.split('/').all(|c| !c.is_empty() && c != "." && c != "..")
+        });
+        let Some(rest) = rest else {
+            // Outside the lexical root, or oddly spelled: let the OS resolve it.
             return self.os.resolves_within(path, root, real_root);
         };
         let mut dir = root.to_path_buf();
-        let mut components = rest.components().peekable();
-        while let Some(component) = components.next() {
-            let Component::Normal(name) = component else {
-                return self.os.resolves_within(path, root, real_root);
-            };
-            let next = dir.join(name);
-            match self.entry(&next) {
+        let mut names = rest.split('/').filter(|c| !c.is_empty()).peekable();
+        while let Some(name) = names.next() {
+            match self.entry_in(&dir, OsStr::new(name), 1) {
                 Ok(None) => return false,
                 Ok(Some(EntryType::Dir)) => {}
-                Ok(Some(EntryType::File | EntryType::Other)) if components.peek().is_none() => {}
+                Ok(Some(EntryType::File | EntryType::Other)) if names.peek().is_none() => {}
                 Ok(Some(EntryType::File | EntryType::Other)) => return false,
                 Ok(Some(EntryType::Symlink)) | Err(()) => {
                     return self.os.resolves_within(path, root, real_root);
                 }
             }
-            dir = next;
+            dir.push(name);
         }
         true
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn age(dir: &Path, secs: u64) {
-        let old = SystemTime::now() - Duration::from_secs(secs);
-        let f = std::fs::File::open(dir).expect("open the directory");
-        f.set_modified(old).expect("set the directory's mtime");
-    }
-
-    #[test]
-    fn creations_and_removals_are_seen_on_the_next_call() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let probe = CachingProbe::new();
-        let file = dir.path().join("a.md");
-        for settle_first in [false, true] {
-            if settle_first {
-                age(dir.path(), 60);
-            }
-            probe.begin_call();
-            assert_eq!(probe.kind(&file), None);
-            std::fs::write(&file, "").expect("write");
-            probe.begin_call();
-            assert_eq!(
-                probe.kind(&file),
-                Some(EntryKind::File),
-                "settled first: {settle_first}"
-            );
-            if settle_first {
-                age(dir.path(), 60);
-                probe.begin_call();
-                assert_eq!(probe.kind(&file), Some(EntryKind::File));
-            }
-            std::fs::remove_file(&file).expect("remove");
-            probe.begin_call();
-            assert_eq!(probe.kind(&file), None, "settled first: {settle_first}");
-        }
-    }
-
-    #[test]
-    fn a_settled_listing_is_reused_until_the_directory_changes() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        std::fs::write(dir.path().join("a.md"), "").expect("write");
-        age(dir.path(), 60);
-        let probe = CachingProbe::new();
-        probe.begin_call();
-        assert_eq!(probe.kind(&dir.path().join("a.md")), Some(EntryKind::File));
-        // The listing is settled; only a change of the directory's stamp re-reads it.
-        probe.begin_call();
-        assert_eq!(probe.kind(&dir.path().join("b.md")), None);
-        std::fs::create_dir(dir.path().join("b.md")).expect("mkdir");
-        probe.begin_call();
-        assert_eq!(probe.kind(&dir.path().join("b.md")), Some(EntryKind::Dir));
-        assert_eq!(probe.subdirectories(dir.path()), [PathBuf::from("b.md")]);
-    }
-
-    #[test]
-    fn lookups_under_absent_directories_see_them_appear() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        age(dir.path(), 60);
-        let probe = CachingProbe::new();
-        let pack = dir.path().join(".dsh/doc-pack.json");
-        let deep = dir.path().join("a/b/c.md");
-        probe.begin_call();
-        assert_eq!(probe.kind(&dir.path().join("x")), None);
-        assert_eq!(probe.kind(&pack), None);
-        assert_eq!(probe.kind(&deep), None);
-        std::fs::create_dir_all(dir.path().join(".dsh")).expect("mkdir");
-        std::fs::write(&pack, "{}").expect("write");
-        std::fs::create_dir_all(dir.path().join("a/b")).expect("mkdir");
-        std::fs::write(&deep, "").expect("write");
-        probe.begin_call();
-        assert_eq!(probe.kind(&pack), Some(EntryKind::File));
-        assert_eq!(probe.kind(&deep), Some(EntryKind::File));
-        std::fs::remove_dir_all(dir.path().join(".dsh")).expect("rm");
-        probe.begin_call();
-        assert_eq!(probe.kind(&pack), None);
-    }
-
-    #[test]
-    fn crowded_directories_are_asked_directly() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        for i in 0..=MAX_ENTRIES {
-            std::fs::write(dir.path().join(format!("f{i}")), "").expect("write");
-        }
-        let probe = CachingProbe::new();
-        probe.begin_call();
-        assert_eq!(probe.kind(&dir.path().join("f7")), Some(EntryKind::File));
-        assert!(!probe.dirs.borrow().contains_key(dir.path()));
-        assert!(probe.too_big.borrow().contains(dir.path()));
-        std::fs::remove_file(dir.path().join("f7")).expect("rm");
-        probe.begin_call();
-        assert_eq!(probe.kind(&dir.path().join("f7")), None);
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn symlinks_are_resolved_on_every_call() {
-        let root = tempfile::tempdir().expect("tempdir");
-        let outside = tempfile::tempdir().expect("tempdir");
-        std::fs::write(root.path().join("in.md"), "").expect("write");
-        std::fs::write(outside.path().join("out.md"), "").expect("write");
-        let link = root.path().join("link.md");
-        std::os::unix::fs::symlink(root.path().join("in.md"), &link).expect("symlink");
-        age(root.path(), 60);
-        let probe = CachingProbe::new();
-        let real_root = RealRoot::default();
-        probe.begin_call();
-        assert!(probe.resolves_within(&link, root.path(), &real_root));
-        // Retarget the link out of the root, then restore the directory's old mtime: the
-        // directory's listing is unchanged, the link must still be followed afresh.
-        std::fs::remove_file(&link).expect("unlink");
-        std::os::unix::fs::symlink(outside.path().join("out.md"), &link).expect("symlink");
-        age(root.path(), 60);
-        probe.begin_call();
-        assert!(!probe.resolves_within(&link, root.path(), &real_root));
-        assert!(probe.resolves_within(&root.path().join("in.md"), root.path(), &real_root));
-        assert!(!probe.resolves_within(&root.path().join("none.md"), root.path(), &real_root));
-    }
-}
+mod tests;
