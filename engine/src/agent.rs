@@ -2,7 +2,7 @@
 
 use crate::paths::relative_to;
 use globset::GlobMatcher;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The most paths remembered as touched in one turn; older ones are forgotten first.
@@ -48,6 +48,52 @@ pub fn names(matcher: &GlobMatcher, path: &Path, bases: &[PathBuf]) -> bool {
         .any(|rel| matcher.is_match(rel))
 }
 
+/// The notes emitted this turn, asked about with borrowed names: the dedupe check runs on
+/// every note that passes the gate, and building an owned key each time costs more than the
+/// check itself.
+#[derive(Clone, Debug, Default)]
+pub struct Emitted {
+    /// Notes by a hash of their family and companions; each bucket compared exactly.
+    by_hash: HashMap<u64, Vec<(String, Vec<String>)>>,
+}
+
+impl Emitted {
+    fn hash_of(family: &str, companions: &[&str]) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::hash::DefaultHasher::new();
+        family.hash(&mut h);
+        companions.hash(&mut h);
+        h.finish()
+    }
+
+    /// Whether the note (family, companions) was emitted.
+    pub fn contains(&self, family: &str, companions: &[&str]) -> bool {
+        self.by_hash
+            .get(&Self::hash_of(family, companions))
+            .is_some_and(|bucket| {
+                bucket.iter().any(|(f, cs)| {
+                    f == family && cs.iter().map(String::as_str).eq(companions.iter().copied())
+                })
+            })
+    }
+
+    /// Remembers the note (family, companions).
+    pub fn insert(&mut self, family: &str, companions: &[&str]) {
+        if !self.contains(family, companions) {
+            let owned = companions.iter().map(|c| c.to_string()).collect();
+            self.by_hash
+                .entry(Self::hash_of(family, companions))
+                .or_default()
+                .push((family.to_string(), owned));
+        }
+    }
+
+    /// Forgets every note.
+    pub fn clear(&mut self) {
+        self.by_hash.clear();
+    }
+}
+
 /// One agent's state. A turn reset forgets everything but the call counter.
 #[derive(Clone, Debug, Default)]
 pub struct AgentState {
@@ -58,7 +104,7 @@ pub struct AgentState {
     /// The call number of each family's last note this turn.
     pub last_noted: HashMap<String, u64>,
     /// The notes emitted this turn, as (family, companions).
-    pub emitted: HashSet<(String, Vec<String>)>,
+    pub emitted: Emitted,
     /// Notes emitted this turn.
     pub notes: u32,
     /// The open window, if any.

@@ -3,6 +3,7 @@
 use crate::compiled::{CompanionForm, CompiledCompanion};
 use crate::paths::strip_base;
 use crate::probe::{EntryKind, FileProbe, RealRoot};
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 /// The directories a call's companions are looked up under, and the root's real path.
@@ -19,6 +20,16 @@ pub struct Bases {
     /// The distinct bases, root first (computed once: every companion is looked up under
     /// each).
     distinct: Vec<PathBuf>,
+    /// A reused buffer for `base/companion` (one allocation per call rather than per lookup).
+    scratch: RefCell<PathBuf>,
+}
+
+/// `dir.join(rest)`, built in `buf`.
+fn joined<'b>(buf: &'b mut PathBuf, dir: &Path, rest: impl AsRef<Path>) -> &'b Path {
+    buf.as_mut_os_string().clear();
+    buf.push(dir);
+    buf.push(rest);
+    buf
 }
 
 impl Bases {
@@ -28,10 +39,15 @@ impl Bases {
             Some(EntryKind::Dir) => call_path,
             _ => call_path.parent().unwrap_or(call_path),
         };
+        let mut scratch = PathBuf::new();
         let package_root = start
             .ancestors()
             .take_while(|dir| strip_base(dir, root).is_some())
-            .find(|dir| probe.kind(&dir.join("package.json")).is_some())
+            .find(|dir| {
+                probe
+                    .kind(joined(&mut scratch, dir, "package.json"))
+                    .is_some()
+            })
             .map(Path::to_path_buf);
         let package_parent = package_root
             .as_deref()
@@ -50,6 +66,7 @@ impl Bases {
             package_parent,
             real_root: RealRoot::default(),
             distinct,
+            scratch: RefCell::new(scratch),
         }
     }
 
@@ -68,10 +85,10 @@ impl Bases {
         match &companion.form {
             CompanionForm::Placeholder => true,
             CompanionForm::Escaping => false,
-            CompanionForm::Literal => self
-                .all()
-                .iter()
-                .any(|base| self.inside(&base.join(&companion.path), probe)),
+            CompanionForm::Literal => self.all().iter().any(|base| {
+                let mut scratch = self.scratch.borrow_mut();
+                self.inside(joined(&mut scratch, base, &companion.path), probe)
+            }),
             CompanionForm::Glob { prefix } => self.all().iter().any(|base| {
                 let dir = base.join(prefix);
                 probe.kind(&dir) == Some(EntryKind::Dir) && self.inside(&dir, probe)

@@ -126,16 +126,18 @@ pub fn decide(
         Detection::Family(f) => &pack.families[f],
     };
     let name = family.name.as_str();
+    let prefix;
     let lookup = if is_pattern(&located.rel) {
-        literal_prefix(&located.path)
+        prefix = literal_prefix(&located.path);
+        &prefix
     } else {
-        located.path.clone()
+        &located.path
     };
-    let bases = Bases::find(&located.workspace.root, &lookup, probe);
+    let bases = Bases::find(&located.workspace.root, lookup, probe);
     let subject = Subject {
         located,
         family,
-        bases: bases.all().to_vec(),
+        bases: bases.all(),
     };
     let existing: Vec<usize> = (0..family.companions.len())
         .filter(|&i| bases.keeps(&family.companions[i], probe))
@@ -144,7 +146,7 @@ pub fn decide(
         ledger.push(ledger::abstained(Abstain::NoCompanions, Some(name), 0.0));
         return None;
     }
-    let touched = state.touched_under(&subject.bases);
+    let touched = state.touched_under(subject.bases);
     let untouched: Vec<usize> = existing
         .iter()
         .copied()
@@ -212,15 +214,14 @@ pub fn decide(
         );
         return None;
     }
-    let named: Vec<String> = rows.iter().map(|r| r.path.clone()).collect();
-    let dedupe_key = (name.to_string(), named.clone());
+    let name_refs: Vec<&str> = rows.iter().map(|r| r.path.as_str()).collect();
     let suppression = if state
         .last_noted
         .get(name)
         .is_some_and(|&at| state.calls - at <= u64::from(config.cooldown_calls))
     {
         Some(Suppress::Cooldown)
-    } else if state.emitted.contains(&dedupe_key) {
+    } else if state.emitted.contains(name, &name_refs) {
         Some(Suppress::Dedupe)
     } else if state.notes >= config.max_notes_per_turn {
         Some(Suppress::Cap)
@@ -232,7 +233,7 @@ pub fn decide(
         return None;
     }
     state.last_noted.insert(name.to_string(), state.calls);
-    state.emitted.insert(dedupe_key);
+    state.emitted.insert(name, &name_refs);
     state.notes += 1;
     if config.learn
         && let Some(older) = state.window.take()
@@ -240,7 +241,6 @@ pub fn decide(
         // The older window closes as a soft reject before the newer one opens.
         effects.resolutions.push(soft_reject(older, config, ledger));
     }
-    let name_refs: Vec<&str> = named.iter().map(String::as_str).collect();
     ledger.push(ledger::suggest(name, kappa, &name_refs));
     push_decided(settings, name, kappa, &rows, ledger);
     let note = note::compose(name, kappa, &name_refs);
@@ -256,7 +256,7 @@ pub fn decide(
 struct Subject<'a> {
     located: &'a Located,
     family: &'a CompiledFamily,
-    bases: Vec<PathBuf>,
+    bases: &'a [PathBuf],
 }
 
 impl Subject<'_> {
@@ -273,7 +273,7 @@ impl Subject<'_> {
                     Some((c.path.clone(), c.matcher.clone()))
                 })
                 .collect(),
-            bases: self.bases.clone(),
+            bases: self.bases.to_vec(),
             age: 0,
             observe_only,
         }

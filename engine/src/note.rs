@@ -22,10 +22,17 @@ fn header(family: &str, kappa: f64) -> String {
     )
 }
 
+/// `header(family, kappa).chars().count()` for any kappa in 0..=1, without composing it.
+fn header_chars(family: &str) -> usize {
+    const AROUND: usize =
+        "[doc-suggester]  task (kappa 0.00): companions this task conventionally needs:".len();
+    AROUND + family.chars().count()
+}
+
 /// How many of the ranked companions fit in `max_chars` with whole lines only.
 /// (The header's length does not depend on kappa: it always prints four characters.)
 pub fn fitting(family: &str, companions: &[&str], max_chars: usize) -> usize {
-    let mut used = header(family, 0.0).chars().count();
+    let mut used = header_chars(family);
     let mut count = 0;
     for c in companions {
         let line = 3 + c.chars().count(); // "\n- " + path
@@ -90,6 +97,15 @@ fn summary(family: &str, companions: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn header_length_is_known_without_composing() {
+        for family in ["Plan", "Brief", "", "Ünïcode"] {
+            for kappa in [0.0, 0.5, 0.775, 0.999, 1.0] {
+                assert_eq!(header_chars(family), header(family, kappa).chars().count());
+            }
+        }
+    }
 
     #[test]
     fn text_and_summary_are_pinned() {

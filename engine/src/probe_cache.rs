@@ -240,7 +240,16 @@ impl CachingProbe {
 
     /// The type of the entry `name` of the directory `parent` (see [`Self::entry`]).
     fn entry_in(&self, parent: &Path, name: &OsStr, climb: u32) -> Result<Option<EntryType>, ()> {
-        if climb > 0 && !self.dirs.borrow().contains_key(parent.as_os_str()) {
+        let generation = self.generation.get();
+        let listed = match self.dirs.borrow().get(parent.as_os_str()) {
+            // The common case, answered with one lookup of the parent.
+            Some(l) if l.watched || l.checked == generation => {
+                return Ok(l.entries.get(name).copied());
+            }
+            Some(_) => true,
+            None => false,
+        };
+        if climb > 0 && !listed {
             // An unlisted parent: its own parent's listing says whether it is a directory at
             // all, so an absent `.dsh/` or `Documentation/` costs no failing system call.
             match self.entry_within(parent, climb - 1)? {
