@@ -1,4 +1,4 @@
-//! Store reads alone (one snapshot and the eight reads of a Plan call, hot and random key
+//! Store reads alone (one snapshot and the five reads of a Plan call, hot and random key
 //! sets) on each store at 10^3 and 10^6 rows, and the existence filter alone with each probe.
 //!
 //! `cargo bench -p docsuggest-bench --bench store`.
@@ -6,7 +6,7 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use docsuggest_bench::fill;
 use docsuggest_bench::fixture::{PLAN, Workspace};
-use docsuggest_bench::measure::plan_reads;
+use docsuggest_bench::measure::{PLAN_READS, plan_reads};
 use docsuggest_bench::rig::{Backend, Rig};
 use docsuggest_engine::compiled::CompiledPack;
 use docsuggest_engine::filter::Bases;
@@ -26,14 +26,15 @@ fn reads(c: &mut Criterion) {
             let mut group = c.benchmark_group(format!("reads/{}/{rows}", backend.name()));
             for (name, keys) in [("hot", &hot), ("random", &random)] {
                 let mut at = 0;
-                group.bench_function(BenchmarkId::new("snapshot+8", name), |b| {
+                let id = format!("snapshot+{PLAN_READS}");
+                group.bench_function(BenchmarkId::new(id, name), |b| {
                     b.iter(|| {
                         let snapshot = store.snapshot().expect("a snapshot");
-                        for i in 0..8 {
+                        for i in 0..PLAN_READS {
                             let key: &RateKey = &keys[(at + i) % keys.len()];
                             black_box(snapshot.row(key).expect("a read"));
                         }
-                        at = (at + 8) % keys.len();
+                        at = (at + PLAN_READS) % keys.len();
                     })
                 });
             }

@@ -62,13 +62,19 @@ pub fn calls(rig: &mut Rig, scenario: Scenario, budget: Budget) -> Result<Sample
     })
 }
 
-/// Times one snapshot and eight row reads, as a Plan call makes them: `keys` is read eight
-/// at a time, cycling.
+/// How many rows a Plan call reads through its snapshot: its four companions' and, once, the
+/// family's.
+pub const PLAN_READS: usize = 5;
+
+/// Times one snapshot and [`PLAN_READS`] row reads, as a Plan call makes them: `keys` is read
+/// that many at a time, cycling.
 pub fn reads(store: &dyn DecisionStore, keys: &[RateKey], budget: Budget) -> Result<Samples> {
     let mut at = 0;
     run(budget, || {
-        let batch: Vec<&RateKey> = (0..8).map(|i| &keys[(at + i) % keys.len()]).collect();
-        at = (at + 8) % keys.len();
+        let batch: Vec<&RateKey> = (0..PLAN_READS)
+            .map(|i| &keys[(at + i) % keys.len()])
+            .collect();
+        at = (at + PLAN_READS) % keys.len();
         let start = Instant::now();
         let snapshot = store.snapshot()?;
         for key in batch {
@@ -79,15 +85,17 @@ pub fn reads(store: &dyn DecisionStore, keys: &[RateKey], budget: Budget) -> Res
     })
 }
 
-/// The eight reads of a Plan call in workspace `ws`, in the engine's order: each companion's
-/// row, then the family's row.
+/// The reads of a Plan call in workspace `ws`, in the engine's order: the first companion's
+/// row, the family's row (read once per call), then the other companions' rows.
 pub fn plan_reads(ws: &str) -> Vec<RateKey> {
     let hot = crate::fill::hot_keys(ws);
-    let family = hot[0].clone();
-    hot[1..]
-        .iter()
-        .flat_map(|c| [c.clone(), family.clone()])
-        .collect()
+    let (family, companions) = hot
+        .split_first()
+        .map_or((None, &hot[..]), |(f, c)| (Some(f), c));
+    let mut out: Vec<RateKey> = companions.iter().take(1).cloned().collect();
+    out.extend(family.cloned());
+    out.extend(companions.iter().skip(1).cloned());
+    out
 }
 
 /// Times the existence filter of a Plan call alone — finding the bases and keeping the
@@ -128,4 +136,28 @@ pub fn sustained(rig: &mut Rig, duration: Duration) -> Result<(u64, u64, Duratio
         cycles += 1;
     }
     Ok((decisions, cycles, start.elapsed()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::PLAN;
+    use docsuggest_engine::{Engine, probe::OsProbe, testing::NullStore};
+    use docsuggest_schema::Config;
+
+    #[test]
+    fn plan_reads_are_the_reads_of_a_plan_call() {
+        let workspace = Workspace::create().expect("the sample workspace");
+        let store = NullStore::default();
+        let log = store.reads.clone();
+        let mut engine = Engine::new(Config::default(), Box::new(store), OsProbe);
+        let verdict = engine
+            .judge(&workspace.call("a", PLAN))
+            .expect("a well-formed call");
+        assert!(verdict.note.is_some(), "{:?}", verdict.ledger);
+        let ws = docsuggest_engine::locate::workspace_key(workspace.root());
+        let seen = log.lock().expect("the read log").clone();
+        assert_eq!(seen, vec![plan_reads(&ws)]);
+        assert_eq!(plan_reads(&ws).len(), PLAN_READS);
+    }
 }

@@ -56,7 +56,7 @@ impl Backend {
 pub enum Scenario {
     /// A read of a source file in the workspace: located, no family (`abstained no-signal`).
     NonMatching,
-    /// A Plan read that passes the gate with all four companions and reads its eight rates
+    /// A Plan read that passes the gate with all four companions and reads its five rates
     /// through one snapshot, then is suppressed because the same note was already emitted this
     /// turn (`suppressed dedupe`): the full decision, with nothing recorded and no window.
     Noted,

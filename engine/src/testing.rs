@@ -3,6 +3,7 @@
 use docsuggest_schema::{
     Decision, DecisionStore, RateKey, RateRow, RateSnapshot, Resolution, StoreError, StoreKind,
 };
+use std::sync::{Arc, Mutex};
 
 /// Answers every rate as unlearned, numbers decisions, and forgets them.
 #[derive(Debug, Default)]
@@ -12,6 +13,9 @@ pub struct NullStore {
     pub resolutions: Vec<Resolution>,
     /// Every decision it was asked to record, in order (for assertions).
     pub decisions: Vec<Decision>,
+    /// Every snapshot opened and the keys read through it, in order (for assertions; shared,
+    /// so a test can keep a handle after boxing the store).
+    pub reads: Arc<Mutex<Vec<Vec<RateKey>>>>,
 }
 
 impl NullStore {
@@ -21,10 +25,17 @@ impl NullStore {
     }
 }
 
-struct Unlearned;
+struct Unlearned<'a> {
+    reads: &'a Mutex<Vec<Vec<RateKey>>>,
+}
 
-impl RateSnapshot for Unlearned {
-    fn row(&self, _key: &RateKey) -> Result<Option<RateRow>, StoreError> {
+impl RateSnapshot for Unlearned<'_> {
+    fn row(&self, key: &RateKey) -> Result<Option<RateRow>, StoreError> {
+        if let Ok(mut reads) = self.reads.lock()
+            && let Some(last) = reads.last_mut()
+        {
+            last.push(key.clone());
+        }
         Ok(None)
     }
 }
@@ -35,7 +46,10 @@ impl DecisionStore for NullStore {
     }
 
     fn snapshot(&self) -> Result<Box<dyn RateSnapshot + '_>, StoreError> {
-        Ok(Box::new(Unlearned))
+        if let Ok(mut reads) = self.reads.lock() {
+            reads.push(Vec::new());
+        }
+        Ok(Box::new(Unlearned { reads: &self.reads }))
     }
 
     fn record_pending(&mut self, mut decision: Decision) -> Result<u64, StoreError> {

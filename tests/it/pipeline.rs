@@ -401,3 +401,32 @@ fn the_caching_probe_judges_like_the_os_probe_and_sees_changes_at_once() {
         "doc-suggester: abstained foreign-workspace 0.00"
     );
 }
+
+#[test]
+fn a_judged_call_reads_each_rate_once_through_one_snapshot() {
+    use docsuggest_engine::{Engine, locate::workspace_key, testing::NullStore};
+    use docsuggest_schema::RateKey;
+    let f = Fixture::poc();
+    let store = NullStore::default();
+    let reads = store.reads.clone();
+    let mut engine = Engine::new(
+        config(json!({})),
+        Box::new(store),
+        docsuggest_engine::probe::OsProbe,
+    );
+    let plan = judge(&mut engine, &f, "a", "Documentation/Plans/SEARCH.md");
+    assert!(plan.note.is_some());
+    let ws = workspace_key(f.root());
+    let expected: Vec<RateKey> = vec![
+        RateKey::companion(&ws, "Plan", "Documentation/INDEX.md"),
+        RateKey::family(&ws, "Plan"),
+        RateKey::companion(&ws, "Plan", "Documentation/ARCHIVE-STYLE.md"),
+        RateKey::companion(&ws, "Plan", "POC-BRIEF.md"),
+        RateKey::companion(&ws, "Plan", "CHANGELOG.md"),
+    ];
+    let seen = reads.lock().expect("the read log").clone();
+    assert_eq!(seen, vec![expected], "one snapshot, each key once");
+    // A call that stops before measuring opens no snapshot.
+    judge(&mut engine, &f, "a", "packages/alpha/src/index.ts");
+    assert_eq!(reads.lock().expect("the read log").len(), 1);
+}
