@@ -223,6 +223,17 @@ fn a_failed_read_switches_to_memory() {
     );
 }
 
+/// Damages the base row that the next eviction must update, so the next write fails.
+fn damage_base_row(path: &std::path::Path) {
+    let db = Database::create(path).expect("raw open");
+    let txn = db.begin_write().expect("txn");
+    txn.open_table(BASE)
+        .expect("base")
+        .insert(("docs-3f9a", "Plan", ""), &[1u8, 0][..])
+        .expect("insert");
+    txn.commit().expect("commit");
+}
+
 /// A write that fails mid-transaction commits nothing on disk; the operation is retried on
 /// memory, which took over the rates and the pending windows.
 #[test]
@@ -230,16 +241,7 @@ fn a_failed_write_is_retried_on_memory() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("s.redb");
     learned(&path);
-    // Damage the base row that the next eviction must update.
-    {
-        let db = Database::create(&path).expect("raw open");
-        let txn = db.begin_write().expect("txn");
-        txn.open_table(BASE)
-            .expect("base")
-            .insert(("docs-3f9a", "Plan", ""), &[1u8, 0][..])
-            .expect("insert");
-        txn.commit().expect("commit");
-    }
+    damage_base_row(&path);
     let mut store = FailOpenStore::open(opts(&path), 8);
     assert_eq!(store.kind(), StoreKind::Redb);
     let before = store.rate_rows().expect("rates");
@@ -327,16 +329,7 @@ fn a_failed_write_carries_the_waiting_records_to_memory() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("s.redb");
     learned(&path);
-    // Damage the base row that the next eviction must update.
-    {
-        let db = Database::create(&path).expect("raw open");
-        let txn = db.begin_write().expect("txn");
-        txn.open_table(BASE)
-            .expect("base")
-            .insert(("docs-3f9a", "Plan", ""), &[1u8, 0][..])
-            .expect("insert");
-        txn.commit().expect("commit");
-    }
+    damage_base_row(&path);
     let mut store = FailOpenStore::open(options(&path, 1, Durability::Group), 8);
     let mut a = decision("Plan");
     a.seq = store.record_pending(a.clone()).expect("pending");
