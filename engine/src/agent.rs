@@ -150,3 +150,42 @@ impl AgentState {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn emitted_notes_are_told_apart_exactly() {
+        let mut emitted = Emitted::default();
+        emitted.insert("Plan", &["a.md", "b.md"]);
+        emitted.insert("Plan", &["a.md", "b.md"]);
+        emitted.insert("Brief", &["a.md"]);
+        assert!(emitted.contains("Plan", &["a.md", "b.md"]));
+        assert!(emitted.contains("Brief", &["a.md"]));
+        // Order, membership and family all matter.
+        assert!(!emitted.contains("Plan", &["b.md", "a.md"]));
+        assert!(!emitted.contains("Plan", &["a.md"]));
+        assert!(!emitted.contains("Brief", &["a.md", "b.md"]));
+        assert!(!emitted.contains("Plan", &[]));
+        assert_eq!(emitted.by_hash.values().map(Vec::len).sum::<usize>(), 2);
+        emitted.clear();
+        assert!(!emitted.contains("Plan", &["a.md", "b.md"]));
+    }
+
+    #[test]
+    fn a_shared_hash_bucket_still_compares_exactly() {
+        let mut emitted = Emitted::default();
+        // Two notes forced into one bucket, as a hash collision would put them.
+        let hash = Emitted::hash_of("Plan", &["a.md"]);
+        emitted
+            .by_hash
+            .entry(hash)
+            .or_default()
+            .push(("Other".into(), vec!["x.md".into()]));
+        assert!(!emitted.contains("Plan", &["a.md"]));
+        emitted.insert("Plan", &["a.md"]);
+        assert!(emitted.contains("Plan", &["a.md"]));
+        assert_eq!(emitted.by_hash[&hash].len(), 2);
+    }
+}
