@@ -119,7 +119,7 @@ mod linux {
                 watched: HashMap::new(),
                 buf: vec![MaybeUninit::uninit(); 16 * 1024],
             };
-            // The first poll of the mount table reports it as changed: consume that now.
+            // Start from an empty queue: nothing is listed yet, so nothing pending matters.
             watch.drain();
             Some(watch)
         }
