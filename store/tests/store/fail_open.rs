@@ -223,6 +223,17 @@ fn a_failed_read_switches_to_memory() {
     );
 }
 
+/// The decision numbers in the file's pending table, read past the store.
+fn pending_on_file(db: &Database) -> Vec<u64> {
+    let txn = db.begin_read().expect("txn");
+    let pending = txn.open_table(PENDING).expect("pending");
+    pending
+        .iter()
+        .expect("iter")
+        .map(|kv| kv.expect("entry").0.value())
+        .collect()
+}
+
 /// Damages the base row that the next eviction must update, so the next write fails.
 fn damage_base_row(path: &std::path::Path) {
     let db = Database::create(path).expect("raw open");
@@ -267,14 +278,7 @@ fn a_failed_write_is_retried_on_memory() {
     drop(store);
     // The failed resolution left the file as it was: decision 4 is still pending there.
     let db = Database::create(&path).expect("raw open");
-    let txn = db.begin_read().expect("txn");
-    let pending = txn.open_table(PENDING).expect("pending");
-    let keys: Vec<u64> = pending
-        .iter()
-        .expect("iter")
-        .map(|kv| kv.expect("entry").0.value())
-        .collect();
-    assert_eq!(keys, [4]);
+    assert_eq!(pending_on_file(&db), [4]);
 }
 
 /// Damage anywhere in the file — header, tree pages, free space — never escapes as a panic:
@@ -368,14 +372,8 @@ fn a_failed_write_carries_the_waiting_records_to_memory() {
     // The redb handle wrote its waiting records when it was dropped, as the commits of
     // immediate mode would have: they are pending on the file, numbered as handed out.
     let db = Database::create(&path).expect("raw open");
+    assert_eq!(pending_on_file(&db), [4, 5]);
     let txn = db.begin_read().expect("txn");
-    let pending = txn.open_table(PENDING).expect("pending");
-    let keys: Vec<u64> = pending
-        .iter()
-        .expect("iter")
-        .map(|kv| kv.expect("entry").0.value())
-        .collect();
-    assert_eq!(keys, [4, 5]);
     let meta = txn.open_table(META).expect("meta");
     assert_eq!(
         meta.get("next_decision_seq")
