@@ -154,8 +154,14 @@ fn is_plain(path: &str) -> bool {
     let Some(rest) = path.strip_prefix('/') else {
         return false;
     };
-    cfg!(unix)
-        && rest
+    cfg!(unix) && !rest.is_empty() && is_plain_relative(rest)
+}
+
+/// A relative `/`-separated path whose parts are all names (no empty, `.` or `..` part); the
+/// empty path is plain.
+pub fn is_plain_relative(path: &str) -> bool {
+    path.is_empty()
+        || path
             .split('/')
             .all(|c| !c.is_empty() && c != "." && c != "..")
 }

@@ -16,7 +16,7 @@
 //! Symlinks are not cached either way: a symlink entry is always stat-ed (its target can
 //! change without its directory changing).
 
-use crate::paths::{split_name, strip_base};
+use crate::paths::{is_plain_relative, split_name, strip_base};
 use crate::probe::{EntryKind, FileProbe, OsProbe, RealRoot, Stamp};
 use crate::probe_watch::{DirWatch, Drain};
 use std::cell::{Cell, RefCell};
@@ -318,9 +318,9 @@ impl FileProbe for CachingProbe {
     fn resolves_within(&self, path: &Path, root: &Path, real_root: &RealRoot) -> bool {
         // Below a lexical root, a path without symlinks resolves inside the real root: no need
         // to resolve the root itself unless a symlink is met.
-        let rest = strip_base(path, root).and_then(Path::to_str).filter(|r| {
-            r.is_empty() || r.split('/').all(|c| !c.is_empty() && c != "." && c != "..")
-        });
+        let rest = strip_base(path, root)
+            .and_then(Path::to_str)
+            .filter(|r| is_plain_relative(r));
         let Some(rest) = rest else {
             // Outside the lexical root, or oddly spelled: let the OS resolve it.
             return self.os.resolves_within(path, root, real_root);
