@@ -202,6 +202,7 @@ impl SyntheticContents {
                         step,
                         accepts,
                         rejects,
+                        ..RateRow::default()
                     },
                 )
             })

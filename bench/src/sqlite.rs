@@ -16,8 +16,8 @@
 
 use docsuggest_schema::codec;
 use docsuggest_schema::{
-    Config, Decision, DecisionStore, Durability, HistoryEntry, Outcome, RateKey, RateMove, RateRow,
-    RateSnapshot, Resolution, StoreContents, StoreError, StoreKind,
+    Config, Decision, DecisionStore, Durability, HistoryEntry, Outcome, RateEvent, RateKey,
+    RateMove, RateRow, RateSnapshot, Resolution, StoreContents, StoreError, StoreKind,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
@@ -27,10 +27,12 @@ const SCHEMA: &str = "
     CREATE TABLE IF NOT EXISTS rates (
         workspace TEXT NOT NULL, family TEXT NOT NULL, companion TEXT NOT NULL,
         step REAL NOT NULL, accepts INTEGER NOT NULL, rejects INTEGER NOT NULL,
+        shadow_hits INTEGER NOT NULL, shadow_misses INTEGER NOT NULL,
         PRIMARY KEY (workspace, family, companion)) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS base (
         workspace TEXT NOT NULL, family TEXT NOT NULL, companion TEXT NOT NULL,
         step REAL NOT NULL, accepts INTEGER NOT NULL, rejects INTEGER NOT NULL,
+        shadow_hits INTEGER NOT NULL, shadow_misses INTEGER NOT NULL,
         PRIMARY KEY (workspace, family, companion)) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS history (seq INTEGER PRIMARY KEY, entry BLOB NOT NULL);
     CREATE TABLE IF NOT EXISTS pending (seq INTEGER PRIMARY KEY, decision BLOB NOT NULL);
@@ -38,10 +40,10 @@ const SCHEMA: &str = "
     INSERT OR IGNORE INTO meta VALUES ('next_decision_seq', 1), ('next_resolution_seq', 1);
 ";
 
-const SELECT_RATE: &str = "SELECT step, accepts, rejects FROM rates WHERE workspace = ?1 AND family = ?2 AND companion = ?3";
-const SELECT_BASE: &str = "SELECT step, accepts, rejects FROM base WHERE workspace = ?1 AND family = ?2 AND companion = ?3";
-const UPSERT_RATE: &str = "INSERT OR REPLACE INTO rates VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
-const UPSERT_BASE: &str = "INSERT OR REPLACE INTO base VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+const SELECT_RATE: &str = "SELECT step, accepts, rejects, shadow_hits, shadow_misses FROM rates WHERE workspace = ?1 AND family = ?2 AND companion = ?3";
+const SELECT_BASE: &str = "SELECT step, accepts, rejects, shadow_hits, shadow_misses FROM base WHERE workspace = ?1 AND family = ?2 AND companion = ?3";
+const UPSERT_RATE: &str = "INSERT OR REPLACE INTO rates VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+const UPSERT_BASE: &str = "INSERT OR REPLACE INTO base VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 
 /// How a [`SqliteStore`] commits.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -112,6 +114,8 @@ fn read_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RateRow> {
         step: row.get(0)?,
         accepts: to_u64(row.get(1)?)?,
         rejects: to_u64(row.get(2)?)?,
+        shadow_hits: to_u64(row.get(3)?)?,
+        shadow_misses: to_u64(row.get(4)?)?,
     })
 }
 
@@ -125,6 +129,8 @@ fn read_key_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(RateKey, RateRow)>
         step: row.get(3)?,
         accepts: to_u64(row.get(4)?)?,
         rejects: to_u64(row.get(5)?)?,
+        shadow_hits: to_u64(row.get(6)?)?,
+        shadow_misses: to_u64(row.get(7)?)?,
     };
     Ok((key, rate))
 }
@@ -146,7 +152,12 @@ fn check_resolution(r: &Resolution) -> Result<(), StoreError> {
         }
         _ => {}
     }
-    if matches!(r.outcome, Outcome::Abandoned | Outcome::Silent) && !r.moves.is_empty() {
+    let shadow = |m: &RateMove| {
+        matches!(m.event, RateEvent::ShadowHit | RateEvent::ShadowMiss) && m.step == 0.0
+    };
+    if r.outcome == Outcome::Abandoned && !r.moves.is_empty()
+        || r.outcome == Outcome::Silent && !r.moves.iter().all(shadow)
+    {
         return bad("this window moves no rate");
     }
     if r.moves.iter().any(|m| !m.step.is_finite()) {
@@ -203,6 +214,8 @@ impl Tx<'_> {
     fn put(&self, sql: &str, key: &RateKey, row: &RateRow) -> Result<(), StoreError> {
         let accepts = to_i64(self.label, row.accepts)?;
         let rejects = to_i64(self.label, row.rejects)?;
+        let shadow_hits = to_i64(self.label, row.shadow_hits)?;
+        let shadow_misses = to_i64(self.label, row.shadow_misses)?;
         self.tx
             .prepare_cached(sql)
             .and_then(|mut s| {
@@ -212,7 +225,9 @@ impl Tx<'_> {
                     key.companion,
                     row.step,
                     accepts,
-                    rejects
+                    rejects,
+                    shadow_hits,
+                    shadow_misses
                 ])
             })
             .map_err(self.fail("writing a row"))?;
@@ -436,7 +451,8 @@ impl SqliteStore {
 
     fn rows(&self, table: &str) -> Result<Vec<(RateKey, RateRow)>, StoreError> {
         let sql = format!(
-            "SELECT workspace, family, companion, step, accepts, rejects FROM {table} \
+            "SELECT workspace, family, companion, step, accepts, rejects, shadow_hits, \
+             shadow_misses FROM {table} \
              ORDER BY workspace, family, companion"
         );
         self.conn

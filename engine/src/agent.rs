@@ -11,6 +11,10 @@ pub const MAX_TOUCHED: usize = 4096;
 /// The most shadow windows one agent keeps open; the oldest is abandoned past it.
 pub const MAX_SHADOWS: usize = 8;
 
+/// Under the evidence model every window (notes' too) stays open for its whole length, so up
+/// to `learnWindow + 1` are open at once; past this bound the oldest is abandoned.
+pub const MAX_EVIDENCE_WINDOWS: usize = 64;
+
 /// The follow-through of one emitted note.
 #[derive(Clone, Debug)]
 pub struct Window {
@@ -20,8 +24,22 @@ pub struct Window {
     pub workspace: String,
     /// The family.
     pub family: String,
-    /// The named companions with their matchers.
+    /// The named companions with their matchers (a silence: the would-be named ones).
     pub companions: Vec<(String, GlobMatcher)>,
+    /// Under the evidence model: companions watched but not named (left out, or past
+    /// `maxCompanions`), so what is not named still gathers evidence.
+    pub watched: Vec<(String, GlobMatcher)>,
+    /// Under the evidence model: which of `companions`, then `watched`, were touched.
+    pub touched: Vec<bool>,
+    /// Under the evidence model: which of `companions`, then `watched`, this window counts.
+    /// One another open window of the family already watches is not counted twice: windows
+    /// that overlap see the same calls, so they are one observation, not several.
+    pub counted: Vec<bool>,
+    /// Under the evidence model: the first named companion touched (the note's accept).
+    pub accepted: Option<String>,
+    /// Whether closing it records evidence (the evidence model's windows, except a silence
+    /// whose companions were all touched already).
+    pub evidence: bool,
     /// The bases the companions were looked up under.
     pub bases: Vec<PathBuf>,
     /// Judged in-workspace calls seen since the note.
@@ -37,6 +55,32 @@ impl Window {
             .iter()
             .find(|(_, m)| names(m, path, &self.bases))
             .map(|(c, _)| c.as_str())
+    }
+
+    /// Marks every named or watched companion that `path` names as touched; answers whether
+    /// this call is the note's accept (its first touch of a named companion).
+    pub fn observe(&mut self, path: &Path) -> bool {
+        let named = self.companions.len();
+        let mut first = None;
+        let all = self.companions.iter().chain(&self.watched).enumerate();
+        for (i, (companion, matcher)) in all {
+            if self.touched.get(i) == Some(&false) && names(matcher, path, &self.bases) {
+                self.touched[i] = true;
+                if i < named && first.is_none() {
+                    first = Some(companion.clone());
+                }
+            }
+        }
+        if self.observe_only || self.accepted.is_some() || first.is_none() {
+            return false;
+        }
+        self.accepted = first;
+        true
+    }
+
+    /// Whether every named and watched companion was touched: nothing is left to observe.
+    pub fn all_touched(&self) -> bool {
+        self.touched.iter().all(|&t| t)
     }
 }
 
@@ -141,6 +185,38 @@ impl AgentState {
         self.emitted.clear();
         self.notes = 0;
         self.take_windows()
+    }
+
+    /// Whether an open evidence window of `family` in `workspace`, over the same `bases`,
+    /// counts `companion` already.
+    pub fn counts_open(
+        &self,
+        workspace: &str,
+        family: &str,
+        bases: &[PathBuf],
+        companion: &str,
+    ) -> bool {
+        self.shadows.iter().any(|w| {
+            w.evidence
+                && w.workspace == workspace
+                && w.family == family
+                && w.bases == bases
+                && w.companions
+                    .iter()
+                    .chain(&w.watched)
+                    .zip(&w.counted)
+                    .any(|((c, _), &counted)| counted && c == companion)
+        })
+    }
+
+    /// Whether an open note window in `workspace`, over the same `bases`, names `companion`.
+    pub fn names_open(&self, workspace: &str, bases: &[PathBuf], companion: &str) -> bool {
+        self.shadows.iter().any(|w| {
+            !w.observe_only
+                && w.workspace == workspace
+                && w.bases == bases
+                && w.companions.iter().any(|(c, _)| c == companion)
+        })
     }
 
     /// Takes every open window, the note's and the shadows.

@@ -1,6 +1,6 @@
 //! The engine: config, packs, per-agent state and a store, wired around the pure pipeline.
 
-use crate::agent::{AgentState, MAX_SHADOWS, Window};
+use crate::agent::{AgentState, MAX_EVIDENCE_WINDOWS, MAX_SHADOWS, Window};
 use crate::judge::{self, Effects, Located, Record, Settings};
 use crate::ledger::{self, Abstain};
 use crate::locate::PackCache;
@@ -198,12 +198,17 @@ impl<P: FileProbe> Engine<P> {
         };
         window.decision_seq = seq;
         let state = self.agents.entry(agent.to_string()).or_default();
-        if !window.observe_only {
+        if !window.observe_only && !window.evidence {
             state.window = Some(window);
             return;
         }
+        let bound = if window.evidence {
+            MAX_EVIDENCE_WINDOWS
+        } else {
+            MAX_SHADOWS
+        };
         state.shadows.push(window);
-        if state.shadows.len() > MAX_SHADOWS {
+        if state.shadows.len() > bound {
             let oldest = state.shadows.remove(0);
             self.abandon(vec![oldest]);
         }

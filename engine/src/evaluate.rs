@@ -27,6 +27,10 @@ pub struct Setting {
     pub rate_model: RateModel,
     /// At most this many companions in a note.
     pub max_companions: usize,
+    /// Under the evidence model: companions rated below this are left out.
+    pub prune_below: f64,
+    /// Under the evidence model: how strongly a rate scales its companion's score.
+    pub evidence_exponent: f64,
 }
 
 impl Setting {
@@ -38,6 +42,8 @@ impl Setting {
             threshold: config.threshold,
             rate_model: config.rate_model,
             max_companions: config.max_companions,
+            prune_below: config.prune_below,
+            evidence_exponent: config.evidence_exponent,
         }
     }
 }
@@ -164,6 +170,10 @@ pub fn evaluate(
             })
             .collect();
         rescored.sort_by(|a, b| b.score.total_cmp(&a.score));
+        if setting.rate_model == RateModel::Evidence {
+            measure::weigh_evidence(&mut rescored, setting.evidence_exponent);
+            rescored = measure::prune(rescored, setting.prune_below).0;
+        }
         rescored.truncate(setting.max_companions);
         // Every companion was already touched: no gate would have spoken.
         let emitted = d.silence != Some(SilenceReason::AlreadyTouched)

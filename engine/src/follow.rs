@@ -1,6 +1,12 @@
 //! Step 4, the follow-through: every judged in-workspace call either accepts the agent's open
 //! window (it names a companion), ages it, or closes it as a soft reject; shadow windows of
 //! gated silences are followed the same way but only observe.
+//!
+//! Under the evidence model a window — a note's or a silence's — stays open for its whole
+//! length (or until every companion it watches is touched), so each named and watched
+//! companion gets a hit or a miss: named ones as accepts and rejects, unnamed ones as shadow
+//! hits and misses. The `accepted` line is still written at the first touch of a named
+//! companion.
 
 use crate::agent::{AgentState, Window};
 use crate::judge::Located;
@@ -21,6 +27,20 @@ pub fn follow(
     for mut shadow in std::mem::take(&mut state.shadows) {
         if shadow.workspace != located.workspace.key {
             open.push(shadow);
+            continue;
+        }
+        if shadow.evidence {
+            if shadow.observe(&located.path)
+                && let Some(companion) = &shadow.accepted
+            {
+                ledger.push(ledger::accepted(&shadow.family, companion));
+            }
+            shadow.age += 1;
+            if shadow.age >= config.learn_window || shadow.all_touched() {
+                out.push(close_with_evidence(shadow, config, ledger));
+            } else {
+                open.push(shadow);
+            }
             continue;
         }
         let touched = shadow.named_by(&located.path).map(str::to_string);
@@ -89,6 +109,86 @@ pub fn soft_reject(window: Window, config: &Config, ledger: &mut Vec<String>) ->
         accepted: None,
         moves,
     }
+}
+
+/// Closes an evidence window: every companion it watched gets its hit or miss, and the
+/// family row counts whether the note (a silence: any watched companion) was followed.
+pub fn close_with_evidence(
+    window: Window,
+    config: &Config,
+    ledger: &mut Vec<String>,
+) -> Resolution {
+    let named = window.companions.len();
+    let touched = |i: usize| window.touched.get(i).copied().unwrap_or(false);
+    let named_hit = (0..named).any(touched);
+    let any_hit = (0..window.touched.len()).any(touched);
+    let mut moves = Vec::with_capacity(window.touched.len() + 1);
+    if window.evidence {
+        let all = window.companions.iter().chain(&window.watched);
+        for (i, (companion, _)) in all.enumerate() {
+            if window.counted.get(i) == Some(&true) {
+                let noted = i < named && !window.observe_only;
+                moves.push(observation(&window, companion, noted, touched(i), config));
+            }
+        }
+        let family_hit = if window.observe_only {
+            any_hit
+        } else {
+            named_hit
+        };
+        moves.push(observation(
+            &window,
+            "",
+            !window.observe_only,
+            family_hit,
+            config,
+        ));
+    }
+    if window.observe_only {
+        let first = (0..window.touched.len()).find(|&i| touched(i));
+        let accepted = first.and_then(|i| {
+            let all = window.companions.iter().chain(&window.watched);
+            all.map(|(c, _)| c.clone()).nth(i)
+        });
+        return Resolution {
+            decision_seq: window.decision_seq,
+            outcome: Outcome::Silent,
+            accepted,
+            moves,
+        };
+    }
+    let outcome = match window.accepted.clone() {
+        Some(companion) => (Outcome::Accepted, Some(companion)),
+        None => {
+            let names: Vec<&str> = window.companions.iter().map(|(c, _)| c.as_str()).collect();
+            ledger.push(ledger::rejected(&window.family, &names));
+            (Outcome::Rejected, None)
+        }
+    };
+    Resolution {
+        decision_seq: window.decision_seq,
+        outcome: outcome.0,
+        accepted: outcome.1,
+        moves,
+    }
+}
+
+/// One observation of one row: a named companion (or a note's family row) moves as an accept
+/// or a reject of the step rule too; anything unnamed counts as a shadow hit or miss.
+fn observation(
+    window: &Window,
+    companion: &str,
+    noted: bool,
+    hit: bool,
+    config: &Config,
+) -> RateMove {
+    let (event, step) = match (noted, hit) {
+        (true, true) => (RateEvent::Accept, config.accept_bonus),
+        (true, false) => (RateEvent::Reject, -config.reject_penalty),
+        (false, true) => (RateEvent::ShadowHit, 0.0),
+        (false, false) => (RateEvent::ShadowMiss, 0.0),
+    };
+    rate_move(window, companion, event, step)
 }
 
 /// Closes a window without a verdict (turn reset, restart): no rate move.

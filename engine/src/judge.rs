@@ -14,8 +14,8 @@ use crate::probe::FileProbe;
 pub use crate::follow::{abandon, follow, soft_reject};
 use docsuggest_schema::rate::NEUTRAL;
 use docsuggest_schema::{
-    CompanionRow, Config, Decision, DecisionStore, Outcome, RateKey, RateSnapshot, Resolution,
-    SilenceReason, Table,
+    CompanionRow, Config, Decision, DecisionStore, Outcome, RateKey, RateModel, RateSnapshot,
+    Resolution, SilenceReason, Table,
 };
 use std::path::{Path, PathBuf};
 
@@ -180,13 +180,18 @@ pub fn decide(
         &rates,
         &settings.weights,
     );
-    rows.truncate(config.max_companions);
     if untouched.is_empty() {
+        rows.truncate(config.max_companions);
         let kappa = measure::kappa(&rows);
+        let shape = Shape {
+            rows,
+            watched: Vec::new(),
+        };
         silence(
             settings,
+            state,
             &subject,
-            rows,
+            shape,
             kappa,
             SilenceReason::AlreadyTouched,
             ledger,
@@ -194,19 +199,59 @@ pub fn decide(
         );
         return None;
     }
+    let evidence = config.learn && config.rate_model == RateModel::Evidence;
+    let mut watched = Vec::new();
+    if evidence {
+        measure::weigh_evidence(&mut rows, config.evidence_exponent);
+        let (kept, left) = measure::prune(rows, config.prune_below);
+        if !left.is_empty() {
+            let names: Vec<&str> = left.iter().map(|r| r.path.as_str()).collect();
+            ledger.push(ledger::left_out(name, &names));
+        }
+        rows = kept;
+        watched = left;
+    }
+    if rows.len() > config.max_companions {
+        watched.extend(rows.drain(config.max_companions..));
+    }
     let paths: Vec<&str> = rows.iter().map(|r| r.path.as_str()).collect();
     let fit = note::fitting(name, &paths, config.max_note_chars);
-    if fit == 0 {
+    if fit == 0 && !rows.is_empty() {
         ledger.push(ledger::abstained(Abstain::NoCompanions, Some(name), 0.0));
         return None;
     }
-    rows.truncate(fit);
-    let kappa = measure::kappa(&rows);
-    if kappa < family.threshold.unwrap_or(config.threshold) {
+    if evidence {
+        watched.extend(rows.drain(fit..));
+    } else {
+        rows.truncate(fit);
+    }
+    let gate = family.threshold.unwrap_or(config.threshold);
+    let mut kappa = measure::kappa(&rows);
+    let cooling = state
+        .last_noted
+        .get(name)
+        .is_some_and(|&at| state.calls - at <= u64::from(config.cooldown_calls));
+    if evidence && !rows.is_empty() && kappa >= gate && !cooling {
+        // What an open note of this agent already names is not named again: a note left with
+        // nothing new is a repeat, one left with less is gated on what it still names.
+        let (repeated, fresh): (Vec<CompanionRow>, Vec<CompanionRow>) = rows
+            .into_iter()
+            .partition(|r| state.names_open(&located.workspace.key, subject.bases, &r.path));
+        if fresh.is_empty() {
+            ledger.push(ledger::suppressed(Suppress::Dedupe, name, kappa));
+            return None;
+        }
+        rows = fresh;
+        watched.extend(repeated);
+        kappa = measure::kappa(&rows);
+    }
+    if rows.is_empty() || kappa < gate {
+        let shape = Shape { rows, watched };
         silence(
             settings,
+            state,
             &subject,
-            rows,
+            shape,
             kappa,
             SilenceReason::LowConfidence,
             ledger,
@@ -215,11 +260,7 @@ pub fn decide(
         return None;
     }
     let name_refs: Vec<&str> = rows.iter().map(|r| r.path.as_str()).collect();
-    let suppression = if state
-        .last_noted
-        .get(name)
-        .is_some_and(|&at| state.calls - at <= u64::from(config.cooldown_calls))
-    {
+    let suppression = if cooling {
         Some(Suppress::Cooldown)
     } else if state.emitted.contains(name, &name_refs) {
         Some(Suppress::Dedupe)
@@ -238,18 +279,27 @@ pub fn decide(
     if config.learn
         && let Some(older) = state.window.take()
     {
-        // The older window closes as a soft reject before the newer one opens.
+        // The older window closes as a soft reject before the newer one opens. (Under the
+        // evidence model note windows live beside each other and none is closed early.)
         effects.resolutions.push(soft_reject(older, config, ledger));
     }
     ledger.push(ledger::suggest(name, kappa, &name_refs));
     push_decided(settings, name, kappa, &rows, ledger);
     let note = note::compose(name, kappa, &name_refs);
     if config.learn {
-        let window = subject.window(&rows, false);
-        let decision = decision(settings, &subject, rows, kappa, None);
+        let shape = Shape { rows, watched };
+        let window = subject.window(state, &shape, false, evidence);
+        let decision = decision(settings, &subject, shape.rows, kappa, None);
         effects.record = Some(Record { decision, window });
     }
     Some(note)
+}
+
+/// The companions of one decision: those the note names (or would name) and, under the
+/// evidence model, those its window watches without naming them.
+struct Shape {
+    rows: Vec<CompanionRow>,
+    watched: Vec<CompanionRow>,
 }
 
 /// What a decision is about: the call, its family, and the bases its companions live under.
@@ -260,19 +310,46 @@ struct Subject<'a> {
 }
 
 impl Subject<'_> {
-    /// A window over the companions `rows` names.
-    fn window(&self, rows: &[CompanionRow], observe_only: bool) -> Window {
-        Window {
-            decision_seq: 0,
-            workspace: self.located.workspace.key.clone(),
-            family: self.family.name.clone(),
-            companions: rows
-                .iter()
+    /// A window over the companions `shape` names and watches; under the evidence model it
+    /// counts only what no open window of the agent counts already.
+    fn window(
+        &self,
+        state: &AgentState,
+        shape: &Shape,
+        observe_only: bool,
+        evidence: bool,
+    ) -> Window {
+        let matchers = |rows: &[CompanionRow]| -> Vec<(String, globset::GlobMatcher)> {
+            rows.iter()
                 .filter_map(|r| {
                     let c = self.family.companions.iter().find(|c| c.path == r.path)?;
                     Some((c.path.clone(), c.matcher.clone()))
                 })
-                .collect(),
+                .collect()
+        };
+        let companions = matchers(&shape.rows);
+        let watched = matchers(&shape.watched);
+        let (touched, counted) = if evidence {
+            let key = &self.located.workspace.key;
+            let counted = companions
+                .iter()
+                .chain(&watched)
+                .map(|(c, _)| !state.counts_open(key, &self.family.name, self.bases, c))
+                .collect();
+            (vec![false; companions.len() + watched.len()], counted)
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        Window {
+            decision_seq: 0,
+            workspace: self.located.workspace.key.clone(),
+            family: self.family.name.clone(),
+            companions,
+            watched,
+            touched,
+            counted,
+            accepted: None,
+            evidence,
             bases: self.bases.to_vec(),
             age: 0,
             observe_only,
@@ -303,8 +380,9 @@ fn push_decided(
 /// that observes whether the would-be companions are touched anyway.
 fn silence(
     settings: &Settings<'_>,
+    state: &AgentState,
     subject: &Subject<'_>,
-    rows: Vec<CompanionRow>,
+    shape: Shape,
     kappa: f64,
     reason: SilenceReason,
     ledger: &mut Vec<String>,
@@ -316,10 +394,14 @@ fn silence(
     };
     let family = subject.family.name.as_str();
     ledger.push(ledger::abstained(abstain, Some(family), kappa));
-    push_decided(settings, family, kappa, &rows, ledger);
-    if settings.config.learn {
-        let window = subject.window(&rows, true);
-        let decision = decision(settings, subject, rows, kappa, Some(reason));
+    push_decided(settings, family, kappa, &shape.rows, ledger);
+    let config = settings.config;
+    if config.learn {
+        // Companions touched already say nothing about whether the agent would follow them.
+        let evidence =
+            config.rate_model == RateModel::Evidence && reason == SilenceReason::LowConfidence;
+        let window = subject.window(state, &shape, true, evidence);
+        let decision = decision(settings, subject, shape.rows, kappa, Some(reason));
         effects.record = Some(Record { decision, window });
     }
 }

@@ -100,6 +100,15 @@ pub fn rejected(family: &str, companions: &[&str]) -> String {
     )
 }
 
+/// `doc-suggester: left-out <family> companions <c1,c2,...>`: companions the evidence model
+/// left out of a note (or a would-be note) because the agent rarely follows them.
+pub fn left_out(family: &str, companions: &[&str]) -> String {
+    format!(
+        "{PREFIX}left-out {family} companions {}",
+        companions.join(",")
+    )
+}
+
 /// `doc-suggester: abstained <reason> [<family> ]<kappa>`
 pub fn abstained(reason: Abstain, family: Option<&str>, kappa: f64) -> String {
     match family {

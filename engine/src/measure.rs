@@ -1,6 +1,7 @@
 //! Measure, rank and gate: six values per companion, a weighted score, and kappa.
 
 use crate::compiled::CompiledCompanion;
+use docsuggest_schema::rate::NEUTRAL;
 use docsuggest_schema::{CompanionRow, Heuristic, Table};
 
 /// The learned rates a measurement reads: the family's and each companion's.
@@ -45,6 +46,25 @@ pub fn rank<'a>(
     rows
 }
 
+/// The evidence model's weighing: each companion's score is scaled by
+/// `(rate / (1/3))^exponent`, its learned rate being its `history` value, then the rows are
+/// ranked again (ties keep their order). With no evidence every rate is 1/3 and nothing
+/// changes, so a fresh store ranks and gates exactly as the PoC.
+pub fn weigh_evidence(rows: &mut [CompanionRow], exponent: f64) {
+    for row in rows.iter_mut() {
+        let rate = row.values.get(Heuristic::History);
+        row.score *= (rate / NEUTRAL).powf(exponent);
+    }
+    rows.sort_by(|a, b| b.score.total_cmp(&a.score));
+}
+
+/// Splits ranked rows into those the note may name and those left out for being followed
+/// less often than `below` (their `history` rate).
+pub fn prune(rows: Vec<CompanionRow>, below: f64) -> (Vec<CompanionRow>, Vec<CompanionRow>) {
+    rows.into_iter()
+        .partition(|r| r.values.get(Heuristic::History) >= below)
+}
+
 /// `sigmoid(Σ score − 0.6)` over the companions a note names.
 pub fn kappa(rows: &[CompanionRow]) -> f64 {
     let sum: f64 = rows.iter().map(|r| r.score).sum();
@@ -54,7 +74,6 @@ pub fn kappa(rows: &[CompanionRow]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use docsuggest_schema::rate::NEUTRAL;
 
     struct Neutral;
     impl Rates for Neutral {
@@ -96,6 +115,54 @@ mod tests {
         let rows = rank(&cs, &Neutral, &Table::DEFAULT_WEIGHTS);
         let order: Vec<&str> = rows.iter().map(|r| r.path.as_str()).collect();
         assert_eq!(order, ["tie1", "tie2", "low"]);
+    }
+
+    struct Learned;
+    impl Rates for Learned {
+        fn family(&self) -> f64 {
+            NEUTRAL
+        }
+        fn companion(&self, path: &str) -> f64 {
+            match path {
+                "followed" => 0.8,
+                "ignored" => 0.05,
+                _ => NEUTRAL,
+            }
+        }
+    }
+
+    #[test]
+    fn evidence_reranks_scales_and_prunes() {
+        let cs = [
+            companion("ignored", 1.0),
+            companion("neutral", 1.0),
+            companion("followed", 0.5),
+        ];
+        let mut rows = rank(&cs, &Learned, &Table::DEFAULT_WEIGHTS);
+        let score_of = |rows: &[CompanionRow], path: &str| {
+            rows.iter().find(|r| r.path == path).map(|r| r.score)
+        };
+        let neutral_score = score_of(&rows, "neutral");
+        weigh_evidence(&mut rows, 1.5);
+        let order: Vec<&str> = rows.iter().map(|r| r.path.as_str()).collect();
+        assert_eq!(order, ["followed", "neutral", "ignored"]);
+        // A neutral rate leaves the PoC score as it was.
+        assert_eq!(score_of(&rows, "neutral"), neutral_score);
+        let (kept, left) = prune(rows, 0.25);
+        assert_eq!(kept.len(), 2);
+        assert_eq!(left[0].path, "ignored");
+        // One followed companion alone can carry the gate that three neutral ones need.
+        assert!(kappa(&kept[..1]) > 0.75, "{}", kappa(&kept[..1]));
+    }
+
+    #[test]
+    fn no_evidence_changes_nothing() {
+        let cs = [companion("a", 1.0), companion("b", 0.5)];
+        let plain = rank(&cs, &Neutral, &Table::DEFAULT_WEIGHTS);
+        let mut weighed = plain.clone();
+        weigh_evidence(&mut weighed, 1.5);
+        assert_eq!(plain, weighed);
+        assert_eq!(kappa(&plain).to_bits(), kappa(&weighed).to_bits());
     }
 
     #[test]

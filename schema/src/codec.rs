@@ -6,8 +6,12 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-/// The version tag of values written by this build.
-pub const VALUE_VERSION: u8 = 1;
+/// The version tag of values written by this build. Version 2 (schema v2) added the shadow
+/// counts to rate rows and the shadow events to rate moves; other layouts are unchanged.
+pub const VALUE_VERSION: u8 = 2;
+
+/// The version tag of values written by schema v1 builds; read only by the v1 → v2 upgrade.
+pub const V1_VALUE_VERSION: u8 = 1;
 
 /// The largest value decode accepts; protects against length prefixes that lie.
 const DECODE_LIMIT: usize = 16 << 20;
@@ -49,8 +53,37 @@ pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, CodecError> {
 
 /// Decodes a value written by [`encode`]; every malformed input is an error, never a panic.
 pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
+    decode_tagged(bytes, VALUE_VERSION)
+}
+
+/// Decodes a value a schema v1 build wrote whose layout v2 kept (keys, decisions, history
+/// entries: v2 only appended enum variants).
+pub fn decode_v1<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
+    decode_tagged(bytes, V1_VALUE_VERSION)
+}
+
+/// A rate row as schema v1 stored it: the step value and the accept/reject counts.
+#[derive(serde::Deserialize)]
+struct RateRowV1 {
+    step: f64,
+    accepts: u64,
+    rejects: u64,
+}
+
+/// Decodes a schema v1 rate row into today's row (no shadow observations yet).
+pub fn decode_v1_row(bytes: &[u8]) -> Result<crate::rate::RateRow, CodecError> {
+    let v1: RateRowV1 = decode_tagged(bytes, V1_VALUE_VERSION)?;
+    Ok(crate::rate::RateRow {
+        step: v1.step,
+        accepts: v1.accepts,
+        rejects: v1.rejects,
+        ..crate::rate::RateRow::default()
+    })
+}
+
+fn decode_tagged<T: DeserializeOwned>(bytes: &[u8], version: u8) -> Result<T, CodecError> {
     let (&tag, body) = bytes.split_first().ok_or(CodecError::Empty)?;
-    if tag != VALUE_VERSION {
+    if tag != version {
         return Err(CodecError::UnknownVersion(tag));
     }
     let (value, used) = bincode::serde::decode_from_slice(body, config())
@@ -72,14 +105,27 @@ mod tests {
             step: 0.5,
             accepts: 2,
             rejects: 300,
+            shadow_hits: 1,
+            shadow_misses: 0,
         };
         let bytes = encode(&row).expect("encodes");
-        // tag 1, f64 0.5 little-endian, varint 2, varint 300 (0xfb + u16 LE).
+        // tag 2, f64 0.5 little-endian, varint 2, varint 300 (0xfb + u16 LE), varints 1, 0.
         assert_eq!(
             bytes,
-            [1, 0, 0, 0, 0, 0, 0, 0xe0, 0x3f, 2, 0xfb, 0x2c, 0x01]
+            [2, 0, 0, 0, 0, 0, 0, 0xe0, 0x3f, 2, 0xfb, 0x2c, 0x01, 1, 0]
         );
         assert_eq!(decode::<RateRow>(&bytes), Ok(row));
+    }
+
+    #[test]
+    fn v1_rows_decode_only_through_the_upgrade() {
+        // A v1 row: tag 1, f64 0.5, varint 2, varint 300.
+        let v1 = [1, 0, 0, 0, 0, 0, 0, 0xe0, 0x3f, 2, 0xfb, 0x2c, 0x01];
+        assert_eq!(decode::<RateRow>(&v1), Err(CodecError::UnknownVersion(1)));
+        let row = decode_v1_row(&v1).expect("v1 row");
+        assert_eq!((row.step, row.accepts, row.rejects), (0.5, 2, 300));
+        assert_eq!((row.shadow_hits, row.shadow_misses), (0, 0));
+        assert!(decode_v1_row(&v1[..5]).is_err());
     }
 
     #[test]
@@ -90,7 +136,7 @@ mod tests {
             Err(CodecError::UnknownVersion(9))
         );
         assert!(matches!(
-            decode::<RateRow>(&[1, 0]),
+            decode::<RateRow>(&[VALUE_VERSION, 0]),
             Err(CodecError::Malformed(_))
         ));
         let mut bytes = encode(&RateKey::family("w", "f")).expect("encodes");
@@ -127,14 +173,16 @@ mod props {
             Just(Outcome::Abandoned),
             Just(Outcome::Silent),
         ];
-        let mv = (".{0,8}", ".{0,8}", ".{0,8}", any::<bool>(), any::<f64>()).prop_map(
-            |(w, f, c, accept, step)| RateMove {
+        let event = prop_oneof![
+            Just(RateEvent::Accept),
+            Just(RateEvent::Reject),
+            Just(RateEvent::ShadowHit),
+            Just(RateEvent::ShadowMiss),
+        ];
+        let mv = (".{0,8}", ".{0,8}", ".{0,8}", event, any::<f64>()).prop_map(
+            |(w, f, c, event, step)| RateMove {
                 key: RateKey::companion(&w, &f, &c),
-                event: if accept {
-                    RateEvent::Accept
-                } else {
-                    RateEvent::Reject
-                },
+                event,
                 step,
             },
         );

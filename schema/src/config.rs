@@ -27,6 +27,13 @@ pub enum RateModel {
     Step,
     /// The posterior mean of Beta(1,2) updated by accepts and rejects.
     Beta,
+    /// Per-companion evidence (the default): the posterior mean of Beta(1,2) over every
+    /// observation of the companion — accepts and rejects of notes that named it, and the
+    /// shadow hits and misses of windows that watched it unnamed. A companion whose rate
+    /// falls under `pruneBelow` is left out of the note, and each named companion's score is
+    /// scaled by `(rate / (1/3))^evidenceExponent` (2 by default: one companion followed half the time carries a note alone), so kappa follows the evidence of the
+    /// companions that stay. With no evidence every rate is 1/3 and the note is the PoC's.
+    Evidence,
 }
 
 /// The validated config. Field names are camelCase in files and patches.
@@ -77,6 +84,10 @@ pub struct Config {
     pub reject_penalty: f64,
     /// How rates are read from rows.
     pub rate_model: RateModel,
+    /// Under the evidence model: a companion whose rate is below this is left out.
+    pub prune_below: f64,
+    /// Under the evidence model: how strongly a companion's rate scales its score.
+    pub evidence_exponent: f64,
 }
 
 impl Default for Config {
@@ -107,10 +118,15 @@ impl Default for Config {
             ring_capacity: 65_536,
             accept_bonus: 0.1,
             reject_penalty: 0.2,
-            rate_model: RateModel::Step,
+            rate_model: RateModel::Evidence,
+            prune_below: 0.25,
+            evidence_exponent: 2.0,
         }
     }
 }
+
+/// The largest `evidenceExponent` accepted: past it one companion's rate swamps every prior.
+pub const MAX_EVIDENCE_EXPONENT: f64 = 4.0;
 
 /// The smallest `maxNoteChars` accepted: room for the label and one short companion line.
 pub const MIN_NOTE_CHARS: u64 = 80;
@@ -214,6 +230,13 @@ impl Config {
                 "acceptBonus" => p.unit(value, &mut self.accept_bonus),
                 "rejectPenalty" => p.unit(value, &mut self.reject_penalty),
                 "rateModel" => p.choice(value, &mut self.rate_model),
+                "pruneBelow" => p.unit(value, &mut self.prune_below),
+                "evidenceExponent" => p.number_in(
+                    value,
+                    0.0,
+                    MAX_EVIDENCE_EXPONENT,
+                    &mut self.evidence_exponent,
+                ),
                 _ => p.problem("unknown field".into()),
             }
         }
@@ -271,6 +294,14 @@ impl Check<'_> {
             Some(x) if (0.0..=1.0).contains(&x) => *slot = x,
             Some(x) => self.problem(format!("{x} is outside 0..1")),
             None => self.expected("a number in 0..1", value),
+        }
+    }
+
+    fn number_in(&mut self, value: &Value, min: f64, max: f64, slot: &mut f64) {
+        match value.as_f64() {
+            Some(x) if (min..=max).contains(&x) => *slot = x,
+            Some(x) => self.problem(format!("{x} is outside {min}..={max}")),
+            None => self.expected(&format!("a number in {min}..={max}"), value),
         }
     }
 

@@ -49,6 +49,11 @@ pub enum RateEvent {
     Accept,
     /// The window closed untouched.
     Reject,
+    /// A watched companion that no note named was touched within the window (a shadow
+    /// window of a silence, or a companion the note left out).
+    ShadowHit,
+    /// A watched companion that no note named was not touched within the window.
+    ShadowMiss,
 }
 
 /// One move of one row, as committed with a resolution.
@@ -58,7 +63,8 @@ pub struct RateMove {
     pub key: RateKey,
     /// Accept or reject.
     pub event: RateEvent,
-    /// The signed step of the step rule (`+acceptBonus` or `−rejectPenalty`).
+    /// The signed step of the step rule (`+acceptBonus` or `−rejectPenalty`; 0 for a shadow
+    /// observation).
     pub step: f64,
 }
 
@@ -71,6 +77,10 @@ pub struct RateRow {
     pub accepts: u64,
     /// Rejects seen.
     pub rejects: u64,
+    /// Shadow hits seen (schema v2).
+    pub shadow_hits: u64,
+    /// Shadow misses seen (schema v2).
+    pub shadow_misses: u64,
 }
 
 impl Default for RateRow {
@@ -79,6 +89,8 @@ impl Default for RateRow {
             step: NEUTRAL,
             accepts: 0,
             rejects: 0,
+            shadow_hits: 0,
+            shadow_misses: 0,
         }
     }
 }
@@ -91,8 +103,20 @@ impl RateRow {
         match mv.event {
             RateEvent::Accept => next.accepts += 1,
             RateEvent::Reject => next.rejects += 1,
+            RateEvent::ShadowHit => next.shadow_hits += 1,
+            RateEvent::ShadowMiss => next.shadow_misses += 1,
         }
         next
+    }
+
+    /// Every observation that the companion (or family) was followed.
+    pub fn hits(&self) -> u64 {
+        self.accepts.saturating_add(self.shadow_hits)
+    }
+
+    /// Every observation that it was not.
+    pub fn misses(&self) -> u64 {
+        self.rejects.saturating_add(self.shadow_misses)
     }
 
     /// The rate this row stands for under `model`.
@@ -100,9 +124,18 @@ impl RateRow {
         match model {
             RateModel::Step => self.step,
             // Posterior mean of Beta(1, 2): neutral 1/3, order-independent, never stuck at 0.
-            RateModel::Beta => (1 + self.accepts) as f64 / (3 + self.accepts + self.rejects) as f64,
+            RateModel::Beta => beta_mean(self.accepts, self.rejects),
+            // The same posterior over every observation, named or shadowed: counts commute,
+            // so the rate is independent of the order its evidence arrived in.
+            RateModel::Evidence => beta_mean(self.hits(), self.misses()),
         }
     }
+}
+
+/// The posterior mean of Beta(1, 2) after `hits` and `misses`: 1/3 with no evidence, never 0
+/// or 1.
+fn beta_mean(hits: u64, misses: u64) -> f64 {
+    (1.0 + hits as f64) / (3.0 + hits as f64 + misses as f64)
 }
 
 /// `fold(base, moves)`: the row that results from replaying `moves` in order over `base`.
@@ -144,5 +177,27 @@ mod tests {
         let row = fold(None, std::iter::repeat_n(&down, 50));
         assert_eq!(row.step, 0.0);
         assert!(row.rate(RateModel::Beta) > 0.0);
+    }
+
+    #[test]
+    fn evidence_counts_every_observation_in_any_order() {
+        let moves = [
+            mv(RateEvent::Accept, 0.1),
+            mv(RateEvent::ShadowHit, 0.0),
+            mv(RateEvent::ShadowMiss, 0.0),
+            mv(RateEvent::Reject, -0.2),
+            mv(RateEvent::ShadowMiss, 0.0),
+        ];
+        let forward = fold(None, &moves);
+        let backward = fold(None, moves.iter().rev());
+        assert_eq!((forward.hits(), forward.misses()), (2, 3));
+        assert_eq!(forward.rate(RateModel::Evidence), 3.0 / 8.0);
+        assert_eq!(
+            forward.rate(RateModel::Evidence),
+            backward.rate(RateModel::Evidence)
+        );
+        // Shadow observations leave the step rule and the Beta model where they were.
+        assert_eq!(forward.rate(RateModel::Beta), 2.0 / 5.0);
+        assert_eq!(RateRow::default().rate(RateModel::Evidence), NEUTRAL);
     }
 }

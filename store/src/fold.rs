@@ -33,7 +33,11 @@ impl FoldReport {
 
 /// Whether two rows are the same bit for bit (`==` on `f64` would equate `0.0` and `-0.0`).
 pub fn same_bits(a: &RateRow, b: &RateRow) -> bool {
-    a.step.to_bits() == b.step.to_bits() && a.accepts == b.accepts && a.rejects == b.rejects
+    a.step.to_bits() == b.step.to_bits()
+        && a.accepts == b.accepts
+        && a.rejects == b.rejects
+        && a.shadow_hits == b.shadow_hits
+        && a.shadow_misses == b.shadow_misses
 }
 
 /// Every row replayed from base and history: `fold(base, moves)` for each key that has a base
@@ -120,6 +124,7 @@ mod tests {
             step,
             accepts,
             rejects,
+            ..RateRow::default()
         }
     }
 

@@ -63,6 +63,7 @@ mod redb_store;
 mod tables;
 #[cfg(test)]
 mod testkit;
+mod upgrade_v2;
 
 pub use fail_open::FailOpenStore;
 pub use fold::{FoldMismatch, FoldReport, check_fold, folded_rates, same_bits};

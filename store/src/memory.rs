@@ -465,6 +465,7 @@ mod tests {
             step: 0.5,
             accepts: 3,
             rejects: 1,
+            ..RateRow::default()
         };
         let key = docsuggest_schema::RateKey::family("ws", "Plan");
         let mut s = MemoryStore::resume(

@@ -5,8 +5,8 @@
 //! [`SCHEMA_VERSION`] and writes the new version, all in one write transaction: an upgrade
 //! that fails leaves the file as it was. A newer version is refused.
 //!
-//! Version 1 is the first released schema, so the list of steps is empty; the framework is
-//! exercised by tests with a test-only step (1 → 2) over the committed v1 fixture.
+//! Version 1 is the first released schema; version 2 added the evidence model's shadow counts
+//! to rate rows (`upgrade_v2.rs`). The committed v1 fixture is upgraded by the tests.
 
 use crate::crash::{CrashHook, CrashPoint};
 use crate::errors::ResultExt;
@@ -18,7 +18,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// One upgrade step, run inside the upgrade's write transaction.
 pub struct Step {
@@ -42,10 +42,15 @@ pub struct Plan<'a> {
     pub steps: &'a [Step],
 }
 
-/// What this build knows: version 1, no steps yet.
+/// What this build knows: version 2, reached from version 1.
 pub const PLAN: Plan<'static> = Plan {
     current: SCHEMA_VERSION,
-    steps: &[],
+    steps: &[Step {
+        from: 1,
+        to: 2,
+        name: "rate rows gain shadow counts; rates rebuilt from history",
+        apply: crate::upgrade_v2::apply,
+    }],
 };
 
 impl Plan<'_> {
@@ -297,9 +302,10 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn the_released_plan_has_no_steps_yet() {
-        assert_eq!(PLAN.current, 1);
-        assert!(PLAN.chain("/s", 1).expect("no steps needed").is_empty());
+    fn the_released_plan_upgrades_v1() {
+        assert_eq!(PLAN.current, 2);
+        assert_eq!(PLAN.chain("/s", 1).expect("a step from v1").len(), 1);
+        assert!(PLAN.chain("/s", 2).expect("no steps needed").is_empty());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! entry. Keeping them in one place is what lets the memory fallback and the redb store give
 //! identical rates for the same operations.
 
-use docsuggest_schema::{Decision, HistoryEntry, Outcome, Resolution, StoreError};
+use docsuggest_schema::{Decision, HistoryEntry, Outcome, RateEvent, Resolution, StoreError};
 
 /// The sequence numbers a store has handed out: the last decision and the last resolution
 /// (`0` before the first).
@@ -41,15 +41,15 @@ pub(crate) fn check_resolution(r: &Resolution) -> Result<(), StoreError> {
             );
         }
     }
-    let still = match r.outcome {
-        Outcome::Abandoned => Some("an abandoned"),
-        Outcome::Silent => Some("a silent"),
-        _ => None,
+    if r.outcome == Outcome::Abandoned && !r.moves.is_empty() {
+        return bad("an abandoned window moves no rate".into());
+    }
+    // A silence's shadow window only counts what it saw (the evidence model's observations).
+    let shadow = |m: &docsuggest_schema::RateMove| {
+        matches!(m.event, RateEvent::ShadowHit | RateEvent::ShadowMiss) && m.step == 0.0
     };
-    if let Some(window) = still
-        && !r.moves.is_empty()
-    {
-        return bad(format!("{window} window moves no rate"));
+    if r.outcome == Outcome::Silent && !r.moves.iter().all(shadow) {
+        return bad("a silent window moves no rate, it only counts shadow hits and misses".into());
     }
     if let Some(mv) = r.moves.iter().find(|m| !m.step.is_finite()) {
         return bad(format!("move of {:?} has a non-finite step", mv.key));
@@ -93,7 +93,7 @@ pub(crate) fn abandoned(decision_seq: u64) -> Resolution {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use docsuggest_schema::{RateEvent, RateKey, RateMove};
+    use docsuggest_schema::{RateKey, RateMove};
 
     fn resolution(outcome: Outcome, accepted: Option<&str>, step: Option<f64>) -> Resolution {
         Resolution {
@@ -143,7 +143,16 @@ mod tests {
         check(resolution(Outcome::Silent, Some("x"), None), "ok");
         check(
             resolution(Outcome::Silent, None, Some(0.1)),
-            "invalid store request: resolution of decision 7: a silent window moves no rate",
+            "invalid store request: resolution of decision 7: a silent window moves no rate, it only counts shadow hits and misses",
+        );
+        let mut shadow = resolution(Outcome::Silent, Some("x"), Some(0.0));
+        shadow.moves[0].event = RateEvent::ShadowHit;
+        check(shadow.clone(), "ok");
+        shadow.outcome = Outcome::Abandoned;
+        shadow.accepted = None;
+        check(
+            shadow,
+            "invalid store request: resolution of decision 7: an abandoned window moves no rate",
         );
         check(
             resolution(Outcome::Abandoned, None, Some(-0.2)),

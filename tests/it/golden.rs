@@ -87,6 +87,24 @@ fn transcript_learning_loop() {
     check_transcript("learning-loop.txt");
 }
 
+// The same scripts under the default evidence model: a fresh store's first notes are the
+// PoC's; then windows run their whole length, repeats are left out, and rarely followed
+// companions are left out of later notes.
+#[test]
+fn transcript_evidence_default_session() {
+    check_transcript("evidence-default-session.txt");
+}
+
+#[test]
+fn transcript_evidence_suppressions() {
+    check_transcript("evidence-suppressions.txt");
+}
+
+#[test]
+fn transcript_evidence_learning_loop() {
+    check_transcript("evidence-learning-loop.txt");
+}
+
 #[test]
 fn transcript_disabled_and_reconfigured() {
     check_transcript("disabled.txt");
@@ -164,6 +182,10 @@ fn every_line_form_is_pinned() {
         (
             ledger::suppressed(Suppress::Cap, "Plan", 0.91),
             "doc-suggester: suppressed cap Plan 0.91",
+        ),
+        (
+            ledger::left_out("Plan", &["a.md", "b/*.md"]),
+            "doc-suggester: left-out Plan companions a.md,b/*.md",
         ),
         (
             ledger::store_unavailable("locked"),

@@ -1,4 +1,5 @@
-//! The learning loop on the memory store: moves, clamps, abandoned windows, the record.
+//! The learning loop of the PoC's step rule (`rateModel: "step"`) on the memory store: moves,
+//! clamps, abandoned windows, the record. The evidence model has its own tests (`evidence.rs`).
 
 use docsuggest_engine::Engine;
 use docsuggest_engine::probe::OsProbe;
@@ -45,7 +46,7 @@ fn quiet(engine: &mut Engine<OsProbe>, f: &Fixture, n: usize) {
 #[test]
 fn an_accept_moves_the_companion_and_the_family_up() {
     let f = Fixture::poc();
-    let mut engine = memory_engine(config(json!({"acceptBonus": 0.25})));
+    let mut engine = memory_engine(config(json!({"acceptBonus": 0.25, "rateModel": "step"})));
     judge(&mut engine, &f, "a", PLAN);
     let v = judge(&mut engine, &f, "a", "POC-BRIEF.md");
     assert_eq!(v.ledger[0], "doc-suggester: accepted Plan POC-BRIEF.md");
@@ -70,7 +71,7 @@ fn an_accept_moves_the_companion_and_the_family_up() {
 #[test]
 fn a_glob_companion_is_accepted_by_any_file_it_matches() {
     let f = Fixture::poc();
-    let mut engine = memory_engine(config(json!({"threshold": 0.0})));
+    let mut engine = memory_engine(config(json!({"threshold": 0.0, "rateModel": "step"})));
     judge(&mut engine, &f, "a", "packages/web/SCHEME.md");
     let v = judge(&mut engine, &f, "a", "Documentation/Plans/LEARN.md");
     assert_eq!(
@@ -82,7 +83,7 @@ fn a_glob_companion_is_accepted_by_any_file_it_matches() {
 #[test]
 fn a_soft_reject_moves_every_named_companion_and_the_family_down() {
     let f = Fixture::poc();
-    let mut engine = memory_engine(config(json!({})));
+    let mut engine = memory_engine(config(json!({"rateModel": "step"})));
     judge(&mut engine, &f, "a", PLAN);
     quiet(&mut engine, &f, 2);
     assert!(
@@ -103,7 +104,9 @@ fn a_soft_reject_moves_every_named_companion_and_the_family_down() {
 #[test]
 fn rates_clamp_to_zero_and_one() {
     let f = Fixture::poc();
-    let mut engine = memory_engine(config(json!({"threshold": 0.0, "cooldownCalls": 0})));
+    let mut engine = memory_engine(config(
+        json!({"threshold": 0.0, "cooldownCalls": 0, "rateModel": "step"}),
+    ));
     for _ in 0..4 {
         judge(&mut engine, &f, "a", PLAN);
         quiet(&mut engine, &f, 3);
@@ -145,7 +148,7 @@ fn rows_of(engine: &Engine<OsProbe>, key: &str) -> RateRow {
 #[test]
 fn a_turn_reset_abandons_the_window_without_moving_rates() {
     let f = Fixture::poc();
-    let mut engine = memory_engine(config(json!({})));
+    let mut engine = memory_engine(config(json!({"rateModel": "step"})));
     judge(&mut engine, &f, "a", PLAN);
     engine.turn("a");
     quiet(&mut engine, &f, 3);
@@ -161,7 +164,9 @@ fn a_turn_reset_abandons_the_window_without_moving_rates() {
 fn the_record_keeps_the_enabled_list_and_effective_weights() {
     let f = Fixture::poc();
     let enabled = json!(["scope", "prior", "literal", "history"]);
-    let mut engine = memory_engine(config(json!({"heuristics": enabled, "threshold": 0.0})));
+    let mut engine = memory_engine(config(
+        json!({"heuristics": enabled, "threshold": 0.0, "rateModel": "step"}),
+    ));
     judge(&mut engine, &f, "a", PLAN);
     let pending = contents(&engine).pending().expect("pending");
     assert_eq!(pending.len(), 1);
@@ -194,7 +199,7 @@ fn the_record_keeps_the_enabled_list_and_effective_weights() {
 fn a_gated_silence_opens_a_shadow_window_that_only_observes() {
     use docsuggest_schema::SilenceReason;
     let f = Fixture::poc();
-    let mut engine = memory_engine(config(json!({})));
+    let mut engine = memory_engine(config(json!({"rateModel": "step"})));
     // Index abstains (kappa 0.54): its would-be companion is the archive style.
     judge(&mut engine, &f, "a", "Documentation/INDEX.md");
     let pending = contents(&engine).pending().expect("pending");

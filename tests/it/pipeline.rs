@@ -279,7 +279,8 @@ fn max_companions_and_max_note_chars_trim_whole_lines() {
 #[test]
 fn already_touched_companions_are_dropped() {
     let f = Fixture::poc();
-    let mut engine = null_engine(config(json!({"threshold": 0.0})));
+    // The step rule: the evidence model would also leave out what agent a's Index note names.
+    let mut engine = null_engine(config(json!({"threshold": 0.0, "rateModel": "step"})));
     judge(&mut engine, &f, "a", "Documentation/INDEX.md");
     let v = judge(&mut engine, &f, "b", "Documentation/Plans/SEARCH.md");
     assert!(

@@ -7,7 +7,7 @@ use docsuggest_tests::{Fixture, config, judge};
 use serde_json::json;
 
 fn engine_on(path: &std::path::Path) -> Engine<OsProbe> {
-    let cfg = config(json!({}));
+    let cfg = config(json!({"rateModel": "step"}));
     let store = FailOpenStore::open(StoreOptions::from_config(path, &cfg), cfg.store_limit);
     Engine::new(cfg, Box::new(store), OsProbe)
 }

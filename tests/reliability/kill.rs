@@ -257,9 +257,21 @@ fn check(store: &Path, acked: u64, floor: SeqMarks) -> Result<SeqMarks, String> 
                 e.resolution_seq
             ));
         }
-        let moved = !e.moves.is_empty();
-        let should = matches!(e.decision.outcome, Outcome::Accepted | Outcome::Rejected);
-        if moved != should {
+        // A note's verdict moves rates; an abandoned window moves none; a silence only
+        // counts shadow observations (the evidence model) or nothing.
+        let shadow_only = e.moves.iter().all(|m| {
+            matches!(
+                m.event,
+                docsuggest_schema::RateEvent::ShadowHit | docsuggest_schema::RateEvent::ShadowMiss
+            )
+        });
+        let whole = match e.decision.outcome {
+            Outcome::Accepted | Outcome::Rejected => !e.moves.is_empty(),
+            Outcome::Abandoned => e.moves.is_empty(),
+            Outcome::Silent => shadow_only,
+            Outcome::Pending => false,
+        };
+        if !whole {
             return Err(format!("partial resolution: {e:?}"));
         }
     }

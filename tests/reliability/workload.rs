@@ -58,17 +58,17 @@ fn rewrite_rows(txn: &WriteTransaction, path: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
-const TO_V2: [UpgradeStep; 1] = [UpgradeStep {
-    from: 1,
-    to: 2,
+const TO_V3: [UpgradeStep; 1] = [UpgradeStep {
+    from: 2,
+    to: 3,
     name: "test: rewrite every live row",
     apply: rewrite_rows,
 }];
 
-/// The schema plan of the workload: this build's version 1 plus the test upgrade to 2.
-pub const PLAN_V2: Plan<'static> = Plan {
-    current: 2,
-    steps: &TO_V2,
+/// The schema plan of the workload: this build's version 2 plus the test upgrade to 3.
+pub const PLAN_V3: Plan<'static> = Plan {
+    current: 3,
+    steps: &TO_V3,
 };
 
 /// A decision of `family` in `workspace` naming every companion.

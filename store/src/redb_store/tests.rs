@@ -166,7 +166,7 @@ fn a_newer_schema_is_refused_naming_both_versions() {
     assert_eq!(
         err.to_string(),
         format!(
-            "store {} has schema version 7, newer than the supported version 1",
+            "store {} has schema version 7, newer than the supported version 2",
             path.display()
         )
     );
@@ -188,7 +188,7 @@ fn an_undecodable_value_names_its_table_and_key() {
     assert_eq!(
         err.to_string(),
         "stored value rates[(\"ws\", \"Plan\", \"\")] cannot be decoded: unknown value version 9 \
-         (this build reads version 1)"
+         (this build reads version 2)"
     );
     let snapshot = s.snapshot().expect("snapshot");
     assert!(snapshot.row(&RateKey::family("ws", "Plan")).is_err());
@@ -325,39 +325,42 @@ fn fail_step(_: &WriteTransaction, path: &str) -> Result<(), StoreError> {
     Err(StoreError::Backend(format!("{path}: test step failed")))
 }
 
-const TO_V2: [Step; 1] = [Step {
-    from: 1,
-    to: 2,
+// Test-only steps one version past this build's, so the framework is tested over stores
+// this build writes.
+const TO_V3: [Step; 1] = [Step {
+    from: 2,
+    to: 3,
     name: "test: add a marker",
     apply: add_marker,
 }];
 
-const FAILING_TO_V2: [Step; 1] = [Step {
-    from: 1,
-    to: 2,
+const FAILING_TO_V3: [Step; 1] = [Step {
+    from: 2,
+    to: 3,
     name: "test: fail",
     apply: fail_step,
 }];
 
-/// Upgrades a copy of `source` with the test step and checks what the framework promises.
+/// Upgrades a copy of `source` (a store this build wrote) with the test step and checks what
+/// the framework promises.
 fn upgrade_copy(source: &Path) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("s.redb");
     std::fs::copy(source, &path).expect("copy");
-    let v1 = RedbStore::open(options(&path)).expect("open v1");
+    let v2 = RedbStore::open(options(&path)).expect("open v2");
     let (rows_before, history_before) = (
-        v1.rate_rows().expect("rows"),
-        v1.history().expect("history"),
+        v2.rate_rows().expect("rows"),
+        v2.history().expect("history"),
     );
-    drop(v1);
+    drop(v2);
     let plan = Plan {
-        current: 2,
-        steps: &TO_V2,
+        current: 3,
+        steps: &TO_V3,
     };
     let s = RedbStore::open_with_plan(options(&path), &plan).expect("upgrade");
     let upgrade = s.open_report().upgraded.clone().expect("upgraded");
-    assert_eq!((upgrade.from, upgrade.to), (1, 2));
-    assert_eq!(upgrade.backup, dir.path().join("s.redb.v1.bak"));
+    assert_eq!((upgrade.from, upgrade.to), (2, 3));
+    assert_eq!(upgrade.backup, dir.path().join("s.redb.v2.bak"));
     assert_eq!(s.rate_rows().expect("rows"), rows_before);
     assert_eq!(s.history().expect("history"), history_before);
     let txn = s.db().expect("open").begin_read().expect("read");
@@ -368,26 +371,26 @@ fn upgrade_copy(source: &Path) {
     );
     assert_eq!(
         tables::read_meta("t", &meta_table, meta::SCHEMA_VERSION).expect("version"),
-        2
+        3
     );
     drop((meta_table, txn, s));
-    // This build reads version 1 only.
+    // This build reads version 2 at most.
     let err = RedbStore::open(options(&path)).expect_err("too new");
     assert!(
         matches!(
             err,
             StoreError::TooNew {
-                found: 2,
-                supported: 1,
+                found: 3,
+                supported: 2,
                 ..
             }
         ),
         "{err}"
     );
-    // The backup is the version-1 store as it was.
+    // The backup is the version-2 store as it was.
     let restored = dir.path().join("restored.redb");
     std::fs::copy(&upgrade.backup, &restored).expect("copy backup");
-    let old = RedbStore::open(options(&restored)).expect("backup opens as v1");
+    let old = RedbStore::open(options(&restored)).expect("backup opens as v2");
     assert_eq!(old.rate_rows().expect("rows"), rows_before);
     assert_eq!(old.history().expect("history"), history_before);
 }
@@ -401,9 +404,33 @@ fn an_upgrade_copies_the_file_then_runs_its_steps() {
 }
 
 #[test]
-fn the_committed_v1_fixture_upgrades() {
+fn the_committed_v1_fixture_upgrades_to_v2_keeping_its_history() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/store-v1.redb");
-    upgrade_copy(&fixture);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    std::fs::copy(&fixture, &path).expect("copy");
+    let ring_of_four = StoreOptions {
+        ring_capacity: 4,
+        ..options(&path)
+    };
+    let s = RedbStore::open(ring_of_four).expect("upgrade");
+    let upgrade = s.open_report().upgraded.clone().expect("upgraded");
+    assert_eq!((upgrade.from, upgrade.to), (1, 2));
+    assert!(upgrade.backup.exists());
+    // Four resolutions live in the ring (the fixture's ring is 4), one pending closes.
+    assert_eq!(s.history().expect("history").len(), 4);
+    assert!(crate::check_fold(&s).expect("fold").is_clean());
+    for (_, row) in s.rate_rows().expect("rows") {
+        assert_eq!((row.shadow_hits, row.shadow_misses), (0, 0));
+        // v1 learned accepts and rejects only: the evidence model starts from them.
+        assert_eq!(
+            row.rate(docsuggest_schema::RateModel::Evidence),
+            row.rate(docsuggest_schema::RateModel::Beta)
+        );
+    }
+    // The upgraded file is a plain v2 store: it upgrades further with the test step.
+    drop(s);
+    upgrade_copy(&path);
 }
 
 #[test]
@@ -412,25 +439,25 @@ fn a_failed_upgrade_leaves_the_file_at_its_version() {
     let path = dir.path().join("s.redb");
     learned(&path);
     let plan = Plan {
-        current: 2,
-        steps: &FAILING_TO_V2,
+        current: 3,
+        steps: &FAILING_TO_V3,
     };
     let err = RedbStore::open_with_plan(options(&path), &plan).expect_err("fails");
     assert!(err.to_string().contains("test step failed"), "{err}");
-    assert!(dir.path().join("s.redb.v1.bak").exists());
-    let s = RedbStore::open(options(&path)).expect("still v1");
+    assert!(dir.path().join("s.redb.v2.bak").exists());
+    let s = RedbStore::open(options(&path)).expect("still v2");
     assert_eq!(s.committed().decision_seq, 3);
-    // Without a step from 1, a plan for version 3 refuses before touching the file.
+    // Without a step from 3, a plan for version 4 refuses before touching the file.
     drop(s);
     let err = RedbStore::open_with_plan(
         options(&path),
         &Plan {
-            current: 3,
-            steps: &TO_V2,
+            current: 4,
+            steps: &TO_V3,
         },
     )
     .expect_err("no path");
-    assert!(err.to_string().contains("no step from version 2"), "{err}");
+    assert!(err.to_string().contains("no step from version 3"), "{err}");
 }
 
 #[test]
@@ -443,19 +470,19 @@ fn a_shared_file_is_not_upgraded() {
         ..options(&path)
     };
     let plan = Plan {
-        current: 2,
-        steps: &TO_V2,
+        current: 3,
+        steps: &TO_V3,
     };
     let err = RedbStore::open_with_plan(shared, &plan).expect_err("refused");
     assert_eq!(
         err.to_string(),
         format!(
-            "invalid store request: store {} has schema version 1; upgrading it to 2 needs \
+            "invalid store request: store {} has schema version 2; upgrading it to 3 needs \
              exclusive access: open it once without multi-process mode",
             path.display()
         )
     );
-    assert!(!dir.path().join("s.redb.v1.bak").exists());
+    assert!(!dir.path().join("s.redb.v2.bak").exists());
 }
 
 #[test]
@@ -659,15 +686,15 @@ fn a_store_on_a_backend_upgrades_and_backs_up_through_it() {
     assert!(!path.exists());
     assert!(!storage.0.lock().expect("lock").is_empty());
     let plan = Plan {
-        current: 2,
-        steps: &TO_V2,
+        current: 3,
+        steps: &TO_V3,
     };
     let s = RedbStore::open_with_plan(on_backend, &plan).expect("upgrade");
     let upgrade = s.open_report().upgraded.clone().expect("upgraded");
-    assert_eq!(upgrade.backup, dir.path().join("s.redb.v1.bak"));
+    assert_eq!(upgrade.backup, dir.path().join("s.redb.v2.bak"));
     assert_eq!(s.committed().resolution_seq, 1);
     drop(s);
-    // The backup is the version-1 store, openable as a file.
+    // The backup is the version-2 store, openable as a file.
     let old = RedbStore::open(options(&upgrade.backup)).expect("backup opens");
     assert_eq!(old.committed().resolution_seq, 1);
 }

@@ -131,14 +131,14 @@ fn a_newer_schema_version() {
         let txn = db.begin_write().expect("txn");
         txn.open_table(META)
             .expect("meta")
-            .insert("schema_version", 2)
+            .insert("schema_version", 3)
             .expect("insert");
         txn.commit().expect("commit");
     }
     assert_eq!(
         degraded(&path),
         Some(format!(
-            "store {} has schema version 2, newer than the supported version 1",
+            "store {} has schema version 3, newer than the supported version 2",
             path.display()
         ))
     );
@@ -210,7 +210,7 @@ fn a_failed_read_switches_to_memory() {
     assert_eq!(
         store.take_degradation().as_deref(),
         Some(
-            "stored value rates[(\"docs-3f9a\", \"Plan\", \"\")] cannot be decoded: unknown value version 9 (this build reads version 1)"
+            "stored value rates[(\"docs-3f9a\", \"Plan\", \"\")] cannot be decoded: unknown value version 9 (this build reads version 2)"
         )
     );
     // Numbering continues after what redb handed out (3 decisions, 3 resolutions).
@@ -240,7 +240,7 @@ fn damage_base_row(path: &std::path::Path) {
     let txn = db.begin_write().expect("txn");
     txn.open_table(BASE)
         .expect("base")
-        .insert(("docs-3f9a", "Plan", ""), &[1u8, 0][..])
+        .insert(("docs-3f9a", "Plan", ""), &[2u8, 0][..])
         .expect("insert");
     txn.commit().expect("commit");
 }

@@ -192,6 +192,7 @@ mod tests {
             step: 0.5,
             accepts: 2,
             rejects: 1,
+            ..RateRow::default()
         };
         let rows = vec![
             (RateKey::family("w", "Plan"), row),
