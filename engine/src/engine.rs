@@ -111,7 +111,17 @@ impl<P: FileProbe> Engine<P> {
         if !self.config.enabled || !self.config.tools.contains(&call.tool) {
             return Ok(verdict);
         }
-        if path.components().any(|c| {
+        self.probe.begin_call();
+        let mut warnings = Vec::new();
+        let lookup = paths::literal_prefix(&path);
+        let workspace = self.packs.locate(&lookup, &self.probe, &mut warnings);
+        // `exclude` names components below the workspace root, so a workspace that itself
+        // lives under `dist/` is judged; a path in no workspace has no root to be below.
+        let below = workspace
+            .as_ref()
+            .and_then(|w| paths::strip_base(&path, &w.root))
+            .unwrap_or(&path);
+        if below.components().any(|c| {
             self.config
                 .exclude
                 .iter()
@@ -119,8 +129,8 @@ impl<P: FileProbe> Engine<P> {
         }) {
             return Ok(verdict);
         }
+        verdict.warnings = warnings;
         self.stats.judged += 1;
-        self.probe.begin_call();
         // The agent's name is copied only the first time it is seen.
         if !self.agents.contains_key(&call.agent) {
             self.agents
@@ -130,11 +140,7 @@ impl<P: FileProbe> Engine<P> {
             return Ok(verdict);
         };
         state.calls += 1;
-        let lookup = paths::literal_prefix(&path);
-        let Some(workspace) = self
-            .packs
-            .locate(&lookup, &self.probe, &mut verdict.warnings)
-        else {
+        let Some(workspace) = workspace else {
             let line = ledger::abstained(Abstain::ForeignWorkspace, None, 0.0);
             self.stats.observe(&line);
             verdict.ledger.push(line);

@@ -4,6 +4,8 @@
 mod commands;
 mod common;
 mod demo;
+#[cfg(unix)]
+mod hostile;
 mod protocol;
 mod replay;
 mod transfer;
