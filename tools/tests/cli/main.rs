@@ -7,5 +7,6 @@ mod demo;
 #[cfg(unix)]
 mod hostile;
 mod protocol;
+mod readonly;
 mod replay;
 mod transfer;
