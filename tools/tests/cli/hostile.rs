@@ -232,3 +232,64 @@ fn a_workspace_under_excluded_names_is_judged() {
     assert_eq!(got[1]["ledger"], json!([]), "{}", got[1]);
     assert_eq!(got[2]["stats"]["judged"], 1, "{}", got[2]);
 }
+
+/// The peak resident memory of a live process, in KiB (Linux).
+#[cfg(target_os = "linux")]
+fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM")
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_request_line_of_100_mb_is_refused_in_bounded_memory() {
+    use std::io::BufRead;
+    let env = Env::new();
+    let mut child = env
+        .command(&["serve", "--memory"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the binary starts");
+    let pid = child.id();
+    let mut stdin = child.stdin.take().expect("stdin");
+    let ws = env.ws();
+    let good = judge(2, &ws, "Documentation/Plans/X.md");
+    // Streamed in 1 MiB pieces: the test holds no 100 MB buffer either.
+    let writer = std::thread::spawn(move || {
+        let chunk = vec![b'a'; 1 << 20];
+        stdin
+            .write_all(br#"{"id":1,"op":"judge","agent":"a","tool":"read","path":""#)
+            .expect("write");
+        for _ in 0..100 {
+            stdin.write_all(&chunk).expect("write");
+        }
+        stdin.write_all(b"\"}\n").expect("write");
+        stdin.write_all(good.as_bytes()).expect("write");
+        stdin.write_all(b"\n").expect("write");
+        stdin
+    });
+    let mut out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut lines = Vec::new();
+    for _ in 0..2 {
+        let mut line = String::new();
+        out.read_line(&mut line).expect("an answer");
+        lines.push(serde_json::from_str::<Value>(&line).expect("JSON"));
+    }
+    let peak = peak_rss_kib(pid);
+    let stdin = writer.join().expect("writer");
+    drop(stdin);
+    assert!(child.wait().expect("the server ends").success());
+    assert_eq!(lines[0]["error"]["code"], "line-too-long", "{}", lines[0]);
+    let detail = lines[0]["error"]["detail"].as_str().expect("detail");
+    assert!(detail.contains("1048576"), "the limit is named: {detail}");
+    assert_eq!(lines[1]["ok"], true, "{}", lines[1]);
+    assert_eq!(lines[1]["note"]["family"], "Plan");
+    // The line was skipped, never held: far below its 100 MB.
+    assert!(peak < 64 * 1024, "peak RSS {peak} KiB");
+}
