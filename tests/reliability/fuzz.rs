@@ -82,6 +82,7 @@ fn json_value() -> impl Strategy<Value = Value> {
         "enabled",
         "log",
         "storeLimit",
+        "maxAgents",
         "durability",
         "flushIntervalMs",
         "ringCapacity",

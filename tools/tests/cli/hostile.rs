@@ -293,3 +293,79 @@ fn a_request_line_of_100_mb_is_refused_in_bounded_memory() {
     // The line was skipped, never held: far below its 100 MB.
     assert!(peak < 64 * 1024, "peak RSS {peak} KiB");
 }
+
+/// 20 000 agents, each leaving an open note and never calling again: the server keeps at most
+/// `maxAgents` (default 4096) of them, so it stays under 150 MiB resident, and the forgotten
+/// ones' notes are in the history as abandoned.
+#[cfg(target_os = "linux")]
+#[test]
+fn twenty_thousand_agents_stay_within_bounded_memory() {
+    use std::io::BufRead;
+    const AGENTS: usize = 20_000;
+    let env = Env::new();
+    let store = env.store("s.redb").display().to_string();
+    // Group commits: the test is about memory, not about 20 000 fsyncs.
+    let config = env.home().join("cfg.json");
+    std::fs::write(&config, r#"{"durability": "group", "log": false}"#).expect("config");
+    let mut child = env
+        .command(&[
+            "serve",
+            "--store",
+            &store,
+            "--config",
+            &config.display().to_string(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the binary starts");
+    let pid = child.id();
+    let mut stdin = child.stdin.take().expect("stdin");
+    let ws = env.ws();
+    let writer = std::thread::spawn(move || {
+        let mut input = String::new();
+        for i in 0..AGENTS {
+            let request = json!({"id": i, "op": "judge", "agent": format!("agent-{i:05}"),
+                "tool": "read", "path": "Documentation/Plans/X.md", "cwd": ws.display().to_string()});
+            input.push_str(&format!("{request}\n"));
+        }
+        input.push_str(&format!("{}\n", json!({"id": "stats", "op": "stats"})));
+        stdin.write_all(input.as_bytes()).expect("write");
+        stdin
+    });
+    let mut out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut notes = 0;
+    let mut line = String::new();
+    let stats = loop {
+        line.clear();
+        assert!(
+            out.read_line(&mut line).expect("an answer") > 0,
+            "answers ended"
+        );
+        let answer: Value = serde_json::from_str(&line).expect("JSON");
+        if answer["id"] == "stats" {
+            break answer;
+        }
+        notes += usize::from(answer["note"]["family"] == "Plan");
+    };
+    let peak = peak_rss_kib(pid);
+    drop(writer.join().expect("writer"));
+    assert!(child.wait().expect("the server ends").success());
+    assert_eq!(notes, AGENTS);
+    let forgotten = stats["stats"]["abandoned"].as_u64().expect("abandoned");
+    assert!(forgotten >= (AGENTS - 4096) as u64, "{stats}");
+    assert!(peak < 150 * 1024, "peak RSS {peak} KiB");
+    // Every note, forgotten or closed at the end, is in the history as abandoned.
+    let history = env.ok(
+        &["history", "--store", &store, "--limit", "100000", "--json"],
+        b"",
+    );
+    let entries: Vec<Value> = serde_json::from_str(&history).expect("JSON");
+    assert_eq!(entries.len(), AGENTS);
+    assert!(
+        entries
+            .iter()
+            .all(|e| e["decision"]["outcome"] == "abandoned")
+    );
+}
