@@ -1,6 +1,7 @@
 //! The engine: config, packs, per-agent state and a store, wired around the pure pipeline.
 
 use crate::agent::{AgentState, MAX_EVIDENCE_WINDOWS, MAX_SHADOWS, Window};
+use crate::agents::Agents;
 use crate::judge::{self, Effects, Located, Record, Settings};
 use crate::ledger::{self, Abstain};
 use crate::locate::PackCache;
@@ -9,7 +10,6 @@ use crate::paths::{self, CallError};
 use crate::probe::{FileProbe, OsProbe};
 use crate::stats::Stats;
 use docsuggest_schema::{Config, ConfigError, DecisionStore, Resolution, StoreError};
-use std::collections::HashMap;
 use std::path::Path;
 
 /// The engine's version, as the activation line names it.
@@ -47,7 +47,7 @@ pub struct Engine<P: FileProbe = OsProbe> {
     config: Config,
     weights: docsuggest_schema::Table,
     packs: PackCache,
-    agents: HashMap<String, AgentState>,
+    agents: Agents,
     store: BoxedStore,
     probe: P,
     stats: Stats,
@@ -63,7 +63,7 @@ impl<P: FileProbe> Engine<P> {
             weights: config.effective_weights(),
             config,
             packs: PackCache::default(),
-            agents: HashMap::new(),
+            agents: Agents::default(),
             store,
             probe,
             stats: Stats::default(),
@@ -111,7 +111,17 @@ impl<P: FileProbe> Engine<P> {
         if !self.config.enabled || !self.config.tools.contains(&call.tool) {
             return Ok(verdict);
         }
-        if path.components().any(|c| {
+        self.probe.begin_call();
+        let mut warnings = Vec::new();
+        let lookup = paths::literal_prefix(&path);
+        let workspace = self.packs.locate(&lookup, &self.probe, &mut warnings);
+        // `exclude` names components below the workspace root, so a workspace that itself
+        // lives under `dist/` is judged; a path in no workspace has no root to be below.
+        let below = workspace
+            .as_ref()
+            .and_then(|w| paths::strip_base(&path, &w.root))
+            .unwrap_or(&path);
+        if below.components().any(|c| {
             self.config
                 .exclude
                 .iter()
@@ -119,22 +129,18 @@ impl<P: FileProbe> Engine<P> {
         }) {
             return Ok(verdict);
         }
+        verdict.warnings = warnings;
         self.stats.judged += 1;
-        self.probe.begin_call();
-        // The agent's name is copied only the first time it is seen.
-        if !self.agents.contains_key(&call.agent) {
-            self.agents
-                .insert(call.agent.clone(), AgentState::default());
-        }
+        self.agents.seen(&call.agent);
+        // Past `maxAgents`, the agents seen longest ago are forgotten and their windows close
+        // as abandoned; the agent just seen is the newest, never among them.
+        let evicted = self.agents.evict_over(self.config.max_agents);
+        self.abandon(evicted);
         let Some(state) = self.agents.get_mut(&call.agent) else {
             return Ok(verdict);
         };
         state.calls += 1;
-        let lookup = paths::literal_prefix(&path);
-        let Some(workspace) = self
-            .packs
-            .locate(&lookup, &self.probe, &mut verdict.warnings)
-        else {
+        let Some(workspace) = workspace else {
             let line = ledger::abstained(Abstain::ForeignWorkspace, None, 0.0);
             self.stats.observe(&line);
             verdict.ledger.push(line);
@@ -197,7 +203,12 @@ impl<P: FileProbe> Engine<P> {
             }
         };
         window.decision_seq = seq;
-        let state = self.agents.entry(agent.to_string()).or_default();
+        let Some(state) = self.agents.get_mut(agent) else {
+            // The agent was seen by this very call; should it be gone, the record must not
+            // stay pending.
+            self.abandon(vec![window]);
+            return;
+        };
         if !window.observe_only && !window.evidence {
             state.window = Some(window);
             return;
@@ -264,7 +275,7 @@ impl<P: FileProbe> Engine<P> {
     fn abandon_all(&mut self) {
         let windows: Vec<Window> = self
             .agents
-            .values_mut()
+            .states_mut()
             .flat_map(AgentState::take_windows)
             .collect();
         self.abandon(windows);

@@ -29,6 +29,7 @@
 #![deny(missing_docs)]
 
 pub mod agent;
+mod agents;
 pub mod compiled;
 mod engine;
 pub mod evaluate;

@@ -75,11 +75,10 @@ impl PackCache {
         let fresh = self.repo.get(dir).is_some_and(|c| c.stamp == stamp);
         if !fresh {
             let name = file.display().to_string();
-            let pack = probe
-                .read_to_string(&file)
-                .map_err(|e| PackError {
+            let pack = read_pack_text(dir, &file, probe)
+                .map_err(|problem| PackError {
                     file: name.clone(),
-                    problems: vec![format!("cannot read: {e}")],
+                    problems: vec![problem],
                 })
                 .and_then(|text| Pack::from_json_str(&text, &name))
                 .and_then(|pack| CompiledPack::compile(&pack, &name))
@@ -129,6 +128,29 @@ impl PackCache {
         }
         None
     }
+}
+
+/// The text of the pack file `file` of the directory `dir`. A pack whose real path (symlinks
+/// resolved) leaves `dir` is not read — a workspace cannot make the engine read, or quote, a
+/// file outside it — and the file itself is read by the probe's bounded, non-blocking,
+/// regular-files-only read.
+fn read_pack_text(dir: &Path, file: &Path, probe: &dyn FileProbe) -> Result<String, String> {
+    let real_dir = probe
+        .canonicalize(dir)
+        .ok_or_else(|| "not read: its directory cannot be resolved".to_string())?;
+    let real = probe.canonicalize(file).ok_or_else(|| {
+        "not read: it cannot be resolved to a file (a dangling symlink or a special file)"
+            .to_string()
+    })?;
+    if !real.starts_with(&real_dir) {
+        return Err(format!(
+            "not read: it resolves outside {} (a pack must lie inside its workspace)",
+            dir.display()
+        ));
+    }
+    probe
+        .read_to_string(&real)
+        .map_err(|e| format!("not read: {e}"))
 }
 
 #[cfg(test)]

@@ -70,6 +70,9 @@ pub struct Config {
     pub weights: Table,
     /// The bound of the memory fallback (rate rows and decision ring).
     pub store_limit: usize,
+    /// The most agents whose per-turn state and open windows are kept; past it the agents
+    /// seen longest ago are forgotten, their windows closed as abandoned.
+    pub max_agents: usize,
     /// The redb file (`~` is expanded by the host).
     pub store_path: String,
     /// How the durable store commits.
@@ -112,6 +115,7 @@ impl Default for Config {
             heuristics: Heuristic::ALL.to_vec(),
             weights: Table::DEFAULT_WEIGHTS,
             store_limit: 512,
+            max_agents: 4096,
             store_path: "~/.dsh/playform/hook-dsh-doc-suggester.redb".into(),
             durability: Durability::Immediate,
             flush_interval_ms: 1000,
@@ -223,6 +227,7 @@ impl Config {
                 "heuristics" => p.heuristics(value, &mut self.heuristics),
                 "weights" => p.weights(value, &mut self.weights),
                 "storeLimit" => p.count(value, 1, 1 << 24, &mut self.store_limit),
+                "maxAgents" => p.count(value, 1, 1 << 24, &mut self.max_agents),
                 "storePath" => p.text(value, &mut self.store_path),
                 "durability" => p.choice(value, &mut self.durability),
                 "flushIntervalMs" => p.count(value, 1, 60_000, &mut self.flush_interval_ms),

@@ -16,6 +16,13 @@ pub const DEFAULT_SIGNATURE: &str = "Documentation/ARCHIVE-STYLE.md";
 /// The family kind that drives detection.
 pub const DOC_KIND: &str = "doc";
 
+/// The most families a pack may hold: every one is compiled and matched on each call, so a
+/// pack is a doc graph, not a data set.
+pub const MAX_FAMILIES: usize = 256;
+
+/// The most rules, companions or signature files one list of a pack may hold.
+pub const MAX_LIST: usize = 64;
+
 /// A pack: signature files and families, in pack order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -194,6 +201,17 @@ impl Pack {
         if self.signature.is_empty() {
             out.push("signature: must list at least one file".into());
         }
+        let too_many = |field: &str, n: usize, max: usize| {
+            format!("{field}: {n} entries, more than the limit of {max}")
+        };
+        if self.signature.len() > MAX_LIST {
+            out.push(too_many("signature", self.signature.len(), MAX_LIST));
+        }
+        if self.families.len() > MAX_FAMILIES {
+            // Checking each of thousands of families would bury this one problem.
+            out.push(too_many("families", self.families.len(), MAX_FAMILIES));
+            return out;
+        }
         for (i, s) in self.signature.iter().enumerate() {
             if let Some(p) = path_problem(s) {
                 out.push(format!("signature[{i}]: {p}"));
@@ -222,6 +240,16 @@ impl Pack {
             }
             if fam.kind == DOC_KIND && fam.rules.is_empty() {
                 out.push(format!("{at}.rules: a doc family needs at least one rule"));
+            }
+            if fam.rules.len() > MAX_LIST {
+                out.push(too_many(&format!("{at}.rules"), fam.rules.len(), MAX_LIST));
+            }
+            if fam.companions.len() > MAX_LIST {
+                out.push(too_many(
+                    &format!("{at}.companions"),
+                    fam.companions.len(),
+                    MAX_LIST,
+                ));
             }
             for (j, r) in fam.rules.iter().enumerate() {
                 if let Some(p) = path_problem(r) {
@@ -314,6 +342,48 @@ mod tests {
              families[0].companions[0].path: contains a control character; \
              families[0].companions[0].prior: -1 is outside 0..1; \
              families[1].name: \"A\" is used twice"
+        );
+    }
+
+    #[test]
+    fn oversized_packs_are_refused_with_their_limit() {
+        let family =
+            |i: usize| format!(r#"{{"name": "F{i}", "rules": ["a/*.md"], "companions": []}}"#);
+        let many: Vec<String> = (0..10_000).map(family).collect();
+        let text = format!(r#"{{"families": [{}]}}"#, many.join(","));
+        let err = Pack::from_json_str(&text, "p.json").expect_err("too many");
+        assert_eq!(
+            err.to_string(),
+            "invalid pack p.json: families: 10000 entries, more than the limit of 256"
+        );
+        let rules: Vec<String> = (0..65).map(|i| format!("\"r{i}/*.md\"")).collect();
+        let text = format!(
+            r#"{{"families": [{{"name": "A", "rules": [{}], "companions": []}}]}}"#,
+            rules.join(",")
+        );
+        let err = Pack::from_json_str(&text, "p.json").expect_err("too many rules");
+        assert_eq!(
+            err.to_string(),
+            "invalid pack p.json: families[0].rules: 65 entries, more than the limit of 64"
+        );
+        let alternatives: Vec<String> = (0..10_000).map(|i| format!("d{i}")).collect();
+        let text = format!(
+            r#"{{"families": [{{"name": "A", "rules": ["{{{}}}/*.md"], "companions": []}}]}}"#,
+            alternatives.join(",")
+        );
+        let err = Pack::from_json_str(&text, "p.json").expect_err("a huge glob");
+        assert!(
+            err.to_string().starts_with(
+                "invalid pack p.json: families[0].rules[0]: is 58896 bytes long (at most 512)"
+            ),
+            "{err}"
+        );
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let err = Pack::from_json_str(&deep, "p.json").expect_err("too deep");
+        assert!(
+            err.to_string()
+                .starts_with("invalid pack p.json: not valid JSON: recursion limit exceeded"),
+            "{err}"
         );
     }
 

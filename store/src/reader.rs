@@ -58,6 +58,14 @@ impl std::fmt::Debug for StoreView {
 
 impl StoreView {
     pub(crate) fn begin(db: &Database, label: &Arc<str>) -> Result<StoreView, StoreError> {
+        StoreView::begin_on(db, label)
+    }
+
+    /// [`StoreView::begin`] on any redb database, a read-only one included.
+    pub(crate) fn begin_on(
+        db: &impl ReadableDatabase,
+        label: &Arc<str>,
+    ) -> Result<StoreView, StoreError> {
         let doing = "starting a snapshot";
         let txn = db.begin_read().at(label, doing)?;
         let rates = txn.open_table(RATES).at(label, doing)?;

@@ -1,5 +1,6 @@
 //! The integration test binary: one module per topic.
 
+mod agents;
 mod evaluate;
 mod golden;
 mod learning;

@@ -85,6 +85,42 @@ fn excluded_components_are_ignored_like_unjudged_calls() {
 }
 
 #[test]
+fn exclusion_is_relative_to_the_workspace_root() {
+    let outer = Fixture::empty();
+    // Every component above the root is an excluded name; none of them counts.
+    let nested = "dist/Target/node_modules/.git/ws";
+    for file in docsuggest_tests::POC_FILES {
+        outer.write(&format!("{nested}/{file}"), "");
+    }
+    outer.write(&format!("{nested}/node_modules/x/README.md"), "");
+    outer.write("dist/notes/README.md", "");
+    let mut engine = null_engine(config(json!({})));
+    let root = outer.path(nested).display().to_string();
+    let call = |path: String| docsuggest_engine::Call {
+        agent: "a".into(),
+        tool: "read".into(),
+        path,
+        cwd: Some(root.clone()),
+    };
+    let judged = engine
+        .judge(&call("Documentation/Plans/SEARCH.md".into()))
+        .expect("valid call");
+    assert_eq!(judged.note.map(|n| n.family), Some("Plan".to_string()));
+    // Below the root an excluded component still ignores the call.
+    let below = engine
+        .judge(&call("node_modules/x/README.md".into()))
+        .expect("valid call");
+    assert_eq!(below, Default::default());
+    // A path in no workspace has no root: any excluded component ignores it.
+    let foreign = outer.path("dist/notes/README.md").display().to_string();
+    assert_eq!(
+        engine.judge(&call(foreign)).expect("valid call"),
+        Default::default()
+    );
+    assert_eq!(engine.stats().judged, 1);
+}
+
+#[test]
 fn unjudged_tools_and_disabled_engines_say_nothing() {
     let f = Fixture::poc();
     let mut engine = null_engine(config(json!({"tools": ["read"]})));

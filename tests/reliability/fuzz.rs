@@ -82,6 +82,7 @@ fn json_value() -> impl Strategy<Value = Value> {
         "enabled",
         "log",
         "storeLimit",
+        "maxAgents",
         "durability",
         "flushIntervalMs",
         "ringCapacity",
@@ -581,4 +582,162 @@ fn damaged_store_files_never_reach_the_host_as_a_panic() {
             ),
         ],
     );
+}
+
+/// Large and odd inputs, each answered with the code it must carry (`None`: answered `ok`),
+/// each followed by a good request that must still work. Bounded by design: every limit is
+/// checked before the work it bounds (path length before resolution, pack size and family
+/// count before compiling, JSON depth by the parser).
+#[test]
+fn large_and_odd_inputs_are_answered_and_the_next_request_works() {
+    let fixture = Fixture::poc();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut dispatcher = learned_host(dir.path(), &fixture);
+    let cwd = fixture.root().display().to_string();
+    let judge = |agent: &str, path: &str| {
+        json!({"id": 7, "op": "judge", "agent": agent, "tool": "read", "path": path, "cwd": cwd})
+            .to_string()
+            .into_bytes()
+    };
+    let many = |n: usize, item: &str| vec![item; n].join(",");
+    let nested = |depth: usize| {
+        format!(
+            r#"{{"id":7,"op":"configure","config":{}1{}}}"#,
+            r#"{"a":"#.repeat(depth),
+            "}".repeat(depth)
+        )
+        .into_bytes()
+    };
+    let mut raw_nul = br#"{"id":7,"op":"judge","agent":"a","tool":"read","path":"a"#.to_vec();
+    raw_nul.extend(b"\0b\"}");
+    let mut bad_utf8 = br#"{"id":7,"op":"judge","agent":"a","tool":"read","path":"a"#.to_vec();
+    bad_utf8.extend(b"\xff\xfe/X.md\"}");
+    let cases: Vec<(&str, Vec<u8>, Option<&str>)> = vec![
+        (
+            "a path of 1 MB",
+            judge("a", &"a".repeat(1_000_000)),
+            Some("path-too-long"),
+        ),
+        (
+            "10 000 components",
+            judge("a", &"a/".repeat(10_000)),
+            Some("path-too-long"),
+        ),
+        (
+            "10 000 separators",
+            judge("a", &"/".repeat(10_000)),
+            Some("path-too-long"),
+        ),
+        (
+            "10 000 `..`",
+            judge("a", &"../".repeat(10_000)),
+            Some("path-too-long"),
+        ),
+        (
+            "an agent of 1 MB",
+            judge(&"a".repeat(1_000_000), "README.md"),
+            Some("path-too-long"),
+        ),
+        (
+            "a NUL in the path",
+            judge("a", "Documentation/\0/X.md"),
+            Some("nul-byte"),
+        ),
+        ("a raw NUL byte", raw_nul, Some("invalid-json")),
+        ("invalid UTF-8 in the path", bad_utf8, Some("invalid-utf8")),
+        (
+            "a lone surrogate escape",
+            br#"{"id":7,"op":"judge","agent":"a","tool":"read","path":"\udc80"}"#.to_vec(),
+            Some("invalid-json"),
+        ),
+        (
+            "a glob of 10 000 alternatives",
+            judge(
+                "a",
+                &format!("Documentation/{{{}}}/*.md", many(10_000, "ab")),
+            ),
+            Some("path-too-long"),
+        ),
+        (
+            "a glob of 1 500 alternatives",
+            judge("a", &format!("Documentation/{{{}}}/*.md", many(1_500, "a"))),
+            None,
+        ),
+        (
+            "a config nested 100 000 deep",
+            nested(100_000),
+            Some("invalid-json"),
+        ),
+        (
+            "a config nested 200 deep",
+            nested(200),
+            Some("invalid-json"),
+        ),
+        (
+            "a config nested 20 deep",
+            nested(20),
+            Some("invalid-config"),
+        ),
+    ];
+    for (what, line, code) in &cases {
+        let handled = dispatcher.handle_line(&Line::Bytes(line.clone()));
+        assert_eq!(handled.error, *code, "{what}: {}", handled.answer);
+        assert!(!handled.answer.contains('\n'), "{what}: one line");
+        let answer: Value = serde_json::from_str(&handled.answer).expect("JSON");
+        assert_eq!(answer["ok"], code.is_none(), "{what}");
+        let good = dispatcher.handle_line(&Line::Bytes(judge("b", "Documentation/INDEX.md")));
+        assert_eq!(good.error, None, "after {what}: {}", good.answer);
+    }
+    scale::report("fuzz odd inputs", &[("cases", cases.len().to_string())]);
+}
+
+/// Repo packs past their limits: refused with a warning naming the file and the limit, the
+/// built-in pack answers, and the next call works.
+#[test]
+fn oversized_repo_packs_are_refused_and_named() {
+    let family = |i: usize| json!({"name": format!("F{i}"), "rules": ["t/*.md"], "companions": []});
+    let families: Vec<Value> = (0..10_000).map(family).collect();
+    let alternatives = vec!["d"; 10_000].join(",");
+    let cases = [
+        (
+            json!({"families": families}).to_string(),
+            "families: 10000 entries, more than the limit of 256",
+        ),
+        (
+            json!({"families": [{"name": "G", "rules": [format!("{{{alternatives}}}/*.md")],
+                "companions": []}]})
+            .to_string(),
+            "families[0].rules[0]: is 20006 bytes long (at most 512)",
+        ),
+        (
+            format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)),
+            "not valid JSON: recursion limit exceeded",
+        ),
+        (
+            " ".repeat(2 << 20),
+            "not read: it is 2097152 bytes long, more than the limit of 1048576 bytes (1 MiB)",
+        ),
+    ];
+    for (text, problem) in cases {
+        let fixture = Fixture::poc();
+        fixture.write(".dsh/doc-pack.json", &text);
+        let mut engine = docsuggest_tests::memory_engine(Config {
+            log: false,
+            ..Config::default()
+        });
+        let call = fixture.call("a", "read", "Documentation/Plans/SEARCH.md");
+        let verdict = engine.judge(&call).expect("a valid call");
+        let file = fixture.path(".dsh/doc-pack.json").display().to_string();
+        assert_eq!(verdict.warnings.len(), 1, "{problem}: {verdict:?}");
+        assert!(
+            verdict.warnings[0].starts_with(&format!("invalid pack {file}: {problem}")),
+            "{}",
+            verdict.warnings[0]
+        );
+        assert_eq!(verdict.note.map(|n| n.family), Some("Plan".to_string()));
+        let next = engine
+            .judge(&fixture.call("a", "read", "README.md"))
+            .expect("a valid call");
+        assert!(!next.ledger.is_empty(), "{problem}");
+    }
 }

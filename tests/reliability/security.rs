@@ -151,6 +151,66 @@ fn placeholder_companions_never_leave_the_workspace() {
     );
 }
 
+/// A repo pack that is a symlink out of the workspace, a directory, or too big is never read:
+/// the built-in pack answers, and nothing of an outside file reaches the verdict. (FIFOs and
+/// devices, which would block or read forever if opened, are driven through the real binary
+/// under a timeout in `tools/tests/cli/hostile.rs`.)
+#[cfg(unix)]
+#[test]
+fn repo_packs_outside_the_workspace_or_not_plain_are_not_read() {
+    let secret = r#"{"signature": ["ws.marker"], "families": [{"name": "Leaked", "rules": ["t/*.md"], "threshold": 0.0, "companions": [{"path": "LEAKED-SECRET.md", "prior": 1.0}]}]}"#;
+    // Each case makes the pack file from (its path, the outside file).
+    type MakePack = fn(&Path, &Path);
+    let cases: [(&str, MakePack); 4] = [
+        ("symlink to a file outside", |pack, outside| {
+            std::os::unix::fs::symlink(outside, pack).expect("symlink")
+        }),
+        ("symlinked .dsh directory", |pack, outside| {
+            let dsh = pack.parent().expect("parent");
+            std::fs::remove_dir(dsh).expect("rmdir");
+            let target = outside.parent().expect("parent").join("dsh");
+            std::fs::create_dir_all(&target).expect("mkdir");
+            std::fs::copy(outside, target.join("doc-pack.json")).expect("copy");
+            std::os::unix::fs::symlink(&target, dsh).expect("symlink");
+        }),
+        ("a directory", |pack, _| {
+            std::fs::create_dir(pack).expect("mkdir")
+        }),
+        ("2 MiB", |pack, outside| {
+            let mut text = std::fs::read_to_string(outside).expect("read");
+            text.push_str(&" ".repeat(2 << 20));
+            std::fs::write(pack, text).expect("write");
+        }),
+    ];
+    for (what, make) in cases {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let outside = dir.path().join("secret.json");
+        std::fs::write(&outside, secret).expect("secret");
+        let ws = Fixture::poc();
+        std::fs::create_dir_all(ws.path(".dsh")).expect("mkdir");
+        make(&ws.path(".dsh/doc-pack.json"), &outside);
+        let mut engine = memory_engine(config(json!({"log": false})));
+        let verdict = engine
+            .judge(&ws.call("a", "read", "Documentation/Plans/SEARCH.md"))
+            .expect("a well-formed call");
+        assert_eq!(
+            verdict.note.as_ref().map(|n| n.family.as_str()),
+            Some("Plan"),
+            "{what}: {verdict:?}"
+        );
+        assert_eq!(verdict.warnings.len(), 1, "{what}: {verdict:?}");
+        assert!(
+            verdict.warnings[0].contains("not read: "),
+            "{what}: {verdict:?}"
+        );
+        let shown = format!("{verdict:?}");
+        assert!(
+            !shown.contains("Leaked") && !shown.contains("LEAKED"),
+            "{what}: {shown}"
+        );
+    }
+}
+
 fn clean(text: &str, newlines: bool) -> bool {
     text.chars()
         .all(|c| !c.is_control() || (newlines && c == '\n'))

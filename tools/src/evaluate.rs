@@ -21,11 +21,13 @@ pub fn evaluate(
     store: Option<&Path>,
     alternative: Option<&Config>,
 ) -> Result<EvaluateReport, InspectError> {
-    let mut redb = inspect::open_existing(store)?;
-    let path = redb.path().display().to_string();
-    let history = redb.history()?;
-    let base = redb.base_rows()?;
-    inspect::close(&mut redb);
+    let (path, history, base) = inspect::read(store, |store, view| {
+        Ok((
+            store.path().display().to_string(),
+            view.history()?,
+            view.base_rows()?,
+        ))
+    })?;
     let mut settings = vec![
         evaluate::recorded(&history),
         evaluate::evaluate(

@@ -1,8 +1,9 @@
 //! Reading a store file from the command line: its rate rows and its decision history.
 //!
-//! These commands open the redb file directly (not fail-open): a file that cannot be opened
-//! is an error naming it and why. redb allows one process per file, so they cannot run while
-//! a `docsuggest serve` holds the same file; the error says so.
+//! These commands open the redb file directly (not fail-open) and read-only: a file that
+//! cannot be opened is an error naming it and why, and the file's bytes never change. redb
+//! allows no reader beside a writer process, so they cannot run while a `docsuggest serve`
+//! holds the same file; the error says the store is locked by another process.
 
 use crate::home;
 use crate::host::{self, StoreChoice};
@@ -12,7 +13,7 @@ use docsuggest_engine::probe::OsProbe;
 use docsuggest_schema::{
     Config, HistoryEntry, RateKey, RateModel, RateRow, StoreContents, StoreError,
 };
-use docsuggest_store::{RedbStore, StoreOptions};
+use docsuggest_store::{ReadOnlyStore, RedbStore, StoreOptions, StoreView};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -51,6 +52,36 @@ pub fn open_existing(store: Option<&Path>) -> Result<RedbStore, InspectError> {
     Ok(RedbStore::open(StoreOptions::new(path))?)
 }
 
+/// Opens an existing store file read-only: its bytes never change (see
+/// `docsuggest_store::ReadOnlyStore`).
+pub fn open_read_only(store: Option<&Path>) -> Result<ReadOnlyStore, InspectError> {
+    let path = store_file(store);
+    if !path.exists() {
+        return Err(InspectError::NoStore(path.display().to_string()));
+    }
+    let store = ReadOnlyStore::open(&path)?;
+    if store.was_unclean() {
+        tracing::warn!(
+            store = %path.display(),
+            "the store was not closed cleanly; reading a repaired private copy (the file is unchanged)"
+        );
+    }
+    Ok(store)
+}
+
+/// Reads one snapshot of a read-only store, then releases the file.
+pub(crate) fn read<T>(
+    store: Option<&Path>,
+    f: impl FnOnce(&ReadOnlyStore, &StoreView) -> Result<T, StoreError>,
+) -> Result<T, InspectError> {
+    let store = open_read_only(store)?;
+    let answer = store.view().and_then(|view| f(&store, &view));
+    if let Err(e) = store.close() {
+        tracing::warn!(error = %e, "closing the store failed");
+    }
+    Ok(answer?)
+}
+
 /// Which rows `rates` shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RatesFilter {
@@ -83,9 +114,7 @@ pub fn rates(
         RatesFilter::Workspace(dir) => Some(workspace_key(dir)?),
         RatesFilter::Key(key) => Some(key.clone()),
     };
-    let mut store = open_existing(store)?;
-    let rows = store.rate_rows()?;
-    close(&mut store);
+    let rows = read(store, |_, view| view.rate_rows())?;
     Ok(rows
         .into_iter()
         .filter(|(k, _)| key.as_ref().is_none_or(|key| &k.workspace == key))
@@ -138,9 +167,7 @@ pub fn rates_table(rows: &[(RateKey, RateRow)]) -> String {
 
 /// The last `limit` entries of the resolved history, oldest first.
 pub fn history(store: Option<&Path>, limit: usize) -> Result<Vec<HistoryEntry>, InspectError> {
-    let mut store = open_existing(store)?;
-    let mut entries = store.history()?;
-    close(&mut store);
+    let mut entries = read(store, |_, view| view.history())?;
     let skip = entries.len().saturating_sub(limit);
     entries.drain(..skip);
     Ok(entries)

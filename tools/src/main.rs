@@ -343,11 +343,12 @@ fn export_cmd(args: &ExportArgs) -> Result<()> {
 fn import_cmd(args: &ImportArgs) -> Result<()> {
     let counts = transfer::import(&args.file, args.store.store.as_deref())?;
     println!(
-        "imported {} history entries ({} silences) from {} into {}",
+        "imported {} history entries ({} silences) from {} into {}; skipped {} already there",
         counts.entries,
         counts.silences,
         args.file.display(),
-        inspect::store_file(args.store.store.as_deref()).display()
+        inspect::store_file(args.store.store.as_deref()).display(),
+        counts.skipped
     );
     Ok(())
 }

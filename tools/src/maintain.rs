@@ -15,10 +15,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub struct CheckReport {
     /// The store file.
     pub path: String,
-    /// An upgrade that opening the file performed first.
-    pub upgraded: Option<Upgrade>,
-    /// Pending decisions of a previous process, closed as abandoned at open.
-    pub abandoned: usize,
+    /// The file was not closed cleanly: it was checked through a repaired private copy and
+    /// is itself unchanged until its next writer repairs it.
+    pub unclean: bool,
+    /// Pending decisions (open windows) the file holds.
+    pub pending: usize,
     /// Entries in the history ring.
     pub history: usize,
     /// redb's page check and the fold invariant.
@@ -32,40 +33,35 @@ impl CheckReport {
     }
 }
 
-/// Checks redb's pages and `live == fold(base, history)` for every key.
+/// Checks redb's pages and `live == fold(base, history)` for every key, read-only: the
+/// file's bytes never change (redb's page check runs on a private copy).
 pub fn check(store: Option<&Path>) -> Result<CheckReport, InspectError> {
-    let mut store = inspect::open_existing(store)?;
-    let report = store.open_report().clone();
-    let integrity = store.check_integrity()?;
-    let history = store.history()?.len();
-    let path = store.path().display().to_string();
-    inspect::close(&mut store);
-    Ok(CheckReport {
-        path,
-        upgraded: report.upgraded,
-        abandoned: report.abandoned,
-        history,
-        integrity,
+    inspect::read(store, |store, view| {
+        Ok(CheckReport {
+            path: store.path().display().to_string(),
+            unclean: store.was_unclean(),
+            pending: view.pending()?.len(),
+            history: view.history()?.len(),
+            integrity: store.check_integrity()?,
+        })
     })
 }
 
 impl fmt::Display for CheckReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut out = format!("store {}\n", self.path);
-        if let Some(u) = &self.upgraded {
+        if self.unclean {
             let _ = writeln!(
                 out,
-                "  upgraded schema v{} -> v{} first (old file kept at {})",
-                u.from,
-                u.to,
-                u.backup.display()
+                "  not closed cleanly: checked a repaired private copy (the file is unchanged; \
+                 its next writer repairs it)"
             );
         }
-        if self.abandoned > 0 {
+        if self.pending > 0 {
             let _ = writeln!(
                 out,
-                "  closed {} pending decision(s) of a previous process as abandoned",
-                self.abandoned
+                "  {} pending decision(s): open windows, closed as abandoned when a writer next opens the file",
+                self.pending
             );
         }
         let pages = match self.integrity.redb {

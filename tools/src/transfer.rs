@@ -7,6 +7,11 @@
 //! gated silence closes as `silent`, naming the would-be companion its shadow window saw, if
 //! any). The imported rates thus move exactly as they did when recorded, and the store assigns
 //! fresh sequence numbers.
+//!
+//! Import is idempotent: an entry is identified by everything it records except the two
+//! numbers a store hands out (`resolution_seq` and `decision.seq`), counted with multiplicity,
+//! and an entry the store's history already holds is skipped. Importing a store's own export
+//! changes nothing, and importing a file twice equals importing it once (docs/OFFLINE.md).
 
 use crate::inspect::{self, InspectError};
 use docsuggest_schema::{
@@ -71,10 +76,7 @@ pub fn export_file(store: Option<&Path>, file: &Path) -> Result<usize, TransferE
 }
 
 fn read_history(store: Option<&Path>) -> Result<Vec<HistoryEntry>, TransferError> {
-    let mut store = inspect::open_existing(store)?;
-    let entries = store.history().map_err(InspectError::from);
-    inspect::close(&mut store);
-    Ok(entries?)
+    Ok(inspect::read(store, |_, view| view.history())?)
 }
 
 fn write_entries(entries: &[HistoryEntry], mut out: impl Write) -> Result<usize, TransferError> {
@@ -199,6 +201,45 @@ pub struct ImportCounts {
     pub entries: usize,
     /// Of which silences.
     pub silences: usize,
+    /// Entries skipped because the store's history already holds them.
+    pub skipped: usize,
+}
+
+/// An entry's identity: everything it records apart from the numbers a store assigns, which
+/// an import renumbers. Two genuinely distinct decisions can look alike (the same agent,
+/// family, values and outcome), so identities are counted, not merely collected.
+fn identity(entry: &HistoryEntry) -> Result<String, TransferError> {
+    let mut unnumbered = entry.clone();
+    unnumbered.resolution_seq = 0;
+    unnumbered.decision.seq = 0;
+    serde_json::to_string(&unnumbered).map_err(|e| TransferError::Io {
+        what: format!("encoding history entry {}", entry.resolution_seq),
+        source: e.into(),
+    })
+}
+
+/// Drops from `entries` those the history `known` already holds: each known entry cancels one
+/// entry of the same identity, in file order. Answers the rest and how many were dropped.
+pub fn skip_known(
+    known: &[HistoryEntry],
+    entries: Vec<(usize, HistoryEntry)>,
+) -> Result<(Vec<(usize, HistoryEntry)>, usize), TransferError> {
+    let mut counts: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for entry in known {
+        *counts.entry(identity(entry)?).or_default() += 1;
+    }
+    let mut fresh = Vec::with_capacity(entries.len());
+    let mut skipped = 0;
+    for (line, entry) in entries {
+        match counts.get_mut(&identity(&entry)?) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                skipped += 1;
+            }
+            _ => fresh.push((line, entry)),
+        }
+    }
+    Ok((fresh, skipped))
 }
 
 /// Imports an export file into the store (created when missing).
@@ -209,11 +250,31 @@ pub fn import(file: &Path, store: Option<&Path>) -> Result<ImportCounts, Transfe
         source,
     })?;
     let entries = parse(&text, &name)?;
-    let mut options = StoreOptions::new(inspect::store_file(store));
+    let path = inspect::store_file(store);
+    if path.exists() {
+        // Asked read-only first, so an import that brings nothing new leaves the file as it
+        // was, byte for byte.
+        let known = inspect::read(store, |_, view| view.history())?;
+        let (fresh, skipped) = skip_known(&known, entries.clone())?;
+        if fresh.is_empty() {
+            return Ok(ImportCounts {
+                skipped,
+                ..ImportCounts::default()
+            });
+        }
+    }
+    let mut options = StoreOptions::new(path);
     // One fsync at the end instead of one per entry; close makes it all durable.
     options.durability = Durability::Group;
     let mut store = RedbStore::open(options).map_err(InspectError::from)?;
-    let written = write_all(&mut store, entries);
+    let written = store
+        .history()
+        .map_err(|e| TransferError::Inspect(e.into()))
+        .and_then(|known| skip_known(&known, entries))
+        .and_then(|(fresh, skipped)| {
+            let counts = write_all(&mut store, fresh)?;
+            Ok(ImportCounts { skipped, ..counts })
+        });
     let closed = store.close();
     let counts = written?;
     closed.map_err(TransferError::Close)?;
@@ -373,6 +434,52 @@ mod tests {
         );
     }
 
+    /// `known` and `file` as outcomes (`a` accepted, `r` rejected, `x` abandoned, identical
+    /// entries for equal letters); answers the letters kept and how many were skipped.
+    fn check_skip(known: &str, file: &str, expect: (&str, usize)) {
+        let entry_of = |i: usize, c: char| match c {
+            'a' => entry(i as u64 + 1, Outcome::Accepted, Some("INDEX.md"), &[0.1]),
+            'r' => entry(i as u64 + 1, Outcome::Rejected, None, &[-0.2]),
+            _ => entry(i as u64 + 1, Outcome::Abandoned, None, &[]),
+        };
+        // The store numbers its own entries differently from the file's.
+        let known: Vec<HistoryEntry> = known
+            .chars()
+            .enumerate()
+            .map(|(i, c)| {
+                let mut e = entry_of(i + 100, c);
+                e.decision.seq += 7;
+                e
+            })
+            .collect();
+        let file: Vec<(usize, HistoryEntry)> = file
+            .chars()
+            .enumerate()
+            .map(|(i, c)| (i + 1, entry_of(i, c)))
+            .collect();
+        let (fresh, skipped) = skip_known(&known, file).expect("identities");
+        let kept: String = fresh
+            .iter()
+            .map(|(_, e)| match e.decision.outcome {
+                Outcome::Accepted => 'a',
+                Outcome::Rejected => 'r',
+                _ => 'x',
+            })
+            .collect();
+        assert_eq!((kept.as_str(), skipped), expect, "{known:?}");
+    }
+
+    #[test]
+    fn known_entries_are_skipped_with_multiplicity() {
+        check_skip("", "arx", ("arx", 0));
+        check_skip("arx", "arx", ("", 3));
+        check_skip("ar", "arxx", ("xx", 2));
+        // Two identical abandoned entries are two decisions: one known cancels one.
+        check_skip("x", "xx", ("x", 1));
+        check_skip("xx", "x", ("", 1));
+        check_skip("rrr", "arr", ("a", 2));
+    }
+
     #[test]
     fn writing_replays_moves_in_order() {
         let entries = vec![
@@ -388,7 +495,8 @@ mod tests {
             counts,
             ImportCounts {
                 entries: 5,
-                silences: 1
+                silences: 1,
+                skipped: 0
             }
         );
         let history = store.history().expect("history");

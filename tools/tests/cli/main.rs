@@ -4,6 +4,9 @@
 mod commands;
 mod common;
 mod demo;
+#[cfg(unix)]
+mod hostile;
 mod protocol;
+mod readonly;
 mod replay;
 mod transfer;

@@ -1,4 +1,5 @@
-//! `export` and `import`: a round trip reproduces the rates; a bad line refuses the file.
+//! `export` and `import`: a round trip reproduces the rates; a bad line refuses the file;
+//! importing what a store already holds changes nothing.
 
 use crate::common::Env;
 
@@ -121,4 +122,80 @@ fn a_bad_third_line_refuses_the_whole_file() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("line 5: resolution_seq:"), "{err}");
+}
+
+fn store_bytes(path: &str) -> Vec<u8> {
+    std::fs::read(path).expect("read the store")
+}
+
+#[test]
+fn imports_are_idempotent_and_say_what_they_skipped() {
+    let env = Env::new();
+    let source = env.store("a.redb").display().to_string();
+    learn(&env, &source);
+    let export = env.home().join("h.jsonl");
+    let file = export.display().to_string();
+    env.ok(&["export", "--store", &source, "--out", &file], b"");
+    let lines = std::fs::read_to_string(&export)
+        .expect("export")
+        .lines()
+        .count();
+    let rates = |store: &str| env.ok(&["rates", "--store", store, "--json"], b"");
+    let history = |store: &str| env.ok(&["export", "--store", store], b"");
+
+    // A store's own export: nothing is written, nothing changes.
+    let (rates_before, history_before) = (rates(&source), history(&source));
+    let out = env.ok(&["import", &file, "--store", &source], b"");
+    assert!(
+        out.starts_with("imported 0 history entries (0 silences)")
+            && out
+                .trim_end()
+                .ends_with(&format!("skipped {lines} already there")),
+        "{out}"
+    );
+    assert_eq!(rates(&source), rates_before);
+    assert_eq!(history(&source), history_before);
+
+    // The same file twice into another store equals once.
+    let target = env.store("b.redb").display().to_string();
+    let first = env.ok(&["import", &file, "--store", &target], b"");
+    assert!(
+        first.trim_end().ends_with("skipped 0 already there"),
+        "{first}"
+    );
+    let (rates_once, history_once) = (rates(&target), history(&target));
+    let image = store_bytes(&target);
+    let second = env.ok(&["import", &file, "--store", &target], b"");
+    assert!(
+        second
+            .trim_end()
+            .ends_with(&format!("skipped {lines} already there")),
+        "{second}"
+    );
+    assert_eq!(rates(&target), rates_once);
+    assert_eq!(history(&target), history_once);
+    assert_eq!(rates_once, rates_before);
+    // Nothing to write: the file's bytes are those the first import left.
+    assert_eq!(store_bytes(&target), image);
+
+    // An overlapping file: its first half is known, the rest is imported once.
+    let all: Vec<&str> = history_before.lines().collect();
+    let half = all.len() / 2;
+    let third = env.store("c.redb").display().to_string();
+    let head = env.home().join("head.jsonl");
+    std::fs::write(&head, all[..half].join("\n") + "\n").expect("write");
+    env.ok(
+        &["import", &head.display().to_string(), "--store", &third],
+        b"",
+    );
+    let out = env.ok(&["import", &file, "--store", &third], b"");
+    assert!(
+        out.starts_with(&format!("imported {} history entries", all.len() - half))
+            && out
+                .trim_end()
+                .ends_with(&format!("skipped {half} already there")),
+        "{out}"
+    );
+    assert_eq!(rates(&third), rates_before);
+    assert_eq!(history(&third).lines().count(), all.len());
 }
