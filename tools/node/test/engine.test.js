@@ -88,6 +88,13 @@ test('a store that cannot open falls back to memory and says so in the ledger', 
   assert.notEqual(engine.judge(plan()).note, null, 'the engine still judges')
   await engine.close()
 
+  // A store that cannot be written: its directory is a regular file.
+  const unwritable = await Engine.open({ storePath: path.join(garbage, 'store.redb'), log: false })
+  assert.match(unwritable.ledger[1], /^doc-suggester: store unavailable \(.+\), using memory$/)
+  assert.equal(unwritable.stats().store, 'memory')
+  assert.deepEqual(await unwritable.flush(), { durable: 0 })
+  await unwritable.close()
+
   const held = store('held.redb')
   const holder = await Engine.open({ storePath: held, log: false })
   const second = await Engine.open({ storePath: held, log: false })
@@ -121,6 +128,15 @@ test('every failure is an Error with the protocol code', async () => {
   await fails('invalid-config', () => promise, /durability/)
 
   const engine = await Engine.open({ memory: true, log: false })
+  // Values JSON cannot carry are refused, never followed until the stack overflows.
+  const cyclic = { agent: 'a', tool: 'read', path: '/x' }
+  cyclic.self = cyclic
+  const nested = (depth) => {
+    const root = {}
+    let at = root
+    for (let i = 0; i < depth; i++) at = at.x = {}
+    return root
+  }
   const cases = [
     ['wrong-type', () => engine.judge()],
     ['wrong-type', () => engine.judge('Documentation/Plans/X.md')],
@@ -129,6 +145,10 @@ test('every failure is an Error with the protocol code', async () => {
     ['wrong-type', () => engine.judge({ agent: 'a', tool: 'read', path: 3 })],
     ['wrong-type', () => engine.judge({ agent: 'a', tool: 'read', path: () => 'x' })],
     ['wrong-type', () => engine.judge({ agent: 'a', tool: 'read', path: 2n })],
+    ['wrong-type', () => engine.judge({ agent: 'a', tool: 'read', path: '/x', cwd: Symbol('s') })],
+    ['wrong-type', () => engine.judge({ agent: 'a', tool: 'read', path: '/x', cwd: NaN })],
+    ['wrong-type', () => engine.judge(cyclic)],
+    ['wrong-type', () => engine.configure(nested(100000))],
     ['relative-path-without-cwd', () => engine.judge({ agent: 'a', tool: 'read', path: 'X.md' })],
     ['relative-cwd', () => engine.judge({ agent: 'a', tool: 'read', path: 'X.md', cwd: 'rel' })],
     ['nul-byte', () => engine.judge({ agent: 'a', tool: 'read', path: '/w/a\u0000b.md' })],
