@@ -40,44 +40,39 @@ struct ErrorBody<'a> {
     detail: String,
 }
 
-/// The answer to `judge`.
-#[derive(Serialize)]
-pub(crate) struct JudgeBody<'a> {
-    pub note: Option<&'a Note>,
-    pub ledger: &'a [String],
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    pub warnings: &'a [String],
-}
-
-/// The answer to `turn` and `configure`.
-#[derive(Serialize)]
-pub(crate) struct LedgerBody<'a> {
-    pub ledger: &'a [String],
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    pub warnings: &'a [String],
-}
-
-/// The answer to `flush` and `close`.
-#[derive(Serialize)]
-pub(crate) struct DurableBody {
-    pub durable: u64,
-}
-
-/// The answer to `rates`.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct RatesBody<'a> {
-    pub key: &'a str,
-    pub rate_model: RateModel,
-    pub rows: &'a [RateView],
-}
-
-/// The answer to `stats`.
-#[derive(Serialize)]
-pub(crate) struct StatsBody<'a> {
-    pub stats: &'a Stats,
-    pub store: StoreKind,
-    pub startup: &'a [String],
+/// The fields of a success answer after `id` and `ok`, one variant per shape; the field
+/// order of each variant is the order on the wire.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub(crate) enum Body {
+    /// `judge`.
+    Judge {
+        note: Option<Note>,
+        ledger: Vec<String>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        warnings: Vec<String>,
+    },
+    /// `turn` and `configure`.
+    Ledger {
+        ledger: Vec<String>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        warnings: Vec<String>,
+    },
+    /// `flush` and `close`.
+    Durable { durable: u64 },
+    /// `rates`.
+    Rates {
+        key: String,
+        #[serde(rename = "rateModel")]
+        rate_model: RateModel,
+        rows: Vec<RateView>,
+    },
+    /// `stats`.
+    Stats {
+        stats: Stats,
+        store: StoreKind,
+        startup: Vec<String>,
+    },
 }
 
 /// One learned rate row as hosts and the CLI show it.
@@ -156,15 +151,15 @@ mod tests {
     fn answers_are_byte_stable() {
         let id = Id::Number(7.into());
         assert_eq!(
-            success(&id, DurableBody { durable: 3 }),
+            success(&id, Body::Durable { durable: 3 }),
             r#"{"id":7,"ok":true,"durable":3}"#
         );
         assert_eq!(
             success(
                 &Id::Text("a".into()),
-                LedgerBody {
-                    ledger: &["x".into()],
-                    warnings: &[]
+                Body::Ledger {
+                    ledger: vec!["x".into()],
+                    warnings: vec![]
                 }
             ),
             r#"{"id":"a","ok":true,"ledger":["x"]}"#
@@ -172,13 +167,24 @@ mod tests {
         assert_eq!(
             success(
                 &Id::Null,
-                JudgeBody {
+                Body::Judge {
                     note: None,
-                    ledger: &[],
-                    warnings: &["w".into()]
+                    ledger: vec![],
+                    warnings: vec!["w".into()]
                 }
             ),
             r#"{"id":null,"ok":true,"note":null,"ledger":[],"warnings":["w"]}"#
+        );
+        assert_eq!(
+            success(
+                &id,
+                Body::Rates {
+                    key: "w".into(),
+                    rate_model: RateModel::Step,
+                    rows: vec![]
+                }
+            ),
+            r#"{"id":7,"ok":true,"key":"w","rateModel":"step","rows":[]}"#
         );
         assert_eq!(
             error(&id, &RequestError::UnknownOp("x".into())),

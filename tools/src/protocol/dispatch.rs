@@ -5,14 +5,15 @@
 //! before the engine is touched, and the engine itself refuses bad calls before any state
 //! moves.
 
-use super::answer::{self, DurableBody, Id, JudgeBody, LedgerBody, RateView, RatesBody, StatsBody};
+use super::answer::{self, Body, Id, RateView};
 use super::error::RequestError;
 use super::lines::Line;
-use super::request::{Op, RatesTarget, Request, parse_line};
+use super::request::{Op, RatesTarget, Request, parse_line, parse_value};
 use crate::host::HostEngine;
 use crate::ledger_log::LedgerLog;
 use docsuggest_engine::Call;
 use docsuggest_engine::paths;
+use serde_json::Value;
 use std::time::{Duration, Instant};
 
 /// What handling one line produced.
@@ -92,44 +93,72 @@ impl Dispatcher {
         }
     }
 
+    /// The startup ledger taken by [`Dispatcher::with_startup`] (`stats` answers it too).
+    pub fn startup(&self) -> &[String] {
+        &self.startup
+    }
+
     /// Handles one parsed request.
     pub fn handle(&mut self, request: Request) -> Handled {
         let id = request.id;
+        // `close` stops serving even when closing the store fails; a repeated one does not.
+        let stop = matches!(request.op, Op::Close) && !self.closed;
+        let mut handled = match self.run(request.op) {
+            Ok(reply) => Handled {
+                answer: answer::success(&id, &reply.body),
+                ledger: reply.ledger,
+                judge_time: reply.judge_time,
+                ..Handled::default()
+            },
+            Err(e) => fail(&id, &e),
+        };
+        handled.stop = stop;
+        handled
+    }
+
+    /// Handles one request given as a JSON object (the fields a request line carries), for
+    /// hosts that embed the dispatcher instead of framing lines: the same parsing, checks and
+    /// engine calls as [`Dispatcher::handle_line`]. Answers the fields of the success answer
+    /// after `id` and `ok` (`{"note":..,"ledger":[..]}` for `judge`), or the error whose
+    /// [`RequestError::code`] the line would have answered. After `close` every request
+    /// answers [`RequestError::Closed`].
+    pub fn handle_value(&mut self, request: &Value) -> Result<Value, RequestError> {
+        let request = parse_value(request).map_err(|(_, e)| e)?;
+        let reply = self.run(request.op)?;
+        serde_json::to_value(&reply.body)
+            .map_err(|e| RequestError::Internal(format!("the answer could not be encoded: {e}")))
+    }
+
+    fn run(&mut self, op: Op) -> Result<Reply, RequestError> {
         if self.closed {
-            return fail(&id, &RequestError::Closed);
+            return Err(RequestError::Closed);
         }
-        let result = match request.op {
-            Op::Judge(call) => self.judge(&id, call),
-            Op::Turn { agent } => self.turn(&id, &agent),
-            Op::Configure(patch) => self.configure(&id, &patch),
+        match op {
+            Op::Judge(call) => self.judge(call),
+            Op::Turn { agent } => self.turn(&agent),
+            Op::Configure(patch) => self.configure(&patch),
             Op::Flush => self
                 .engine
                 .flush()
-                .map(|durable| done(answer::success(&id, DurableBody { durable })))
+                .map(|durable| Reply::of(Body::Durable { durable }))
                 .map_err(|e| RequestError::StoreFailed(e.to_string())),
-            Op::Rates(target) => self.rates(&id, &target),
-            Op::Stats => Ok(done(answer::success(
-                &id,
-                StatsBody {
-                    stats: self.engine.stats(),
-                    store: self.engine.store().kind(),
-                    startup: &self.startup,
-                },
-            ))),
+            Op::Rates(target) => self.rates(&target),
+            Op::Stats => Ok(Reply::of(Body::Stats {
+                stats: self.engine.stats().clone(),
+                store: self.engine.store().kind(),
+                startup: self.startup.clone(),
+            })),
             Op::Close => {
                 self.closed = true;
-                let mut handled = match self.engine.close() {
-                    Ok(durable) => done(answer::success(&id, DurableBody { durable })),
-                    Err(e) => fail(&id, &RequestError::StoreFailed(e.to_string())),
-                };
-                handled.stop = true;
-                return handled;
+                self.engine
+                    .close()
+                    .map(|durable| Reply::of(Body::Durable { durable }))
+                    .map_err(|e| RequestError::StoreFailed(e.to_string()))
             }
-        };
-        result.unwrap_or_else(|e| fail(&id, &e))
+        }
     }
 
-    fn judge(&mut self, id: &Id, mut call: Call) -> Result<Handled, RequestError> {
+    fn judge(&mut self, mut call: Call) -> Result<Reply, RequestError> {
         if call.cwd.is_none() {
             call.cwd.clone_from(&self.default_cwd);
         }
@@ -137,39 +166,25 @@ impl Dispatcher {
         let verdict = self.engine.judge(&call)?;
         let elapsed = start.elapsed();
         self.log.append(self.engine.config(), &verdict.ledger);
-        let answer = answer::success(
-            id,
-            JudgeBody {
-                note: verdict.note.as_ref(),
-                ledger: &verdict.ledger,
-                warnings: &verdict.warnings,
-            },
-        );
-        Ok(Handled {
-            answer,
-            ledger: verdict.ledger,
+        Ok(Reply {
+            ledger: verdict.ledger.clone(),
             judge_time: Some(elapsed),
-            ..Handled::default()
+            body: Body::Judge {
+                note: verdict.note,
+                ledger: verdict.ledger,
+                warnings: verdict.warnings,
+            },
         })
     }
 
-    fn turn(&mut self, id: &Id, agent: &str) -> Result<Handled, RequestError> {
+    fn turn(&mut self, agent: &str) -> Result<Reply, RequestError> {
         paths::check_field("agent", agent)?;
         let verdict = self.engine.turn(agent);
         self.log.append(self.engine.config(), &verdict.ledger);
-        Ok(with_ledger(
-            answer::success(
-                id,
-                LedgerBody {
-                    ledger: &verdict.ledger,
-                    warnings: &[],
-                },
-            ),
-            verdict.ledger,
-        ))
+        Ok(Reply::with_ledger(verdict.ledger, Vec::new()))
     }
 
-    fn configure(&mut self, id: &Id, patch: &serde_json::Value) -> Result<Handled, RequestError> {
+    fn configure(&mut self, patch: &Value) -> Result<Reply, RequestError> {
         let store_path = self.engine.config().store_path.clone();
         let lines = self.engine.configure(patch)?;
         let mut warnings = Vec::new();
@@ -180,19 +195,10 @@ impl Dispatcher {
             );
         }
         self.log.append(self.engine.config(), &lines);
-        Ok(with_ledger(
-            answer::success(
-                id,
-                LedgerBody {
-                    ledger: &lines,
-                    warnings: &warnings,
-                },
-            ),
-            lines,
-        ))
+        Ok(Reply::with_ledger(lines, warnings))
     }
 
-    fn rates(&mut self, id: &Id, target: &RatesTarget) -> Result<Handled, RequestError> {
+    fn rates(&mut self, target: &RatesTarget) -> Result<Reply, RequestError> {
         let key = match target {
             RatesTarget::Key(key) => key.clone(),
             RatesTarget::Workspace { path, cwd } => {
@@ -209,16 +215,13 @@ impl Dispatcher {
         let rows = contents
             .rate_rows()
             .map_err(|e| RequestError::StoreFailed(e.to_string()))?;
-        let model = self.engine.config().rate_model;
-        let views = RateView::of_workspace(&rows, &key, model);
-        Ok(done(answer::success(
-            id,
-            RatesBody {
-                key: &key,
-                rate_model: model,
-                rows: &views,
-            },
-        )))
+        let rate_model = self.engine.config().rate_model;
+        let rows = RateView::of_workspace(&rows, &key, rate_model);
+        Ok(Reply::of(Body::Rates {
+            key,
+            rate_model,
+            rows,
+        }))
     }
 
     /// Ends a session at the end of input: closes open windows as abandoned, flushes and
@@ -232,18 +235,32 @@ impl Dispatcher {
     }
 }
 
-fn done(answer: String) -> Handled {
-    Handled {
-        answer,
-        ..Handled::default()
-    }
+/// What a request answered, before it is encoded as a line or a value.
+struct Reply {
+    body: Body,
+    /// The ledger lines of the request (also in `body`).
+    ledger: Vec<String>,
+    judge_time: Option<Duration>,
 }
 
-fn with_ledger(answer: String, ledger: Vec<String>) -> Handled {
-    Handled {
-        answer,
-        ledger,
-        ..Handled::default()
+impl Reply {
+    fn of(body: Body) -> Reply {
+        Reply {
+            body,
+            ledger: Vec::new(),
+            judge_time: None,
+        }
+    }
+
+    fn with_ledger(ledger: Vec<String>, warnings: Vec<String>) -> Reply {
+        Reply {
+            body: Body::Ledger {
+                ledger: ledger.clone(),
+                warnings,
+            },
+            ledger,
+            judge_time: None,
+        }
     }
 }
 

@@ -65,6 +65,9 @@ pub enum RequestError {
     /// A request after `close`.
     #[error("the engine was closed; no further request is served")]
     Closed,
+    /// An answer that could not be encoded (never expected: every answer field encodes).
+    #[error("{0}")]
+    Internal(String),
 }
 
 fn for_op(op: &Option<&'static str>) -> String {
@@ -77,7 +80,7 @@ impl RequestError {
     ///
     /// `invalid-utf8`, `invalid-json`, `line-too-long`, `not-an-object`, `missing-field`,
     /// `wrong-type`, `conflicting-fields`, `unknown-op`, `invalid-config`, `unknown-workspace`,
-    /// `store-failed`, `closed`, and the engine's own call codes: `empty-field`, `nul-byte`,
+    /// `store-failed`, `closed`, `internal`, and the engine's own call codes: `empty-field`, `nul-byte`,
     /// `path-too-long`, `relative-path-without-cwd`, `relative-cwd`, `path-above-root`.
     pub fn code(&self) -> &'static str {
         match self {
@@ -94,6 +97,7 @@ impl RequestError {
             RequestError::UnknownWorkspace(_) => "unknown-workspace",
             RequestError::StoreFailed(_) => "store-failed",
             RequestError::Closed => "closed",
+            RequestError::Internal(_) => "internal",
         }
     }
 }

@@ -15,9 +15,14 @@
 //! codes are listed on [`RequestError::code`]. `id` is echoed when it is a number or a string,
 //! else `null`. A bad line never stops the server and changes nothing already recorded.
 //! Blank lines are skipped without an answer.
+//!
+//! Hosts that embed the engine in their own process skip the lines: [`embed::open`] builds
+//! the dispatcher from an options object as `serve` builds it, and
+//! [`Dispatcher::handle_value`] takes a request object and answers a value or the error.
 
 mod answer;
 mod dispatch;
+pub mod embed;
 mod error;
 mod lines;
 mod request;
@@ -27,7 +32,7 @@ pub use answer::{Id, RateView};
 pub use dispatch::{Dispatcher, Handled};
 pub use error::RequestError;
 pub use lines::{Line, LineReader, MAX_LINE_BYTES};
-pub use request::{Op, RatesTarget, Request, parse_line};
+pub use request::{Op, RatesTarget, Request, parse_line, parse_value};
 pub use serve::{ServeError, serve};
 
 #[cfg(test)]

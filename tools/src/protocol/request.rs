@@ -71,11 +71,17 @@ pub fn parse_line(bytes: &[u8]) -> Result<Request, (Id, RequestError)> {
     };
     let value: Value = serde_json::from_str(text)
         .map_err(|e| (Id::Null, RequestError::InvalidJson(e.to_string())))?;
+    parse_value(&value)
+}
+
+/// Parses a request already read as JSON (an embedding host's object), with the same rules
+/// and errors as a line: only the steps after JSON parsing differ.
+pub fn parse_value(value: &Value) -> Result<Request, (Id, RequestError)> {
     let Value::Object(map) = value else {
-        return Err((Id::Null, RequestError::NotAnObject(kind_of(&value))));
+        return Err((Id::Null, RequestError::NotAnObject(kind_of(value))));
     };
-    let id = read_id(&map).map_err(|e| (Id::Null, e))?;
-    match parse_op(&map) {
+    let id = read_id(map).map_err(|e| (Id::Null, e))?;
+    match parse_op(map) {
         Ok(op) => Ok(Request { id, op }),
         Err(e) => Err((id, e)),
     }
