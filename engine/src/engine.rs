@@ -281,13 +281,17 @@ impl<P: FileProbe> Engine<P> {
         self.abandon(windows);
     }
 
-    /// Closes windows without a verdict. Only note windows count as abandoned notes.
+    /// Closes windows cut short (turn reset, close, eviction, learning switched off): without a
+    /// verdict, or with the hits an evidence window already saw. Only note windows count as
+    /// abandoned notes.
     fn abandon(&mut self, windows: Vec<Window>) {
         for window in windows {
-            if !window.observe_only {
+            let note = !window.observe_only;
+            let resolution = judge::cut_short(window, &self.config);
+            if note && resolution.outcome == docsuggest_schema::Outcome::Abandoned {
                 self.stats.abandoned += 1;
             }
-            resolve(self.store.as_mut(), judge::abandon(window));
+            resolve(self.store.as_mut(), resolution);
         }
     }
 

@@ -173,6 +173,43 @@ pub fn close_with_evidence(
     }
 }
 
+/// Closes a window that a turn reset, a close or an eviction cuts short. What it saw is
+/// kept: under the evidence model a window whose note was accepted closes as accepted, and a
+/// silence's window that saw a companion touched closes as silent, each counting the hits it
+/// saw (a companion not yet touched is no miss: its window had not run out). Anything else is
+/// abandoned, with no rate move, as the PoC has it.
+pub fn cut_short(window: Window, config: &Config) -> Resolution {
+    let touched = |i: usize| window.touched.get(i).copied().unwrap_or(false);
+    let seen = (0..window.touched.len()).any(touched);
+    let kept = window.evidence && (window.accepted.is_some() || window.observe_only && seen);
+    if !kept {
+        return abandon(window);
+    }
+    let mut moves = Vec::new();
+    let named = window.companions.len();
+    for (i, (companion, _)) in window.companions.iter().chain(&window.watched).enumerate() {
+        if touched(i) && window.counted.get(i) == Some(&true) {
+            let noted = i < named && !window.observe_only;
+            moves.push(observation(&window, companion, noted, true, config));
+        }
+    }
+    moves.push(observation(&window, "", !window.observe_only, true, config));
+    let (outcome, accepted) = if window.observe_only {
+        let first = (0..window.touched.len()).find(|&i| touched(i));
+        let all = window.companions.iter().chain(&window.watched);
+        let accepted = first.and_then(|i| all.map(|(c, _)| c.clone()).nth(i));
+        (Outcome::Silent, accepted)
+    } else {
+        (Outcome::Accepted, window.accepted.clone())
+    };
+    Resolution {
+        decision_seq: window.decision_seq,
+        outcome,
+        accepted,
+        moves,
+    }
+}
+
 /// One observation of one row: a named companion (or a note's family row) moves as an accept
 /// or a reject of the step rule too; anything unnamed counts as a shadow hit or miss.
 fn observation(

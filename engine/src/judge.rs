@@ -11,7 +11,7 @@ use crate::note::{self, Note};
 use crate::paths::{is_pattern, literal_prefix, relative_to};
 use crate::probe::FileProbe;
 
-pub use crate::follow::{abandon, follow, soft_reject};
+pub use crate::follow::{abandon, cut_short, follow, soft_reject};
 use docsuggest_schema::rate::NEUTRAL;
 use docsuggest_schema::{
     CompanionRow, Config, Decision, DecisionStore, Outcome, RateKey, RateModel, RateSnapshot,
@@ -186,13 +186,13 @@ pub fn decide(
         let shape = Shape {
             rows,
             watched: Vec::new(),
+            kappa,
         };
         silence(
             settings,
             state,
             &subject,
             shape,
-            kappa,
             SilenceReason::AlreadyTouched,
             ledger,
             effects,
@@ -246,13 +246,16 @@ pub fn decide(
         kappa = measure::kappa(&rows);
     }
     if rows.is_empty() || kappa < gate {
-        let shape = Shape { rows, watched };
+        let shape = Shape {
+            rows,
+            watched,
+            kappa,
+        };
         silence(
             settings,
             state,
             &subject,
             shape,
-            kappa,
             SilenceReason::LowConfidence,
             ledger,
             effects,
@@ -287,7 +290,11 @@ pub fn decide(
     push_decided(settings, name, kappa, &rows, ledger);
     let note = note::compose(name, kappa, &name_refs);
     if config.learn {
-        let shape = Shape { rows, watched };
+        let shape = Shape {
+            rows,
+            watched,
+            kappa,
+        };
         let window = subject.window(state, &shape, false, evidence);
         let decision = decision(settings, &subject, shape.rows, kappa, None);
         effects.record = Some(Record { decision, window });
@@ -300,6 +307,8 @@ pub fn decide(
 struct Shape {
     rows: Vec<CompanionRow>,
     watched: Vec<CompanionRow>,
+    /// The confidence over `rows`.
+    kappa: f64,
 }
 
 /// What a decision is about: the call, its family, and the bases its companions live under.
@@ -383,7 +392,6 @@ fn silence(
     state: &AgentState,
     subject: &Subject<'_>,
     shape: Shape,
-    kappa: f64,
     reason: SilenceReason,
     ledger: &mut Vec<String>,
     effects: &mut Effects,
@@ -393,6 +401,7 @@ fn silence(
         SilenceReason::AlreadyTouched => Abstain::AlreadyTouched,
     };
     let family = subject.family.name.as_str();
+    let kappa = shape.kappa;
     ledger.push(ledger::abstained(abstain, Some(family), kappa));
     push_decided(settings, family, kappa, &shape.rows, ledger);
     let config = settings.config;

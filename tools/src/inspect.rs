@@ -7,7 +7,7 @@
 
 use crate::home;
 use crate::host::{self, StoreChoice};
-use crate::protocol::RateView;
+use crate::protocol::{RateView, Reading};
 use docsuggest_engine::locate::PackCache;
 use docsuggest_engine::probe::OsProbe;
 use docsuggest_schema::{
@@ -121,34 +121,50 @@ pub fn rates(
         .collect())
 }
 
-/// Rows as JSON: one object per row with its workspace key.
-pub fn rates_json(rows: &[(RateKey, RateRow)]) -> String {
+/// Rows as JSON: one object per row with its workspace key. `rate` is the step-rule value (as
+/// it always was); `evidence` is the evidence model's rate, with the counts behind it and
+/// whether `reading` leaves the companion out.
+pub fn rates_json(rows: &[(RateKey, RateRow)], reading: Reading) -> String {
     let views: Vec<serde_json::Value> = rows
         .iter()
         .map(|(k, r)| {
-            let view = RateView::new(k, r, RateModel::Step);
+            let view = RateView::new(k, r, reading);
             serde_json::json!({
                 "workspace": k.workspace,
                 "family": view.family,
                 "companion": view.companion,
-                "rate": view.rate,
+                "rate": r.step,
                 "step": view.step,
                 "accepts": view.accepts,
                 "rejects": view.rejects,
+                "evidence": r.rate(RateModel::Evidence),
+                "shadowHits": view.shadow_hits,
+                "shadowMisses": view.shadow_misses,
+                "leftOut": view.left_out,
             })
         })
         .collect();
     serde_json::to_string_pretty(&views).unwrap_or_default()
 }
 
-/// Rows as a table for people.
-pub fn rates_table(rows: &[(RateKey, RateRow)]) -> String {
+/// Rows as a table for people: the step value, the evidence rate and its counts, and
+/// whether the companion is left out now.
+pub fn rates_table(rows: &[(RateKey, RateRow)], reading: Reading) -> String {
     if rows.is_empty() {
         return "no rate rows (nothing learned yet)\n".into();
     }
     let mut out = format!(
-        "{:<28} {:<10} {:<32} {:>6} {:>8} {:>8}\n",
-        "workspace", "family", "companion", "rate", "accepts", "rejects"
+        "{:<28} {:<10} {:<32} {:>6} {:>8} {:>8} {:>8} {:>7} {:>7} {:>8}\n",
+        "workspace",
+        "family",
+        "companion",
+        "rate",
+        "accepts",
+        "rejects",
+        "evidence",
+        "shadow+",
+        "shadow-",
+        "left-out"
     );
     for (k, r) in rows {
         let companion = if k.companion.is_empty() {
@@ -156,10 +172,20 @@ pub fn rates_table(rows: &[(RateKey, RateRow)]) -> String {
         } else {
             &k.companion
         };
+        let left_out = if reading.leaves_out(k, r) { "yes" } else { "" };
         let _ = writeln!(
             out,
-            "{:<28} {:<10} {:<32} {:>6.2} {:>8} {:>8}",
-            k.workspace, k.family, companion, r.step, r.accepts, r.rejects
+            "{:<28} {:<10} {:<32} {:>6.2} {:>8} {:>8} {:>8.2} {:>7} {:>7} {:>8}",
+            k.workspace,
+            k.family,
+            companion,
+            r.step,
+            r.accepts,
+            r.rejects,
+            r.rate(RateModel::Evidence),
+            r.shadow_hits,
+            r.shadow_misses,
+            left_out
         );
     }
     out

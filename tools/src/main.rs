@@ -7,7 +7,7 @@ use docsuggest_tools::demo::{self, DemoOptions};
 use docsuggest_tools::host::{self, HostOptions, StoreChoice};
 use docsuggest_tools::inspect::{self, RatesFilter};
 use docsuggest_tools::ledger_log::LedgerLog;
-use docsuggest_tools::protocol::{self, Dispatcher};
+use docsuggest_tools::protocol::{self, Dispatcher, Reading};
 use docsuggest_tools::replay::{self, ReplayOptions};
 use docsuggest_tools::{maintain, transfer};
 use std::io::{IsTerminal, Write};
@@ -140,6 +140,9 @@ struct RatesArgs {
     /// Print JSON.
     #[arg(long)]
     json: bool,
+    /// Read `pruneBelow` from this config to say which companions are left out (default 0.25).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -273,11 +276,17 @@ fn rates_cmd(args: &RatesArgs) -> Result<()> {
         (None, Some(key)) => RatesFilter::Key(key.clone()),
         (None, None) => RatesFilter::All,
     };
+    let config = host::load_config(args.config.as_deref())?;
+    // The view always shows the evidence model's reading, whatever model the file holds.
+    let reading = Reading {
+        model: docsuggest_schema::RateModel::Evidence,
+        prune_below: config.prune_below,
+    };
     let rows = inspect::rates(args.store.store.as_deref(), &filter)?;
     if args.json {
-        println!("{}", inspect::rates_json(&rows));
+        println!("{}", inspect::rates_json(&rows, reading));
     } else {
-        print!("{}", inspect::rates_table(&rows));
+        print!("{}", inspect::rates_table(&rows, reading));
     }
     Ok(())
 }

@@ -171,11 +171,19 @@ fn check_entry(e: &HistoryEntry, previous: Option<u64>) -> Result<(), String> {
         }
         _ => {}
     }
-    if matches!(d.outcome, Outcome::Abandoned | Outcome::Silent) && !e.moves.is_empty() {
-        return Err(format!(
-            "moves: {} decisions move no rate",
-            d.outcome.name()
-        ));
+    if d.outcome == Outcome::Abandoned && !e.moves.is_empty() {
+        return Err("moves: abandoned decisions move no rate".into());
+    }
+    let shadow = |mv: &docsuggest_schema::RateMove| {
+        matches!(
+            mv.event,
+            docsuggest_schema::RateEvent::ShadowHit | docsuggest_schema::RateEvent::ShadowMiss
+        ) && mv.step == 0.0
+    };
+    if d.outcome == Outcome::Silent && !e.moves.iter().all(shadow) {
+        return Err(
+            "moves: silent decisions move no rate, they only count shadow hits and misses".into(),
+        );
     }
     for (i, mv) in e.moves.iter().enumerate() {
         if !mv.step.is_finite() || mv.step.abs() > 1.0 {

@@ -13,10 +13,10 @@ pub mod workspace;
 use crate::home;
 use crate::host::{self, StoreChoice};
 use crate::ledger_log::LedgerLog;
-use crate::protocol::{Dispatcher, LineReader, RateView};
+use crate::protocol::{Dispatcher, LineReader, RateView, Reading};
 use crate::replay::{self, Run};
 use crate::summary::Summary;
-use docsuggest_schema::{Config, RateModel, StoreError, StoreKind};
+use docsuggest_schema::{Config, StoreError, StoreKind};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
@@ -136,7 +136,7 @@ pub fn run(options: &DemoOptions) -> Result<DemoReport, DemoError> {
         .engine_mut()
         .workspace_key_of(&dir)
         .ok_or_else(|| DemoError::NotAWorkspace(cwd.clone()))?;
-    let model = dispatcher.engine().config().rate_model;
+    let model = Reading::of(dispatcher.engine().config());
     let rates_before = rates_of(&dispatcher, &key, model)?;
 
     let mut excerpt = startup;
@@ -185,7 +185,7 @@ fn write_trace(file: &Path, lines: &[String]) -> std::io::Result<()> {
 fn rates_of(
     dispatcher: &Dispatcher,
     key: &str,
-    model: RateModel,
+    model: Reading,
 ) -> Result<Vec<RateView>, StoreError> {
     let Some(contents) = dispatcher.engine().store().contents() else {
         return Ok(Vec::new());

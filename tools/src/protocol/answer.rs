@@ -3,7 +3,7 @@
 
 use super::error::RequestError;
 use docsuggest_engine::{Note, Stats};
-use docsuggest_schema::{RateKey, RateModel, RateRow, StoreKind};
+use docsuggest_schema::{Config, RateKey, RateModel, RateRow, StoreKind};
 use serde::Serialize;
 
 /// A request id as echoed: a number or a string, else `null`.
@@ -90,26 +90,64 @@ pub struct RateView {
     pub accepts: u64,
     /// Rejects seen.
     pub rejects: u64,
+    /// Shadow hits seen: watched while unnamed (a silence, or a companion left out), touched.
+    #[serde(rename = "shadowHits")]
+    pub shadow_hits: u64,
+    /// Shadow misses seen: watched while unnamed, not touched.
+    #[serde(rename = "shadowMisses")]
+    pub shadow_misses: u64,
+    /// Whether the evidence model leaves this companion out of notes now.
+    #[serde(rename = "leftOut")]
+    pub left_out: bool,
+}
+
+/// How rows are read for a view: the rate model, and the evidence model's pruning bound.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reading {
+    /// The rate model.
+    pub model: RateModel,
+    /// A companion rated below this is left out (evidence model only).
+    pub prune_below: f64,
+}
+
+impl Reading {
+    /// How `config` reads rows.
+    pub fn of(config: &Config) -> Reading {
+        Reading {
+            model: config.rate_model,
+            prune_below: config.prune_below,
+        }
+    }
+
+    /// Whether the row of `key` is a companion the evidence model leaves out.
+    pub fn leaves_out(&self, key: &RateKey, row: &RateRow) -> bool {
+        self.model == RateModel::Evidence
+            && !key.companion.is_empty()
+            && row.rate(RateModel::Evidence) < self.prune_below
+    }
 }
 
 impl RateView {
-    /// The view of one stored row under `model`.
-    pub fn new(key: &RateKey, row: &RateRow, model: RateModel) -> RateView {
+    /// The view of one stored row under `reading`.
+    pub fn new(key: &RateKey, row: &RateRow, reading: Reading) -> RateView {
         RateView {
             family: key.family.clone(),
             companion: (!key.companion.is_empty()).then(|| key.companion.clone()),
-            rate: row.rate(model),
+            rate: row.rate(reading.model),
             step: row.step,
             accepts: row.accepts,
             rejects: row.rejects,
+            shadow_hits: row.shadow_hits,
+            shadow_misses: row.shadow_misses,
+            left_out: reading.leaves_out(key, row),
         }
     }
 
     /// The rows of one workspace key, in key order (family row first, then companions).
-    pub fn of_workspace(rows: &[(RateKey, RateRow)], key: &str, model: RateModel) -> Vec<RateView> {
+    pub fn of_workspace(rows: &[(RateKey, RateRow)], key: &str, reading: Reading) -> Vec<RateView> {
         rows.iter()
             .filter(|(k, _)| k.workspace == key)
-            .map(|(k, r)| RateView::new(k, r, model))
+            .map(|(k, r)| RateView::new(k, r, reading))
             .collect()
     }
 }
@@ -205,11 +243,15 @@ mod tests {
             (RateKey::companion("w", "Plan", "INDEX.md"), row),
             (RateKey::family("other", "Plan"), row),
         ];
-        let views = RateView::of_workspace(&rows, "w", RateModel::Beta);
+        let beta = Reading {
+            model: RateModel::Beta,
+            prune_below: 0.25,
+        };
+        let views = RateView::of_workspace(&rows, "w", beta);
         assert_eq!(views.len(), 2);
         assert_eq!(
             serde_json::to_string(&views[0]).expect("encodes"),
-            r#"{"family":"Plan","companion":null,"rate":0.5,"step":0.5,"accepts":2,"rejects":1}"#
+            r#"{"family":"Plan","companion":null,"rate":0.5,"step":0.5,"accepts":2,"rejects":1,"shadowHits":0,"shadowMisses":0,"leftOut":false}"#
         );
         assert_eq!(views[1].companion.as_deref(), Some("INDEX.md"));
     }

@@ -5,7 +5,7 @@
 //! before the engine is touched, and the engine itself refuses bad calls before any state
 //! moves.
 
-use super::answer::{self, Body, Id, RateView};
+use super::answer::{self, Body, Id, RateView, Reading};
 use super::error::RequestError;
 use super::lines::Line;
 use super::request::{Op, RatesTarget, Request, parse_line, parse_value};
@@ -215,8 +215,9 @@ impl Dispatcher {
         let rows = contents
             .rate_rows()
             .map_err(|e| RequestError::StoreFailed(e.to_string()))?;
-        let rate_model = self.engine.config().rate_model;
-        let rows = RateView::of_workspace(&rows, &key, rate_model);
+        let reading = Reading::of(self.engine.config());
+        let rate_model = reading.model;
+        let rows = RateView::of_workspace(&rows, &key, reading);
         Ok(Reply::of(Body::Rates {
             key,
             rate_model,

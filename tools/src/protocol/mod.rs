@@ -28,7 +28,7 @@ mod lines;
 mod request;
 mod serve;
 
-pub use answer::{Id, RateView};
+pub use answer::{Id, RateView, Reading};
 pub use dispatch::{Dispatcher, Handled};
 pub use error::RequestError;
 pub use lines::{Line, LineReader, MAX_LINE_BYTES};

@@ -23,9 +23,11 @@ const FILES: &[&str] = &[
     "CHANGELOG.md",
 ];
 
+/// The step rule, whose accepts move rates at once, so a session can read them back.
 fn quiet() -> Config {
     Config {
         log: false,
+        rate_model: docsuggest_schema::RateModel::Step,
         ..Config::default()
     }
 }
@@ -297,7 +299,8 @@ fn rates_by_key_and_a_store_without_contents() {
     assert_eq!(
         by_key["rows"][0],
         serde_json::json!({"family": "Plan", "companion": null, "rate": 1.0 / 3.0 + 0.1,
-            "step": 1.0 / 3.0 + 0.1, "accepts": 1, "rejects": 0})
+            "step": 1.0 / 3.0 + 0.1, "accepts": 1, "rejects": 0, "shadowHits": 0,
+            "shadowMisses": 0, "leftOut": false})
     );
     let engine = Engine::new(quiet(), NullStore::boxed(), CachingProbe::default());
     let mut bare = Dispatcher::new(engine, LedgerLog::new());

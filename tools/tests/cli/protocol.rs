@@ -49,11 +49,13 @@ fn learning_survives_a_restart() {
     let env = Env::new();
     let store = env.store("s.redb").display().to_string();
     let ws = env.ws().display().to_string();
+    // The turn closes the accepted note's window (cut short, it keeps its accept).
     let first = format!(
-        "{}\n{}\n{}\n",
+        "{}\n{}\n{}\n{}\n",
         serde_json::json!({"id":1,"op":"judge","agent":"a","tool":"read","path":"Documentation/Plans/X.md","cwd":ws}),
         serde_json::json!({"id":2,"op":"judge","agent":"a","tool":"read","path":"Documentation/INDEX.md","cwd":ws}),
-        serde_json::json!({"id":3,"op":"rates","workspace":ws}),
+        serde_json::json!({"id":3,"op":"turn","agent":"a"}),
+        serde_json::json!({"id":4,"op":"rates","workspace":ws}),
     );
     // No `close`: the end of input must flush and close the store as cleanly.
     let before = answers(&env.ok(&["serve", "--store", &store], first.as_bytes()));
@@ -62,7 +64,7 @@ fn learning_survives_a_restart() {
         serde_json::json!({"id":1,"op":"rates","workspace":ws})
     );
     let after = answers(&env.ok(&["serve", "--store", &store], again.as_bytes()));
-    assert_eq!(after[0]["rows"], before[2]["rows"]);
+    assert_eq!(after[0]["rows"], before[3]["rows"]);
     assert_eq!(after[0]["rows"][1]["companion"], "Documentation/INDEX.md");
     assert_eq!(after[0]["rows"][1]["accepts"], 1);
     // A memory server starts from nothing.
@@ -119,6 +121,9 @@ fn bad_lines_get_their_codes_and_nothing_learned_is_lost() {
         serde_json::json!({"id":"after","op":"judge","agent":"b","tool":"read","path":"Documentation/Plans/X.md","cwd":ws}),
     ));
     push(line(
+        serde_json::json!({"id":"turn","op":"turn","agent":"a"}),
+    ));
+    push(line(
         serde_json::json!({"id":"rates","op":"rates","workspace":ws}),
     ));
     let out = env.run(&["serve", "--store", &store], &input);
@@ -128,7 +133,7 @@ fn bad_lines_get_their_codes_and_nothing_learned_is_lost() {
         String::from_utf8_lossy(&out.stderr)
     );
     let got = answers(&String::from_utf8(out.stdout).expect("UTF-8"));
-    assert_eq!(got.len(), 2 + bad.len() + 2);
+    assert_eq!(got.len(), 2 + bad.len() + 3);
     for (answer, (bytes, code, id)) in got[2..].iter().zip(&bad) {
         let shown = String::from_utf8_lossy(&bytes[..bytes.len().min(80)]).to_string();
         assert_eq!(answer["ok"], false, "{shown}");
@@ -138,7 +143,7 @@ fn bad_lines_get_their_codes_and_nothing_learned_is_lost() {
     let after = &got[2 + bad.len()];
     assert_eq!(after["ok"], true, "{after}");
     assert_eq!(after["note"]["family"], "Plan");
-    let rates = &got[3 + bad.len()];
+    let rates = &got[4 + bad.len()];
     assert_eq!(rates["rows"][1]["companion"], "Documentation/INDEX.md");
     assert_eq!(rates["rows"][1]["accepts"], 1);
     assert_eq!(rates["rows"][0]["accepts"], 1, "the Plan family row");
