@@ -233,7 +233,18 @@ impl<P: FileProbe> Engine<P> {
             .get_mut(agent)
             .map(AgentState::reset_turn)
             .unwrap_or_default();
-        self.abandon(windows);
+        // The turn ends the task the windows watched: an evidence window closes on what it
+        // saw, its untouched companions missed; any other window is abandoned.
+        let (ended, cut): (Vec<Window>, Vec<Window>) =
+            windows.into_iter().partition(|w| w.evidence);
+        for window in ended {
+            let resolution = judge::close_with_evidence(window, &self.config, &mut verdict.ledger);
+            resolve(self.store.as_mut(), resolution);
+        }
+        self.abandon(cut);
+        for line in &verdict.ledger {
+            self.stats.observe(line);
+        }
         self.collect_degradation(&mut verdict.ledger);
         verdict
     }

@@ -11,7 +11,7 @@ use crate::note::{self, Note};
 use crate::paths::{is_pattern, literal_prefix, relative_to};
 use crate::probe::FileProbe;
 
-pub use crate::follow::{abandon, cut_short, follow, soft_reject};
+pub use crate::follow::{abandon, close_with_evidence, cut_short, follow, soft_reject};
 use docsuggest_schema::rate::NEUTRAL;
 use docsuggest_schema::{
     CompanionRow, Config, Decision, DecisionStore, Outcome, RateKey, RateModel, RateSnapshot,

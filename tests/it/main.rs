@@ -2,6 +2,7 @@
 
 mod agents;
 mod evaluate;
+mod evidence;
 mod golden;
 mod learning;
 mod pipeline;

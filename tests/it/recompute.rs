@@ -1,4 +1,5 @@
-//! Recompute over a redb store after a long random workload: zero drift under `step`, and a
+//! Recompute over a redb store after a long random workload of the default (evidence) model:
+//! zero drift read under `step` and under `evidence`, parallel equal to sequential, and a
 //! damaged live row found and repaired.
 
 use docsuggest_engine::Engine;
@@ -43,11 +44,12 @@ fn run_workload(store_path: &std::path::Path, ops: &[(u8, u8)]) {
     engine.close().expect("close");
 }
 
-fn drift(store: &RedbStore, parallel: bool) -> docsuggest_store::recompute::Recomputed {
-    let options = RecomputeOptions {
-        model: RateModel::Step,
-        parallel,
-    };
+fn drift(
+    store: &RedbStore,
+    model: RateModel,
+    parallel: bool,
+) -> docsuggest_store::recompute::Recomputed {
+    let options = RecomputeOptions { model, parallel };
     recompute(store, options, &AtomicU64::new(0)).expect("recompute")
 }
 
@@ -63,10 +65,19 @@ proptest! {
         run_workload(&path, &ops);
         let store = RedbStore::open(StoreOptions::new(&path)).expect("reopen");
         prop_assert!(store.ring_len().expect("ring") <= 32);
-        let parallel = drift(&store, true);
-        prop_assert_eq!(parallel.report.rows_differing, 0, "{:?}", parallel.report);
-        prop_assert!(parallel.report.rows_compared > 0);
-        prop_assert_eq!(&parallel, &drift(&store, false));
+        let shadowed = store
+            .history()
+            .expect("history")
+            .iter()
+            .flat_map(|e| &e.moves)
+            .any(|m| m.event == docsuggest_schema::RateEvent::ShadowMiss);
+        prop_assert!(shadowed, "the workload gathers shadow evidence");
+        for model in [RateModel::Step, RateModel::Evidence] {
+            let parallel = drift(&store, model, true);
+            prop_assert_eq!(parallel.report.rows_differing, 0, "{:?}", parallel.report);
+            prop_assert!(parallel.report.rows_compared > 0);
+            prop_assert_eq!(&parallel, &drift(&store, model, false));
+        }
     }
 }
 
@@ -84,7 +95,7 @@ fn a_damaged_live_row_is_found_and_repaired_by_writing_the_recompute() {
     let damaged_key = rows[1].0.clone();
     rows[1].1.step = 0.99;
     store.replace_rates(&rows).expect("damage one row");
-    let found = drift(&store, true);
+    let found = drift(&store, RateModel::Step, true);
     assert_eq!(found.report.rows_differing, 1);
     assert_eq!(found.report.differing[0].key, damaged_key);
     assert!(found.report.max_difference > 0.0);
@@ -92,7 +103,10 @@ fn a_damaged_live_row_is_found_and_repaired_by_writing_the_recompute() {
     store
         .replace_rates(&found.rows)
         .expect("write the recompute");
-    assert_eq!(drift(&store, false).report.rows_differing, 0);
+    assert_eq!(
+        drift(&store, RateModel::Step, false).report.rows_differing,
+        0
+    );
     assert!(check_fold(&store).expect("fold check").is_clean());
     assert_eq!(store.kind(), docsuggest_schema::StoreKind::Redb);
 }

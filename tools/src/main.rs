@@ -178,6 +178,8 @@ enum Model {
     Step,
     /// The posterior mean of Beta(1,2).
     Beta,
+    /// The evidence model (the default): Beta(1,2) over accepts, rejects and shadow counts.
+    Evidence,
 }
 
 impl From<Model> for docsuggest_schema::RateModel {
@@ -185,6 +187,7 @@ impl From<Model> for docsuggest_schema::RateModel {
         match m {
             Model::Step => docsuggest_schema::RateModel::Step,
             Model::Beta => docsuggest_schema::RateModel::Beta,
+            Model::Evidence => docsuggest_schema::RateModel::Evidence,
         }
     }
 }

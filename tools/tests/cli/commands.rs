@@ -252,3 +252,38 @@ fn evaluate_compares_settings_and_writes_nothing() {
     assert!(live >= 4, "{rates}");
     assert_eq!(drift["rowsCompared"].as_u64(), Some(live as u64));
 }
+
+#[test]
+fn migrate_upgrades_the_v1_fixture_keeping_every_history_entry() {
+    let env = Env::new();
+    let store = env.store("v1.redb");
+    let fixture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/store-v1.redb");
+    std::fs::copy(&fixture, &store).expect("copy the fixture");
+    let store = store.display().to_string();
+    let migrate = env.ok(&["migrate", "--store", &store], b"");
+    assert!(
+        migrate.contains("v1") && migrate.contains("v2"),
+        "{migrate}"
+    );
+    let history: serde_json::Value =
+        serde_json::from_str(&env.ok(&["history", "--store", &store, "--json"], b""))
+            .expect("json");
+    // The fixture's ring of 4 holds resolutions 2..=5 (1 lives on in base); its pending
+    // decision 6 closes as abandoned when the store first opens.
+    let seqs: Vec<u64> = history
+        .as_array()
+        .expect("an array")
+        .iter()
+        .filter_map(|e| e["resolution_seq"].as_u64())
+        .collect();
+    assert_eq!(seqs, [2, 3, 4, 5, 6], "{history}");
+    let check = env.ok(&["check", "--store", &store], b"");
+    assert!(check.trim_end().ends_with("ok"), "{check}");
+    let rates: serde_json::Value =
+        serde_json::from_str(&env.ok(&["rates", "--store", &store, "--json"], b"")).expect("json");
+    for row in rates.as_array().expect("rows") {
+        assert_eq!(row["shadowHits"], 0, "{row}");
+        assert!(row["evidence"].as_f64().is_some(), "{row}");
+    }
+}

@@ -2,7 +2,8 @@
 
 use crate::common::Env;
 
-/// Comments give what each request must do (workspace: the tiny one; defaults; learnWindow 3).
+/// Comments give what each request must do (workspace: the tiny one; the defaults under the
+/// PoC's step rule; learnWindow 3).
 const TRACE: &str = r#"{"id":1,"op":"judge","agent":"a","tool":"read","path":"Documentation/Plans/X.md"}
 {"id":2,"op":"judge","agent":"a","tool":"read","path":"src/lib.rs"}
 {"id":3,"op":"judge","agent":"a","tool":"read","path":"Documentation/INDEX.md"}
@@ -36,6 +37,9 @@ fn replay_trace(env: &Env, extra: &[&str]) -> String {
     let trace = env.home().join("trace.jsonl");
     std::fs::write(&trace, TRACE).expect("write the trace");
     let trace = trace.display().to_string();
+    let config = env.home().join("step.json");
+    std::fs::write(&config, r#"{"rateModel": "step"}"#).expect("write the config");
+    let config = config.display().to_string();
     let ws = env.ws().display().to_string();
     let mut args = vec![
         "replay",
@@ -43,6 +47,8 @@ fn replay_trace(env: &Env, extra: &[&str]) -> String {
         "--workspace",
         ws.as_str(),
         "--memory",
+        "--config",
+        config.as_str(),
     ];
     args.extend_from_slice(extra);
     env.ok(&args, b"")
