@@ -119,13 +119,19 @@ export interface RateRow {
   accepts: number
   /** Rejects seen. */
   rejects: number
+  /** Shadow hits seen (watched while unnamed, then touched). */
+  shadowHits: number
+  /** Shadow misses seen (watched while unnamed, not touched). */
+  shadowMisses: number
+  /** Whether the evidence model leaves this companion out of notes now. */
+  leftOut: boolean
 }
 
 /** The answer to `rates`, as the protocol's `rates` op answers it. */
 export interface Rates {
   /** The workspace key the rows are stored under. */
   key: string
-  /** `step` or `beta`. */
+  /** `evidence` (the default), `step` or `beta`. */
   rateModel: string
   /** The workspace's rows: the family rows, then the companions. */
   rows: Array<RateRow>

@@ -127,6 +127,7 @@ pub struct Durable {
 /// One learned rate row.
 #[napi(object, use_nullable = true)]
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RateRow {
     /// The family.
     pub family: String,
@@ -140,6 +141,12 @@ pub struct RateRow {
     pub accepts: i64,
     /// Rejects seen.
     pub rejects: i64,
+    /// Shadow hits seen (watched while unnamed, then touched).
+    pub shadow_hits: i64,
+    /// Shadow misses seen (watched while unnamed, not touched).
+    pub shadow_misses: i64,
+    /// Whether the evidence model leaves this companion out of notes now.
+    pub left_out: bool,
 }
 
 /// The answer to `rates`, as the protocol's `rates` op answers it.
@@ -149,7 +156,7 @@ pub struct RateRow {
 pub struct Rates {
     /// The workspace key the rows are stored under.
     pub key: String,
-    /// `step` or `beta`.
+    /// `evidence` (the default), `step` or `beta`.
     pub rate_model: String,
     /// The workspace's rows: the family rows, then the companions.
     pub rows: Vec<RateRow>,

@@ -40,8 +40,10 @@ test('reading a named companion is an accept that moves the rate', async () => {
   const before = engine.rates(ws).rows
   const accepted = engine.judge(read('Documentation/INDEX.md'))
   assert.equal(accepted.ledger[0], 'doc-suggester: accepted Plan Documentation/INDEX.md')
+  // The evidence model moves rates when the window closes: here, at the end of the turn.
+  engine.turn('a')
   const rates = engine.rates(ws)
-  assert.equal(rates.rateModel, 'step')
+  assert.equal(rates.rateModel, 'evidence')
   const row = rates.rows.find((r) => r.family === 'Plan' && r.companion === 'Documentation/INDEX.md')
   assert.equal(row.accepts, 1)
   assert.equal(row.rejects, 0)
@@ -65,6 +67,7 @@ test('learning persists across close and a new open on the same store', async ()
   assert.equal(first.stats().store, 'redb')
   first.judge(plan())
   first.judge(read('Documentation/INDEX.md'))
+  first.turn('a')
   assert.ok((await first.flush()).durable > 0)
   const learned = first.rates(ws)
   await first.close()
@@ -188,8 +191,13 @@ test('every failure is an Error with the protocol code', async () => {
 test('turn, configure, flush and stats answer what the protocol answers', async () => {
   const engine = await Engine.open({ memory: true, log: false })
   engine.judge(plan())
-  assert.deepEqual(engine.turn('a'), { ledger: [], warnings: [] })
-  assert.equal(engine.stats().stats.abandoned, 1, 'the open window closed as abandoned')
+  // The turn ends the note's window: nothing it named was read, so it closes as a reject.
+  assert.deepEqual(engine.turn('a'), {
+    ledger: ['doc-suggester: rejected Plan companions Documentation/INDEX.md,' +
+      'Documentation/ARCHIVE-STYLE.md,POC-BRIEF.md,CHANGELOG.md'],
+    warnings: [],
+  })
+  assert.equal(engine.stats().stats.rejected, 1, 'the open window closed as a reject')
   const configured = engine.configure({ threshold: 0.5 })
   assert.equal(configured.ledger.length, 1)
   assert.match(configured.ledger[0], /threshold 0\.5/)
