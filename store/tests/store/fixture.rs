@@ -1,9 +1,11 @@
-//! The committed version-1 store file: tests open a copy and find exactly what it holds.
+//! The committed store files of every released schema version (`store-v1.redb`,
+//! `store-v2.redb`): tests open a copy and find exactly what it holds, the older ones after
+//! their upgrade.
 //!
-//! The generator below wrote it; a test checks that it still reproduces the same contents.
+//! The generator below wrote them; a test checks that it still reproduces the same contents.
 //! `DOCSUGGEST_REGEN_FIXTURES=1 cargo test -p docsuggest-store --test store fixture` rewrites
-//! the file; only a build whose schema version is 1 may do so, since the file stands for what
-//! version 1 wrote. (Its upgrade through a test-only step is a unit test of the store.)
+//! the fixture of this build's schema version only: each file stands for what its version
+//! wrote.
 
 use crate::common::{self, decision, resolution, silence};
 use docsuggest_schema::{DecisionStore, Durability, Outcome, RateKey, RateRow, StoreContents};
@@ -11,7 +13,11 @@ use docsuggest_store::{RedbStore, SCHEMA_VERSION, SeqMarks, StoreOptions, check_
 use std::path::{Path, PathBuf};
 
 fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/store-v1.redb")
+    fixture_of(1)
+}
+
+fn fixture_of(version: u32) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../tests/fixtures/store-v{version}.redb"))
 }
 
 fn options(path: &Path) -> StoreOptions {
@@ -63,17 +69,28 @@ fn the_generator_reproduces_the_fixture() {
     let fresh = dir.path().join("fresh.redb");
     generate(&fresh);
     if std::env::var_os("DOCSUGGEST_REGEN_FIXTURES").is_some() {
-        assert_eq!(
-            SCHEMA_VERSION, 1,
-            "the v1 fixture must be written by a version-1 build"
-        );
-        let staged = fixture().with_extension("redb.tmp");
+        let current = fixture_of(SCHEMA_VERSION);
+        let staged = current.with_extension("redb.tmp");
         std::fs::copy(&fresh, &staged).expect("stage fixture");
-        std::fs::rename(&staged, fixture()).expect("install fixture");
+        std::fs::rename(&staged, &current).expect("install fixture");
     }
-    let copy = dir.path().join("copy.redb");
-    std::fs::copy(fixture(), &copy).expect("copy the fixture");
-    assert_eq!(contents_at(&fresh), contents_at(&copy));
+    // Every fixture, upgraded where it is older, holds what the generator writes today: the
+    // v1 → v2 upgrade adds only zero shadow counts.
+    for version in 1..=SCHEMA_VERSION {
+        let copy = dir.path().join(format!("copy-v{version}.redb"));
+        std::fs::copy(fixture_of(version), &copy).expect("copy the fixture");
+        assert_eq!(contents_at(&fresh), contents_at(&copy), "store-v{version}.redb");
+    }
+}
+
+#[test]
+fn the_current_fixture_opens_without_an_upgrade() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("copy.redb");
+    std::fs::copy(fixture_of(SCHEMA_VERSION), &path).expect("copy the fixture");
+    let s = RedbStore::open(options(&path)).expect("open");
+    assert_eq!(s.open_report().upgraded, None);
+    assert!(check_fold(&s).expect("fold").is_clean());
 }
 
 fn row(step: f64, accepts: u64, rejects: u64) -> RateRow {
@@ -200,6 +217,8 @@ fn a_copy_of_the_v1_fixture_upgrades_with_its_exact_contents() {
 
 #[test]
 fn the_fixture_stays_small() {
-    let len = std::fs::metadata(fixture()).expect("fixture").len();
-    assert!(len <= 256 * 1024, "store-v1.redb is {len} bytes");
+    for version in 1..=SCHEMA_VERSION {
+        let len = std::fs::metadata(fixture_of(version)).expect("fixture").len();
+        assert!(len <= 256 * 1024, "store-v{version}.redb is {len} bytes");
+    }
 }
