@@ -79,7 +79,11 @@ fn the_generator_reproduces_the_fixture() {
     for version in 1..=SCHEMA_VERSION {
         let copy = dir.path().join(format!("copy-v{version}.redb"));
         std::fs::copy(fixture_of(version), &copy).expect("copy the fixture");
-        assert_eq!(contents_at(&fresh), contents_at(&copy), "store-v{version}.redb");
+        assert_eq!(
+            contents_at(&fresh),
+            contents_at(&copy),
+            "store-v{version}.redb"
+        );
     }
 }
 
@@ -218,7 +222,9 @@ fn a_copy_of_the_v1_fixture_upgrades_with_its_exact_contents() {
 #[test]
 fn the_fixture_stays_small() {
     for version in 1..=SCHEMA_VERSION {
-        let len = std::fs::metadata(fixture_of(version)).expect("fixture").len();
+        let len = std::fs::metadata(fixture_of(version))
+            .expect("fixture")
+            .len();
         assert!(len <= 256 * 1024, "store-v{version}.redb is {len} bytes");
     }
 }
