@@ -36,6 +36,8 @@
 //! `docs/PROTOCOL.md`.
 #![deny(missing_docs)]
 
+#[cfg(unix)]
+pub mod client;
 pub mod demo;
 pub mod evaluate;
 pub mod home;
