@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 use std::io::{self, BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
+use std::time::Duration;
 
 /// A request that got no usable answer.
 #[derive(Debug, thiserror::Error)]
@@ -71,6 +72,14 @@ impl Client {
             writer: stream,
             next_id: 1,
         })
+    }
+
+    /// Bounds every later read and write on the connection (`None`: wait forever); a request
+    /// that runs past it fails with [`ClientError::Io`].
+    pub fn set_timeout(&self, timeout: Option<Duration>) -> Result<(), ClientError> {
+        self.writer.set_read_timeout(timeout)?;
+        self.writer.set_write_timeout(timeout)?;
+        Ok(())
     }
 
     /// Sends `request` (an object; its `id` is set here) and answers the whole answer

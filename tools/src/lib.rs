@@ -1,5 +1,6 @@
 //! The docsuggest host: the JSON-lines protocol server, trace replay with a summary, the
-//! demo, and the commands that inspect, check, migrate, export and import a store.
+//! demo, the harness hooks, and the commands that inspect, check, migrate, export and import
+//! a store.
 //!
 //! The binary `docsuggest` is a thin layer over this library: each subcommand parses its
 //! arguments and calls one function here.
@@ -41,6 +42,8 @@ pub mod client;
 pub mod demo;
 pub mod evaluate;
 pub mod home;
+#[cfg(unix)]
+pub mod hook;
 pub mod host;
 pub mod inspect;
 pub mod ledger_log;

@@ -4,6 +4,7 @@
 use anyhow::{Result, bail};
 use clap::{Args, Parser, Subcommand};
 use docsuggest_tools::demo::{self, DemoOptions};
+use docsuggest_tools::hook::{self, install, install::Scope};
 use docsuggest_tools::host::{self, HostOptions, StoreChoice};
 use docsuggest_tools::inspect::{self, RatesFilter};
 use docsuggest_tools::ledger_log::LedgerLog;
@@ -13,6 +14,7 @@ use docsuggest_tools::{maintain, transfer};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 /// The doc-companion suggester's host: serve the JSON-lines protocol, replay traces, run the
 /// demo, and inspect the learned store.
@@ -48,6 +50,84 @@ enum Command {
     Export(ExportArgs),
     /// Import a history export; every line is checked before anything is written.
     Import(ImportArgs),
+    /// Answer one Claude Code or Codex CLI hook event (stdin) through the socket daemon,
+    /// starting it when none runs; always exits 0, silent on any problem.
+    Hook(HookArgs),
+    /// Add docsuggest's hooks to a harness's hook config, keeping everything else.
+    InstallHooks(InstallArgs),
+    /// Remove docsuggest's hooks (only ours) from a harness's hook config.
+    UninstallHooks(InstallArgs),
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum HarnessArg {
+    ClaudeCode,
+    Codex,
+}
+
+impl From<HarnessArg> for hook::Harness {
+    fn from(h: HarnessArg) -> hook::Harness {
+        match h {
+            HarnessArg::ClaudeCode => hook::Harness::ClaudeCode,
+            HarnessArg::Codex => hook::Harness::Codex,
+        }
+    }
+}
+
+#[derive(Args)]
+struct HookArgs {
+    /// The harness sending the event.
+    #[arg(long, value_enum, default_value = "claude-code")]
+    harness: HarnessArg,
+    /// The daemon's socket [default: ~/.dsh/playform/docsuggest.sock].
+    #[arg(long, value_name = "PATH")]
+    socket: Option<PathBuf>,
+    /// The store of a daemon this hook starts [default: the config's storePath].
+    #[arg(long, value_name = "PATH")]
+    store: Option<PathBuf>,
+    /// The most the hook keeps the agent waiting, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 500)]
+    timeout_ms: u64,
+    /// A daemon this hook starts stops after this many seconds without a request.
+    #[arg(long, value_name = "SECS", default_value_t = 1800,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    idle_timeout: u64,
+}
+
+#[derive(Args)]
+struct InstallArgs {
+    /// The harness whose config is edited.
+    #[arg(long, value_enum)]
+    harness: HarnessArg,
+    /// The project's config (`DIR/.claude/settings.json`, `DIR/.codex/hooks.json`)
+    /// [default: the current directory].
+    #[arg(long, value_name = "DIR", conflicts_with = "user")]
+    project: Option<PathBuf>,
+    /// The user's config (`~/.claude/settings.json`, `~/.codex/hooks.json`).
+    #[arg(long)]
+    user: bool,
+    /// Print the diff without writing.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+impl InstallArgs {
+    fn path(&self) -> Result<PathBuf> {
+        let scope = if self.user {
+            let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
+            let Some(home) = home else {
+                bail!("--user needs HOME to find the user's config");
+            };
+            Scope::User(PathBuf::from(home))
+        } else {
+            let dir = match &self.project {
+                Some(dir) => dir.clone(),
+                None => std::env::current_dir()?,
+            };
+            Scope::Project(dir)
+        };
+        Ok(install::config_path(self.harness.into(), &scope))
+    }
 }
 
 #[derive(Args)]
@@ -93,6 +173,9 @@ struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = 64, requires = "socket",
           value_parser = clap::value_parser!(u64).range(1..=4096))]
     max_connections: u64,
+    /// With --socket: stop after this many seconds without a request (0: never).
+    #[arg(long, value_name = "SECS", default_value_t = 0, requires = "socket")]
+    idle_timeout: u64,
 }
 
 #[derive(Args)]
@@ -287,7 +370,8 @@ fn serve(args: &ServeArgs) -> Result<()> {
         Some(bound) => {
             let max = usize::try_from(args.max_connections).unwrap_or(usize::MAX);
             tracing::info!(socket = %bound.path().display(), "serving");
-            protocol::socket::serve_socket(dispatcher, bound, max)?
+            let idle = (args.idle_timeout > 0).then(|| Duration::from_secs(args.idle_timeout));
+            protocol::socket::serve_socket(dispatcher, bound, max, idle)?
         }
         None => {
             let mut dispatcher = dispatcher;
@@ -429,6 +513,49 @@ fn import_cmd(args: &ImportArgs) -> Result<()> {
     Ok(())
 }
 
+/// Never fails: the agent must not be held up or shown an error by its hook.
+fn hook_cmd(args: &HookArgs) -> ExitCode {
+    use std::io::Read;
+    let mut options = hook::HookOptions::new(args.harness.into());
+    if let Some(socket) = &args.socket {
+        options.socket = socket.clone();
+    }
+    options.store = args.store.clone();
+    options.budget = Duration::from_millis(args.timeout_ms);
+    options.idle_timeout = Duration::from_secs(args.idle_timeout);
+    let mut input = Vec::new();
+    if std::io::stdin().lock().read_to_end(&mut input).is_err() {
+        input.clear();
+    }
+    if let Some(answer) = hook::run(&options, &input) {
+        let _ = writeln!(std::io::stdout().lock(), "{answer}");
+    }
+    ExitCode::SUCCESS
+}
+
+fn install_cmd(args: &InstallArgs, install: bool) -> Result<()> {
+    let path = args.path()?;
+    let change = if install {
+        let exe = std::env::current_exe()?;
+        let command = install::command(&exe, args.harness.into());
+        install::install(&path, args.harness.into(), &command, args.dry_run)?
+    } else {
+        install::uninstall(&path, args.dry_run)?
+    };
+    let verb = match (install, args.dry_run, change.changed()) {
+        (_, _, false) => "unchanged",
+        (true, true, true) => "would install into",
+        (false, true, true) => "would uninstall from",
+        (true, false, true) => "installed into",
+        (false, false, true) => "uninstalled from",
+    };
+    if args.dry_run && change.changed() {
+        out_raw!("{}", change.diff());
+    }
+    out!("{verb} {}", change.path.display());
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_tracing();
@@ -444,6 +571,9 @@ fn main() -> ExitCode {
         Command::Evaluate(a) => evaluate_cmd(a),
         Command::Export(a) => export_cmd(a),
         Command::Import(a) => import_cmd(a),
+        Command::Hook(a) => return hook_cmd(a),
+        Command::InstallHooks(a) => install_cmd(a, true),
+        Command::UninstallHooks(a) => install_cmd(a, false),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -13,6 +13,7 @@ use super::lines::{Line, LineReader};
 use docsuggest_schema::StoreError;
 use std::io::{self, BufRead, Write};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
 
 /// Why serving ended badly. The store is closed in every case before this is answered.
 #[derive(Debug, thiserror::Error)]
@@ -49,6 +50,8 @@ pub enum Ending {
     Closed,
     /// SIGTERM or SIGINT (the signal's number).
     Signal(i32),
+    /// No request arrived for the idle timeout (a socket server started by `docsuggest hook`).
+    Idle,
 }
 
 /// One answer on its way back to a session.
@@ -78,19 +81,34 @@ pub(crate) enum Sessions {
 
 /// Answers requests until a signal, or (with [`Sessions::One`]) until the session ends;
 /// then finishes the dispatcher (open windows close as abandoned, the store is flushed and
-/// closed). Under `group` durability an idle engine flushes after the flush interval.
+/// closed). Under `group` durability an idle engine flushes after the flush interval. With
+/// `idle_timeout`, the loop also ends ([`Ending::Idle`]) once no request has arrived for
+/// that long.
 pub(crate) fn engine_loop(
     dispatcher: &mut Dispatcher,
     events: &Receiver<Event>,
     sessions: Sessions,
+    idle_timeout: Option<Duration>,
 ) -> Result<Ending, ServeError> {
     let mut closed = false;
+    let mut last_request = Instant::now();
     let outcome = loop {
-        let event = match dispatcher.idle_flush_interval() {
-            Some(interval) => match events.recv_timeout(interval) {
+        let idle_left = idle_timeout.map(|t| t.saturating_sub(last_request.elapsed()));
+        if idle_left == Some(Duration::ZERO) {
+            break Ok(Ending::Idle);
+        }
+        let flush = dispatcher.idle_flush_interval();
+        let wait = match (flush, idle_left) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let event = match wait {
+            Some(wait) => match events.recv_timeout(wait) {
                 Ok(event) => event,
                 Err(RecvTimeoutError::Timeout) => {
-                    if let Err(e) = dispatcher.flush_idle() {
+                    if flush.is_some()
+                        && let Err(e) = dispatcher.flush_idle()
+                    {
                         tracing::warn!(error = %e, "the periodic flush failed");
                     }
                     continue;
@@ -104,6 +122,7 @@ pub(crate) fn engine_loop(
         };
         match event {
             Event::Request { line, reply } => {
+                last_request = Instant::now();
                 let handled = dispatcher.handle_line(&line);
                 closed |= handled.stop && sessions == Sessions::One;
                 // A session that went away no longer waits for its answer; nothing to do.
@@ -199,7 +218,7 @@ pub fn serve(
             let _ = events.send(Event::SessionEnded(Ok(())));
             result
         });
-        let ending = engine_loop(dispatcher, &inbox, Sessions::One);
+        let ending = engine_loop(dispatcher, &inbox, Sessions::One, None);
         // The loop waited for the session's end, so this join returns at once.
         let answered = match reader.join() {
             Ok(result) => result?,
@@ -226,7 +245,7 @@ pub fn serve_stdio(dispatcher: &mut Dispatcher) -> Result<Ending, ServeError> {
             let _ = events.send(Event::SessionEnded(result));
         })
         .map_err(ServeError::Read)?;
-    engine_loop(dispatcher, &inbox, Sessions::One)
+    engine_loop(dispatcher, &inbox, Sessions::One, None)
 }
 
 /// Sends [`Event::Stop`] on the first SIGTERM or SIGINT; exits at once, with status

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Sender};
+use std::time::Duration;
 
 /// Connections served at once by default; one more is answered `too-many-connections`.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 64;
@@ -201,21 +202,31 @@ fn write_pid_file(path: &Path) -> io::Result<()> {
 }
 
 /// Serves `bound` until SIGTERM or SIGINT, then finishes the dispatcher and removes the
-/// socket and pid files. `close` from a client flushes and ends that connection only.
+/// socket and pid files. `close` from a client flushes and ends that connection only. With
+/// `idle_timeout`, it also stops once no request has arrived for that long.
 pub fn serve_socket(
     dispatcher: Dispatcher,
     bound: Bound,
     max_connections: usize,
+    idle_timeout: Option<Duration>,
 ) -> Result<Ending, SocketError> {
     let (events, inbox) = mpsc::channel();
     serve::watch_signals(events.clone()).map_err(ServeError::Signals)?;
-    serve_socket_until(dispatcher, bound, max_connections, events, inbox)
+    serve_socket_until(
+        dispatcher,
+        bound,
+        max_connections,
+        idle_timeout,
+        events,
+        inbox,
+    )
 }
 
 fn serve_socket_until(
     dispatcher: Dispatcher,
     bound: Bound,
     max_connections: usize,
+    idle_timeout: Option<Duration>,
     events: Sender<Event>,
     inbox: mpsc::Receiver<Event>,
 ) -> Result<Ending, SocketError> {
@@ -235,7 +246,7 @@ fn serve_socket_until(
             .spawn(move || accept(&listener, &events, max_connections, &stopping))
             .map_err(ServeError::Read)?
     };
-    let ending = serve::engine_loop(&mut dispatcher, &inbox, Sessions::Many);
+    let ending = serve::engine_loop(&mut dispatcher, &inbox, Sessions::Many, idle_timeout);
     // Wake the acceptor so it sees the flag; a failed connect means it is gone already.
     stopping.store(true, Ordering::SeqCst);
     let _ = UnixStream::connect(&bound.path);

@@ -1,0 +1,317 @@
+//! One harness hook event, read into what it asks of the engine.
+//!
+//! Claude Code and Codex CLI send the same shape on stdin: `hook_event_name`, `session_id`,
+//! `cwd`, and for `PostToolUse` the `tool_name` and `tool_input` (Codex adds `turn_id`,
+//! `tool_use_id`, `model`, `permission_mode`). Fields this module does not need are ignored,
+//! so a harness that adds fields keeps working.
+
+use super::patch::{self, Change};
+use serde_json::Value;
+
+/// What one hook event asks of the engine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Judge these calls in order; any notes go back as additional context.
+    Judge {
+        /// The agent (the harness's session id).
+        agent: String,
+        /// The call's working directory.
+        cwd: String,
+        /// Codex's turn id: a new one starts the agent's turn first.
+        turn_id: Option<String>,
+        /// The judged calls.
+        calls: Vec<Call>,
+    },
+    /// The agent's turn starts (a user prompt).
+    Turn {
+        /// The agent.
+        agent: String,
+        /// Codex's turn id, remembered so its tool calls do not start the turn again.
+        turn_id: Option<String>,
+    },
+    /// Make everything decided so far durable (the agent stopped or its session ended).
+    Flush,
+}
+
+/// One judged call in the engine's terms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Call {
+    /// The engine's tool: `read`, `grep`, `glob`, `write` or `edit`.
+    pub tool: &'static str,
+    /// The path, absolute or relative to the cwd; for a search, the searched path or pattern.
+    pub path: String,
+}
+
+/// Why an event asks nothing of the engine; written to the hook log.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Skip {
+    /// The input is not a JSON object.
+    #[error("the event is not a JSON object: {0}")]
+    Malformed(String),
+    /// A field the event needs is missing or not a string.
+    #[error("the {event} event has no string field {field:?}")]
+    Missing {
+        /// The event.
+        event: String,
+        /// The field.
+        field: &'static str,
+    },
+    /// An event this hook does not handle.
+    #[error("event {0:?} is not handled")]
+    UnknownEvent(String),
+    /// A tool that names no file the engine judges.
+    #[error("tool {0:?} names no judged file")]
+    UnknownTool(String),
+}
+
+/// Reads one event.
+pub fn parse(bytes: &[u8]) -> Result<Action, Skip> {
+    let event: Value = serde_json::from_slice(bytes).map_err(|e| Skip::Malformed(e.to_string()))?;
+    if !event.is_object() {
+        return Err(Skip::Malformed(format!("found {}", kind(&event))));
+    }
+    let name = text(&event, "hook_event_name")
+        .unwrap_or_default()
+        .to_string();
+    let need = |field: &'static str| {
+        text(&event, field)
+            .map(str::to_string)
+            .ok_or_else(|| Skip::Missing {
+                event: name.clone(),
+                field,
+            })
+    };
+    let turn_id = text(&event, "turn_id").map(str::to_string);
+    match name.as_str() {
+        "PostToolUse" => {
+            let agent = need("session_id")?;
+            let cwd = need("cwd")?;
+            let tool = need("tool_name")?;
+            let input = event.get("tool_input").unwrap_or(&Value::Null);
+            let calls = calls(&tool, input, &cwd);
+            if calls.is_empty() {
+                return Err(Skip::UnknownTool(tool));
+            }
+            Ok(Action::Judge {
+                agent,
+                cwd,
+                turn_id,
+                calls,
+            })
+        }
+        "UserPromptSubmit" => Ok(Action::Turn {
+            agent: need("session_id")?,
+            turn_id,
+        }),
+        "Stop" | "SessionEnd" | "SubagentStop" => Ok(Action::Flush),
+        _ => Err(Skip::UnknownEvent(name)),
+    }
+}
+
+/// The judged calls of one tool use; empty when the tool names no file.
+fn calls(tool: &str, input: &Value, cwd: &str) -> Vec<Call> {
+    let one = |tool: &'static str, path: Option<String>| {
+        path.filter(|p| !p.is_empty())
+            .map(|path| vec![Call { tool, path }])
+            .unwrap_or_default()
+    };
+    let field = |name: &str| text(input, name).map(str::to_string);
+    match tool {
+        "Read" | "read_file" => one("read", field("file_path").or_else(|| field("path"))),
+        "Write" => one("write", field("file_path")),
+        "Edit" | "MultiEdit" => one("edit", field("file_path")),
+        "NotebookEdit" => one("edit", field("notebook_path")),
+        // A search names files through its directory and, where given, its file glob.
+        "Grep" => one("grep", Some(search_path(input, cwd, "glob"))),
+        "grep_files" => one("grep", Some(search_path(input, cwd, "include"))),
+        "Glob" => one("glob", Some(search_path(input, cwd, "pattern"))),
+        "apply_patch" => patch_text(input)
+            .map(|text| {
+                patch::files(text)
+                    .into_iter()
+                    .map(|(change, path)| Call {
+                        tool: match change {
+                            Change::Add | Change::MoveTo => "write",
+                            Change::Update | Change::Delete => "edit",
+                        },
+                        path,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+/// `path` (else the cwd), joined with the file pattern in `pattern_field` when there is one.
+fn search_path(input: &Value, cwd: &str, pattern_field: &str) -> String {
+    let dir = text(input, "path").filter(|p| !p.is_empty()).unwrap_or(cwd);
+    match text(input, pattern_field).filter(|p| !p.is_empty()) {
+        Some(pattern) if pattern.starts_with('/') => pattern.to_string(),
+        Some(pattern) => format!("{}/{pattern}", dir.trim_end_matches('/')),
+        None => dir.to_string(),
+    }
+}
+
+/// The patch text of an `apply_patch` input: `command` or `input` as a string, an argv
+/// array ending in the patch, or the input itself as a string.
+fn patch_text(input: &Value) -> Option<&str> {
+    fn of(v: &Value) -> Option<&str> {
+        match v {
+            Value::String(s) => Some(s.as_str()),
+            Value::Array(argv) => argv.last().and_then(Value::as_str),
+            _ => None,
+        }
+    }
+    match input {
+        Value::Object(map) => map
+            .get("command")
+            .and_then(of)
+            .or_else(|| map.get("input").and_then(of)),
+        other => of(other),
+    }
+}
+
+fn text<'a>(value: &'a Value, field: &str) -> Option<&'a str> {
+    value.get(field).and_then(Value::as_str)
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn judged(event: Value) -> Vec<(&'static str, String)> {
+        match parse(event.to_string().as_bytes()) {
+            Ok(Action::Judge { calls, .. }) => {
+                calls.into_iter().map(|c| (c.tool, c.path)).collect()
+            }
+            other => panic!("{event} gave {other:?}"),
+        }
+    }
+
+    fn post(tool: &str, input: Value) -> Value {
+        json!({"session_id": "s", "cwd": "/ws", "hook_event_name": "PostToolUse",
+               "tool_name": tool, "tool_input": input, "tool_response": {}})
+    }
+
+    fn check(tool: &str, input: Value, expect: &[(&'static str, &str)]) {
+        let expect: Vec<(&'static str, String)> =
+            expect.iter().map(|(t, p)| (*t, p.to_string())).collect();
+        assert_eq!(judged(post(tool, input.clone())), expect, "{tool} {input}");
+    }
+
+    #[test]
+    fn file_tools_map_onto_the_engine_tools() {
+        check(
+            "Read",
+            json!({"file_path": "/ws/a.md", "offset": 1}),
+            &[("read", "/ws/a.md")],
+        );
+        check(
+            "Write",
+            json!({"file_path": "/ws/a.md", "content": ""}),
+            &[("write", "/ws/a.md")],
+        );
+        check("Edit", json!({"file_path": "a.md"}), &[("edit", "a.md")]);
+        check(
+            "MultiEdit",
+            json!({"file_path": "/ws/a.md", "edits": []}),
+            &[("edit", "/ws/a.md")],
+        );
+        check(
+            "NotebookEdit",
+            json!({"notebook_path": "/ws/n.ipynb"}),
+            &[("edit", "/ws/n.ipynb")],
+        );
+        check(
+            "read_file",
+            json!({"file_path": "/ws/a.md"}),
+            &[("read", "/ws/a.md")],
+        );
+    }
+
+    #[test]
+    fn searches_name_their_directory_and_pattern() {
+        check("Grep", json!({"pattern": "TODO"}), &[("grep", "/ws")]);
+        check(
+            "Grep",
+            json!({"pattern": "x", "path": "/ws/docs", "glob": "*.md"}),
+            &[("grep", "/ws/docs/*.md")],
+        );
+        check(
+            "Glob",
+            json!({"pattern": "Documentation/**/*.md"}),
+            &[("glob", "/ws/Documentation/**/*.md")],
+        );
+        check(
+            "Glob",
+            json!({"pattern": "*.md", "path": "/ws/d/"}),
+            &[("glob", "/ws/d/*.md")],
+        );
+        check(
+            "grep_files",
+            json!({"pattern": "x", "include": "*.rs", "path": "/ws/src"}),
+            &[("grep", "/ws/src/*.rs")],
+        );
+    }
+
+    #[test]
+    fn apply_patch_in_each_input_form() {
+        let patch = "*** Begin Patch\n*** Update File: Documentation/Plans/X.md\n@@\n-a\n+b\n*** Add File: N.md\n+x\n*** End Patch\n";
+        let expect = [("edit", "Documentation/Plans/X.md"), ("write", "N.md")];
+        check("apply_patch", json!({"command": patch}), &expect);
+        check("apply_patch", json!({"input": patch}), &expect);
+        check(
+            "apply_patch",
+            json!({"command": ["apply_patch", patch]}),
+            &expect,
+        );
+        check("apply_patch", json!(patch), &expect);
+    }
+
+    #[test]
+    fn turns_flushes_and_skips() {
+        let turn = json!({"session_id": "s", "cwd": "/ws", "hook_event_name": "UserPromptSubmit",
+                          "prompt": "go", "turn_id": "t1"});
+        assert_eq!(
+            parse(turn.to_string().as_bytes()),
+            Ok(Action::Turn {
+                agent: "s".into(),
+                turn_id: Some("t1".into())
+            })
+        );
+        for name in ["Stop", "SessionEnd"] {
+            let event = json!({"session_id": "s", "hook_event_name": name});
+            assert_eq!(parse(event.to_string().as_bytes()), Ok(Action::Flush));
+        }
+        let cases: &[(&[u8], &str)] = &[
+            (b"", "the event is not a JSON object: EOF while parsing a value at line 1 column 0"),
+            (b"[1]", "the event is not a JSON object: found an array"),
+            (br#"{"hook_event_name":"PreToolUse"}"#, r#"event "PreToolUse" is not handled"#),
+            (br#"{"hook_event_name":"PostToolUse","cwd":"/w","tool_name":"Read"}"#,
+             r#"the PostToolUse event has no string field "session_id""#),
+            (br#"{"hook_event_name":"PostToolUse","session_id":"s","cwd":"/w","tool_name":"Bash","tool_input":{"command":"ls"}}"#,
+             r#"tool "Bash" names no judged file"#),
+            (br#"{"hook_event_name":"PostToolUse","session_id":"s","cwd":"/w","tool_name":"Read","tool_input":{}}"#,
+             r#"tool "Read" names no judged file"#),
+        ];
+        for (input, expect) in cases {
+            match parse(input) {
+                Err(skip) => assert_eq!(skip.to_string(), *expect),
+                ok => panic!("{} gave {ok:?}", String::from_utf8_lossy(input)),
+            }
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! How a hook reaches the engine: the user's socket daemon, started on first use.
+//!
+//! [`Transport`] is the one thing the hook needs, a request answered; the socket
+//! [`Client`] is the real one and an in-process [`Dispatcher`] stands in for it in tests.
+//! [`connect_or_start`] makes sure exactly one daemon serves a socket even when several hook
+//! processes find it missing at once: they queue on an exclusive lock beside the socket, and
+//! only the holder that still finds no server starts one.
+
+use crate::client::{Client, ClientError};
+use crate::protocol::{Dispatcher, Line};
+use serde_json::Value;
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Why the engine could not be asked.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TransportError {
+    /// The socket client failed.
+    #[error(transparent)]
+    Client(#[from] ClientError),
+    /// The daemon could not be started.
+    #[error("cannot start the daemon ({what}): {source}")]
+    Start {
+        /// The step that failed.
+        what: String,
+        /// Why.
+        source: io::Error,
+    },
+    /// The daemon started but exited before it answered.
+    #[error("the daemon exited before answering ({status}); its log is {log}")]
+    Exited {
+        /// How it exited.
+        status: String,
+        /// Where its stderr went.
+        log: String,
+    },
+    /// The time budget ran out.
+    #[error("no answer within the hook's time budget ({0})")]
+    Timeout(&'static str),
+    /// The in-process engine answered something that is not JSON.
+    #[error("the answer is not JSON: {0}")]
+    Garbled(String),
+}
+
+/// A request answered: the whole answer object of a success.
+pub trait Transport {
+    /// Sends `request` (an object without `id`).
+    fn request(&mut self, request: Value) -> Result<Value, TransportError>;
+}
+
+impl Transport for Client {
+    fn request(&mut self, request: Value) -> Result<Value, TransportError> {
+        Ok(Client::request(self, request)?)
+    }
+}
+
+/// An engine in this process, as a test or an embedding host holds one.
+pub struct InProcess(pub Dispatcher);
+
+impl Transport for InProcess {
+    fn request(&mut self, mut request: Value) -> Result<Value, TransportError> {
+        if let Value::Object(map) = &mut request {
+            map.insert("id".into(), Value::from(1));
+        }
+        let handled = self
+            .0
+            .handle_line(&Line::Bytes(request.to_string().into_bytes()));
+        let answer: Value = serde_json::from_str(&handled.answer)
+            .map_err(|e| TransportError::Garbled(format!("{e}: {}", handled.answer)))?;
+        match answer.get("ok") {
+            Some(Value::Bool(true)) => Ok(answer),
+            _ => Err(TransportError::Client(ClientError::Refused {
+                code: answer["error"]["code"].as_str().unwrap_or_default().into(),
+                detail: answer["error"]["detail"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .into(),
+            })),
+        }
+    }
+}
+
+/// How to start the daemon when none answers.
+#[derive(Clone, Debug)]
+pub struct Daemon {
+    /// The socket file.
+    pub socket: PathBuf,
+    /// The store it opens (`None`: the config's storePath).
+    pub store: Option<PathBuf>,
+    /// It stops after this long without a request.
+    pub idle_timeout: Duration,
+    /// Where its stderr goes.
+    pub log: PathBuf,
+}
+
+/// What [`connect_or_start`] did.
+pub struct Connected {
+    /// The connection.
+    pub client: Client,
+    /// The pid of the daemon this call started, if it started one.
+    pub started: Option<u32>,
+}
+
+/// Connects to the daemon on `daemon.socket`, starting it (detached, this executable's
+/// `serve --socket`) when none answers; gives up at `deadline`.
+pub fn connect_or_start(daemon: &Daemon, deadline: Instant) -> Result<Connected, TransportError> {
+    if let Ok(client) = Client::connect(&daemon.socket) {
+        return Ok(Connected {
+            client,
+            started: None,
+        });
+    }
+    let dir = parent(&daemon.socket);
+    std::fs::create_dir_all(&dir).map_err(start_error("creating the state directory"))?;
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(lock_file(&daemon.socket))
+        .map_err(start_error("opening the start lock"))?;
+    wait_for_lock(&lock, deadline)?;
+    // A hook that held the lock before this one may have started the daemon meanwhile.
+    if let Ok(client) = Client::connect(&daemon.socket) {
+        return Ok(Connected {
+            client,
+            started: None,
+        });
+    }
+    let mut child = spawn(daemon)?;
+    let started = child.id();
+    loop {
+        match Client::connect(&daemon.socket) {
+            Ok(client) => {
+                return Ok(Connected {
+                    client,
+                    started: Some(started),
+                });
+            }
+            Err(_) if Instant::now() < deadline => {
+                if let Ok(Some(status)) = child.try_wait() {
+                    return Err(TransportError::Exited {
+                        status: status.to_string(),
+                        log: daemon.log.display().to_string(),
+                    });
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Err(_) => return Err(TransportError::Timeout("starting the daemon")),
+        }
+    }
+    // The lock is released when `lock` drops, after the daemon answers.
+}
+
+/// The start lock beside a socket.
+pub fn lock_file(socket: &Path) -> PathBuf {
+    let mut name = socket.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
+/// Takes the exclusive `flock` on `lock`, held until the file is closed (also when the
+/// process dies, so a killed hook never leaves the lock taken).
+fn wait_for_lock(lock: &File, deadline: Instant) -> Result<(), TransportError> {
+    use rustix::fs::{FlockOperation, flock};
+    use rustix::io::Errno;
+    loop {
+        match flock(lock, FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => return Ok(()),
+            Err(Errno::WOULDBLOCK) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Err(Errno::WOULDBLOCK) => {
+                return Err(TransportError::Timeout(
+                    "waiting for another hook to start the daemon",
+                ));
+            }
+            Err(e) => {
+                return Err(TransportError::Start {
+                    what: "taking the start lock".into(),
+                    source: e.into(),
+                });
+            }
+        }
+    }
+}
+
+fn spawn(daemon: &Daemon) -> Result<Child, TransportError> {
+    let exe = std::env::current_exe().map_err(start_error("finding this executable"))?;
+    let log = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&daemon.log)
+        .map_err(start_error("opening the daemon log"))?;
+    let mut command = Command::new(exe);
+    command
+        .arg("serve")
+        .arg("--socket")
+        .arg(&daemon.socket)
+        .arg("--idle-timeout")
+        .arg(daemon.idle_timeout.as_secs().max(1).to_string());
+    if let Some(store) = &daemon.store {
+        command.arg("--store").arg(store);
+    }
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(log)
+        // Its own process group: the harness's signals to the hook's group do not reach it.
+        .process_group(0)
+        .spawn()
+        .map_err(start_error("spawning `serve --socket`"))
+}
+
+fn parent(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+fn start_error(what: &'static str) -> impl Fn(io::Error) -> TransportError {
+    move |source| TransportError::Start {
+        what: what.into(),
+        source,
+    }
+}
