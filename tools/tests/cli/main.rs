@@ -7,6 +7,8 @@ mod common;
 mod daemon;
 mod demo;
 #[cfg(unix)]
+mod hooks;
+#[cfg(unix)]
 mod hostile;
 mod protocol;
 mod readonly;

@@ -1,0 +1,443 @@
+//! `docsuggest hook`: real-shaped harness events piped into the real binary, one process per
+//! event as the harness runs them, all sharing the daemon the first one starts.
+
+use crate::common::{Env, golden};
+use docsuggest_tools::client::Client;
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Only to fail a hung test; nothing here is timed.
+const HANG: Duration = Duration::from_secs(60);
+
+/// A temporary HOME whose hooks share one socket and one store; the daemon they start is
+/// stopped with SIGTERM when this drops.
+struct Hooks {
+    env: Env,
+}
+
+impl Hooks {
+    fn new() -> Hooks {
+        Hooks { env: Env::new() }
+    }
+
+    fn socket(&self) -> PathBuf {
+        self.env.home().join("state/docsuggest.sock")
+    }
+
+    fn store(&self) -> PathBuf {
+        self.env.store("hooks.redb")
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.env.home().join("state/docsuggest.sock.log"))
+            .unwrap_or_default()
+    }
+
+    /// A fixture with its placeholders filled.
+    fn event(&self, name: &str, session: &str, file: &str) -> Vec<u8> {
+        golden(&format!("hooks/{name}.json"))
+            .replace("{WS}", &self.env.ws().display().to_string())
+            .replace("{HOME}", &self.env.home().display().to_string())
+            .replace("{SESSION}", session)
+            .replace("{FILE}", file)
+            .replace("{TURN}", "turn-1")
+            .into_bytes()
+    }
+
+    fn command(&self, harness: &str) -> Command {
+        let socket = self.socket().display().to_string();
+        let store = self.store().display().to_string();
+        // A generous budget: a cold debug daemon on a busy machine may need more than the
+        // default half second, and this budget only ends a hung hook.
+        self.env.command(&[
+            "hook",
+            "--harness",
+            harness,
+            "--socket",
+            &socket,
+            "--store",
+            &store,
+            "--timeout-ms",
+            "30000",
+        ])
+    }
+
+    fn spawn(&self, harness: &str, input: Vec<u8>) -> Child {
+        let mut child = self
+            .command(harness)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the hook starts");
+        let mut stdin = child.stdin.take().expect("a stdin pipe");
+        stdin.write_all(&input).expect("the event is written");
+        drop(stdin);
+        child
+    }
+
+    /// Runs one hook process; answers its stdout after checking it exited 0.
+    fn hook(&self, harness: &str, input: Vec<u8>) -> String {
+        let output = self
+            .spawn(harness, input)
+            .wait_with_output()
+            .expect("the hook ends");
+        stdout_of(&output)
+    }
+
+    fn daemon_pid(&self) -> Option<u32> {
+        let pid_file = self.socket().with_extension("sock.pid");
+        std::fs::read_to_string(pid_file).ok()?.trim().parse().ok()
+    }
+
+    /// Stops the daemon with SIGTERM and waits until it is gone.
+    fn stop_daemon(&self) {
+        let Some(pid) = self.daemon_pid() else {
+            return;
+        };
+        let _ = Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status();
+        let deadline = Instant::now() + HANG;
+        while alive(pid) {
+            assert!(
+                Instant::now() < deadline,
+                "the daemon {pid} did not stop on SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    fn client(&self) -> Client {
+        Client::connect(self.socket()).expect("the daemon answers")
+    }
+}
+
+impl Drop for Hooks {
+    fn drop(&mut self) {
+        if let Some(pid) = self.daemon_pid() {
+            let _ = Command::new("kill")
+                .args(["-TERM", &pid.to_string()])
+                .status();
+        }
+    }
+}
+
+fn alive(pid: u32) -> bool {
+    Command::new("kill")
+        .args(["-0", &pid.to_string()])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn stdout_of(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "the hook exited {:?}: {}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout.clone()).expect("UTF-8 stdout")
+}
+
+const PLAN: &str = "Documentation/Plans/X.md";
+const INDEX: &str = "Documentation/INDEX.md";
+
+fn row<'a>(rows: &'a Value, family: &str, companion: &str) -> &'a Value {
+    rows.as_array()
+        .and_then(|rows| {
+            rows.iter()
+                .find(|r| r["family"] == family && r["companion"] == companion)
+        })
+        .unwrap_or_else(|| panic!("no {family}/{companion} row in {rows}"))
+}
+
+#[test]
+fn a_plan_read_names_its_companions_and_a_companion_read_in_another_process_is_an_accept() {
+    let hooks = Hooks::new();
+    let claude = "claude-code";
+    let read = |file: &str| {
+        hooks.hook(
+            claude,
+            hooks.event("claude-post-tool-use-read", "sess-1", file),
+        )
+    };
+
+    assert_eq!(read(PLAN), golden("hooks/plan-note.out"));
+    // The same note is not repeated within the turn.
+    assert_eq!(read(PLAN), "");
+    // The companion read is the follow-through; no new note is due for it.
+    assert_eq!(read(INDEX), "");
+    // The prompt starts a new turn: the window closes (the rates move) and the plan is due
+    // its note again.
+    assert_eq!(
+        hooks.hook(
+            claude,
+            hooks.event("claude-user-prompt-submit", "sess-1", "")
+        ),
+        ""
+    );
+    assert_eq!(read(PLAN), golden("hooks/plan-note.out"));
+    assert_eq!(
+        hooks.hook(claude, hooks.event("claude-session-end", "sess-1", "")),
+        ""
+    );
+
+    let ws = hooks.env.ws().display().to_string();
+    let live = hooks.client().rates(&ws).expect("rates over the socket");
+    assert_eq!(row(&live["rows"], "Plan", INDEX)["accepts"], 1, "{live}");
+    assert_eq!(
+        row(&live["rows"], "Plan", "CHANGELOG.md")["rejects"],
+        1,
+        "{live}"
+    );
+
+    hooks.stop_daemon();
+    let store = hooks.store().display().to_string();
+    let stored: Value =
+        serde_json::from_str(&hooks.env.ok(&["rates", "--store", &store, "--json"], b""))
+            .expect("rates --json is JSON");
+    assert_eq!(row(&stored, "Plan", INDEX)["accepts"], 1, "{stored}");
+}
+
+#[test]
+fn codex_apply_patch_judges_each_file_and_a_new_turn_id_is_a_turn() {
+    let hooks = Hooks::new();
+    let patch = |session: &str| hooks.event("codex-post-tool-use-apply-patch", session, PLAN);
+    let first = hooks.hook("codex", patch("codex-1"));
+    assert_eq!(first, golden("hooks/plan-note.out"));
+    assert_eq!(
+        hooks.hook("codex", patch("codex-1")),
+        "",
+        "the same turn id: no repeat"
+    );
+    let ws = hooks.env.ws().display().to_string();
+    let rates = |client: &mut Client| client.rates(&ws).expect("rates over the socket");
+    let open = rates(&mut hooks.client());
+    // The window is still open: nothing has moved yet.
+    assert_eq!(open["rows"], serde_json::json!([]), "{open}");
+    // A tool call of a later turn, with no prompt hook before it, still starts the turn: the
+    // first turn's window closes, with its untouched companions rejected.
+    let later = String::from_utf8(patch("codex-1"))
+        .expect("UTF-8")
+        .replace("turn-1", "turn-2")
+        .into_bytes();
+    hooks.hook("codex", later);
+    let closed = rates(&mut hooks.client());
+    assert_eq!(
+        row(&closed["rows"], "Plan", "CHANGELOG.md")["rejects"],
+        1,
+        "{closed}"
+    );
+    assert_eq!(
+        hooks.hook(
+            "codex",
+            hooks.event("codex-user-prompt-submit", "codex-1", "")
+        ),
+        ""
+    );
+    assert!(
+        hooks.log().contains("started: daemon pid"),
+        "{}",
+        hooks.log()
+    );
+    hooks.stop_daemon();
+}
+
+#[test]
+fn parallel_hooks_start_one_daemon() {
+    let hooks = Hooks::new();
+    let children: Vec<Child> = (0..6)
+        .map(|i| {
+            let event = hooks.event("claude-post-tool-use-read", &format!("par-{i}"), PLAN);
+            hooks.spawn("claude-code", event)
+        })
+        .collect();
+    for child in children {
+        let output = child.wait_with_output().expect("the hook ends");
+        assert_eq!(stdout_of(&output), golden("hooks/plan-note.out"));
+    }
+    let log = hooks.log();
+    assert_eq!(log.matches("started: daemon pid").count(), 1, "{log}");
+    let stats = hooks.client().stats().expect("stats");
+    assert_eq!(stats["stats"]["judged"], 6, "{stats}");
+    hooks.stop_daemon();
+}
+
+#[test]
+fn every_bad_input_exits_0_with_empty_stdout_and_a_logged_reason() {
+    let hooks = Hooks::new();
+    let ws = hooks.env.ws().display().to_string();
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (b"".to_vec(), "bad-input"),
+        (b"not json".to_vec(), "bad-input"),
+        (b"[1,2]".to_vec(), "bad-input"),
+        (b"\xff\xfe{".to_vec(), "bad-input"),
+        (br#"{"hook_event_name":"PostToolUse","cwd":"/w","tool_name":"Read"}"#.to_vec(), "bad-input"),
+        (br#"{"hook_event_name":"Notification","session_id":"s","message":"hi"}"#.to_vec(), "skip"),
+        (
+            format!(r#"{{"hook_event_name":"PostToolUse","session_id":"s","cwd":"{ws}","tool_name":"Bash","tool_input":{{"command":"ls"}}}}"#)
+                .into_bytes(),
+            "skip",
+        ),
+        (
+            format!(r#"{{"hook_event_name":"PostToolUse","session_id":"s","cwd":"{ws}","tool_name":"Read","tool_input":{{"file_path":7}}}}"#)
+                .into_bytes(),
+            "skip",
+        ),
+    ];
+    for (input, kind) in &cases {
+        let before = hooks.log().lines().count();
+        let out = hooks.hook("claude-code", input.clone());
+        assert_eq!(out, "", "{}", String::from_utf8_lossy(input));
+        let log = hooks.log();
+        let last = log.lines().nth(before).unwrap_or_default();
+        assert!(
+            last.contains(&format!("hook claude-code {kind}: ")),
+            "{last}"
+        );
+    }
+    // None of them needed the engine, so no daemon was started.
+    assert_eq!(hooks.daemon_pid(), None);
+}
+
+#[test]
+fn a_daemon_that_cannot_start_leaves_the_hook_silent() {
+    let hooks = Hooks::new();
+    // Something that is not a socket where the socket goes: the daemon refuses to replace
+    // it and exits.
+    std::fs::create_dir_all(hooks.socket().parent().expect("a parent")).expect("mkdir");
+    std::fs::write(hooks.socket(), b"not a socket").expect("write");
+    let event = hooks.event("claude-post-tool-use-read", "s", PLAN);
+    assert_eq!(hooks.hook("claude-code", event.clone()), "");
+    let log = hooks.log();
+    assert!(
+        log.contains("no-daemon: the daemon exited before answering"),
+        "{log}"
+    );
+
+    // A socket where no directory can be made.
+    let blocked = hooks.env.home().join("file");
+    std::fs::write(&blocked, "").expect("write");
+    let output = hooks
+        .env
+        .command(&[
+            "hook",
+            "--socket",
+            &blocked.join("s.sock").display().to_string(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child.stdin.take().expect("stdin").write_all(&event)?;
+            child.wait_with_output()
+        })
+        .expect("the hook runs");
+    assert_eq!(stdout_of(&output), "");
+}
+
+#[test]
+fn an_idle_daemon_stops_by_itself() {
+    let env = Env::new();
+    let socket = env.home().join("idle.sock");
+    let store = env.store("idle.redb");
+    let mut child = env
+        .command(&[
+            "serve",
+            "--socket",
+            &socket.display().to_string(),
+            "--store",
+            &store.display().to_string(),
+            "--idle-timeout",
+            "1",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("serve starts");
+    let deadline = Instant::now() + HANG;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the idle daemon did not stop");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status:?}");
+    assert!(!socket.exists(), "the socket file is removed");
+}
+
+fn install(env: &Env, args: &[&str]) -> String {
+    let mut full = vec![args[0], "--harness", args[1], "--project"];
+    let ws = env.ws().display().to_string();
+    full.push(&ws);
+    full.extend(&args[2..]);
+    env.ok(&full, b"")
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("JSON")
+}
+
+#[test]
+fn install_hooks_keeps_other_settings_and_is_idempotent() {
+    let env = Env::new();
+    for (harness, file) in [
+        ("claude-code", ".claude/settings.json"),
+        ("codex", ".codex/hooks.json"),
+    ] {
+        let path = env.ws().join(file);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        let original = r#"{"model":"opus","env":{"A":"1"},"hooks":{"PostToolUse":[{"matcher":"Write","hooks":[{"type":"command","command":"prettier --write"}]}],"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"./guard.sh","timeout":3}]}]}}"#;
+        std::fs::write(&path, original).expect("write");
+        let before: Value = serde_json::from_str(original).expect("JSON");
+
+        let dry = install(&env, &["install-hooks", harness, "--dry-run"]);
+        assert!(dry.contains("+") && dry.contains("hook --harness"), "{dry}");
+        assert_eq!(
+            std::fs::read_to_string(&path).expect("read"),
+            original,
+            "a dry run writes nothing"
+        );
+
+        install(&env, &["install-hooks", harness]);
+        let once = read_json(&path);
+        let bytes = std::fs::read(&path).expect("read");
+        assert_eq!(once["model"], before["model"]);
+        assert_eq!(once["env"], before["env"]);
+        assert_eq!(once["hooks"]["PreToolUse"], before["hooks"]["PreToolUse"]);
+        assert_eq!(
+            once["hooks"]["PostToolUse"][0],
+            before["hooks"]["PostToolUse"][0]
+        );
+        let ours = once["hooks"]["PostToolUse"][1]["hooks"][0]["command"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            ours.ends_with(&format!("docsuggest hook --harness {harness}")),
+            "{ours}"
+        );
+        assert!(once["hooks"]["UserPromptSubmit"].is_array(), "{once}");
+
+        let again = install(&env, &["install-hooks", harness]);
+        assert!(again.starts_with("unchanged"), "{again}");
+        assert_eq!(
+            std::fs::read(&path).expect("read"),
+            bytes,
+            "a second install changes nothing"
+        );
+
+        install(&env, &["uninstall-hooks", harness]);
+        assert_eq!(read_json(&path), before, "uninstall removes only ours");
+    }
+}
