@@ -117,7 +117,7 @@ impl Default for Config {
             store_limit: 512,
             max_agents: 4096,
             store_path: "~/.dsh/playform/hook-dsh-doc-suggester.redb".into(),
-            durability: Durability::Immediate,
+            durability: Durability::Group,
             flush_interval_ms: 1000,
             ring_capacity: 65_536,
             accept_bonus: 0.1,

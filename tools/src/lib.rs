@@ -1,5 +1,6 @@
-//! The docsuggest host: the JSON-lines protocol server, trace replay with a summary, the
-//! demo, and the commands that inspect, check, migrate, export and import a store.
+//! The docsuggest host: the JSON-lines protocol server (stdio and a Unix socket, with a
+//! client for the socket), trace replay with a summary, the demo, and the commands that
+//! inspect, check, migrate, export and import a store.
 //!
 //! The binary `docsuggest` is a thin layer over this library: each subcommand parses its
 //! arguments and calls one function here.
@@ -36,6 +37,8 @@
 //! `docs/PROTOCOL.md`.
 #![deny(missing_docs)]
 
+#[cfg(unix)]
+pub mod client;
 pub mod demo;
 pub mod evaluate;
 pub mod home;

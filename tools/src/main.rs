@@ -25,7 +25,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve the JSON-lines protocol on stdin/stdout until `close` or end of input.
+    /// Serve the JSON-lines protocol on stdin/stdout until `close`, end of input or SIGTERM;
+    /// with --socket, to many clients over a Unix socket until SIGTERM or SIGINT.
     Serve(ServeArgs),
     /// Run a trace (a file of request lines) and print a summary.
     Replay(ReplayArgs),
@@ -85,6 +86,13 @@ struct ServeArgs {
     /// Share the store file with other processes (every commit fsynced).
     #[arg(long, conflicts_with = "memory")]
     multi_process: bool,
+    /// Serve many clients on this Unix socket (created owner-only) instead of stdio.
+    #[arg(long, value_name = "PATH")]
+    socket: Option<PathBuf>,
+    /// With --socket: connections served at once; one more is refused with an error answer.
+    #[arg(long, value_name = "N", default_value_t = 64, requires = "socket",
+          value_parser = clap::value_parser!(u64).range(1..=4096))]
+    max_connections: u64,
 }
 
 #[derive(Args)]
@@ -99,6 +107,9 @@ struct ReplayArgs {
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
+    /// Send the trace to the server on this socket instead of starting an engine.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["store", "memory", "config"])]
+    socket: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -222,6 +233,33 @@ struct ImportArgs {
     store: StoreArg,
 }
 
+/// Writes a line to stdout, returning the error (a closed pipe) instead of panicking as
+/// `println!` does.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        writeln!(std::io::stdout().lock(), $($arg)*)?
+    };
+}
+
+/// [`out!`] without the newline.
+macro_rules! out_raw {
+    ($($arg:tt)*) => {
+        write!(std::io::stdout().lock(), $($arg)*)?
+    };
+}
+
+/// Whether `e` comes from writing to a reader that went away (`docsuggest history | head`).
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            || cause
+                .downcast_ref::<protocol::ServeError>()
+                .is_some_and(protocol::ServeError::is_broken_pipe)
+    })
+}
+
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
@@ -233,27 +271,47 @@ fn init_tracing() {
 }
 
 fn serve(args: &ServeArgs) -> Result<()> {
+    // A live server on the socket is refused before the store is opened, which it holds.
+    let bound = match &args.socket {
+        Some(path) => Some(protocol::socket::bind(path)?),
+        None => None,
+    };
     let host = host::build(&args.engine.host_options(args.multi_process))?;
     for line in &host.startup {
         tracing::info!("{line}");
     }
-    let mut dispatcher = Dispatcher::new(host.engine, LedgerLog::new()).with_startup(host.startup);
-    let stdin = std::io::stdin().lock();
-    let stdout = std::io::stdout().lock();
-    protocol::serve(&mut dispatcher, stdin, stdout)?;
+    let dispatcher = Dispatcher::new(host.engine, LedgerLog::new())
+        .with_store_path(host.store_path)
+        .with_startup(host.startup);
+    let ending = match bound {
+        Some(bound) => {
+            let max = usize::try_from(args.max_connections).unwrap_or(usize::MAX);
+            tracing::info!(socket = %bound.path().display(), "serving");
+            protocol::socket::serve_socket(dispatcher, bound, max)?
+        }
+        None => {
+            let mut dispatcher = dispatcher;
+            protocol::serve_stdio(&mut dispatcher)?
+        }
+    };
+    tracing::info!(?ending, "stopped");
     Ok(())
 }
 
 fn replay_cmd(args: &ReplayArgs) -> Result<()> {
-    let summary = replay::replay(&ReplayOptions {
+    let options = ReplayOptions {
         trace: args.trace.clone(),
         workspace: args.workspace.clone(),
         host: args.engine.host_options(false),
-    })?;
+    };
+    let summary = match &args.socket {
+        Some(socket) => replay::replay_socket(socket, &options)?,
+        None => replay::replay(&options)?,
+    };
     if args.json {
-        println!("{}", summary.to_json());
+        out!("{}", summary.to_json());
     } else {
-        println!("replay of {}\n{summary}", args.trace.display());
+        out!("replay of {}\n{summary}", args.trace.display());
     }
     Ok(())
 }
@@ -266,9 +324,9 @@ fn demo_cmd(args: &DemoArgs) -> Result<()> {
         calls: args.calls,
     })?;
     if args.json {
-        println!("{}", report.to_json());
+        out!("{}", report.to_json());
     } else {
-        println!("{report}");
+        out!("{report}");
     }
     Ok(())
 }
@@ -287,9 +345,9 @@ fn rates_cmd(args: &RatesArgs) -> Result<()> {
     };
     let rows = inspect::rates(args.store.store.as_deref(), &filter)?;
     if args.json {
-        println!("{}", inspect::rates_json(&rows, reading));
+        out!("{}", inspect::rates_json(&rows, reading));
     } else {
-        print!("{}", inspect::rates_table(&rows, reading));
+        out_raw!("{}", inspect::rates_table(&rows, reading));
     }
     Ok(())
 }
@@ -297,28 +355,34 @@ fn rates_cmd(args: &RatesArgs) -> Result<()> {
 fn history_cmd(args: &HistoryArgs) -> Result<()> {
     let entries = inspect::history(args.store.store.as_deref(), args.limit)?;
     if args.json {
-        println!("{}", inspect::history_json(&entries));
+        out!("{}", inspect::history_json(&entries));
     } else {
-        print!("{}", inspect::history_table(&entries));
+        out_raw!("{}", inspect::history_table(&entries));
     }
     Ok(())
 }
 
 fn check_cmd(args: &StoreArg) -> Result<()> {
     let report = maintain::check(args.store.as_deref())?;
-    println!("{report}");
+    out!("{report}");
     if !report.is_ok() {
         bail!("store {} failed its check", report.path);
     }
     Ok(())
 }
 
+fn migrate_cmd(args: &StoreArg) -> Result<()> {
+    let report = maintain::migrate(args.store.as_deref())?;
+    out!("{report}");
+    Ok(())
+}
+
 fn recompute_cmd(args: &RecomputeArgs) -> Result<()> {
     let report = maintain::recompute(args.store.store.as_deref(), args.write, args.model.into())?;
     if args.json {
-        println!("{}", report.to_json());
+        out!("{}", report.to_json());
     } else {
-        println!("{report}");
+        out!("{report}");
     }
     Ok(())
 }
@@ -331,9 +395,9 @@ fn evaluate_cmd(args: &EvaluateArgs) -> Result<()> {
     let report =
         docsuggest_tools::evaluate::evaluate(args.store.store.as_deref(), alternative.as_ref())?;
     if args.json {
-        println!("{}", serde_json::to_string(&report)?);
+        out!("{}", serde_json::to_string(&report)?);
     } else {
-        print!("{report}");
+        out_raw!("{report}");
     }
     Ok(())
 }
@@ -354,7 +418,7 @@ fn export_cmd(args: &ExportArgs) -> Result<()> {
 
 fn import_cmd(args: &ImportArgs) -> Result<()> {
     let counts = transfer::import(&args.file, args.store.store.as_deref())?;
-    println!(
+    out!(
         "imported {} history entries ({} silences) from {} into {}; skipped {} already there",
         counts.entries,
         counts.silences,
@@ -375,9 +439,7 @@ fn main() -> ExitCode {
         Command::Rates(a) => rates_cmd(a),
         Command::History(a) => history_cmd(a),
         Command::Check(a) => check_cmd(a),
-        Command::Migrate(a) => maintain::migrate(a.store.as_deref())
-            .map(|r| println!("{r}"))
-            .map_err(Into::into),
+        Command::Migrate(a) => migrate_cmd(a),
         Command::Recompute(a) => recompute_cmd(a),
         Command::Evaluate(a) => evaluate_cmd(a),
         Command::Export(a) => export_cmd(a),
@@ -385,6 +447,8 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // Nobody reads stdout any more: nothing is wrong worth saying.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             let _ = std::io::stdout().flush();
             eprintln!("docsuggest: error: {e:#}");

@@ -48,6 +48,15 @@ pub enum ReplayError {
     /// The store could not be closed cleanly at the end.
     #[error("closing the store failed: {0}")]
     Close(StoreError),
+    /// The socket server could not be reached or answered badly.
+    #[cfg(unix)]
+    #[error("replay over {socket}: {source}")]
+    Socket {
+        /// The socket file.
+        socket: String,
+        /// Why.
+        source: crate::client::ClientError,
+    },
 }
 
 /// What running lines through a dispatcher counted.
@@ -167,4 +176,122 @@ pub fn replay(options: &ReplayOptions) -> Result<Summary, ReplayError> {
         }
     };
     finish(&mut dispatcher, run).map_err(ReplayError::Close)
+}
+
+/// `docsuggest replay --socket`: sends the trace's lines to a running socket server, one at
+/// a time, and summarises them. Latency is the round trip of each accepted `judge`; the
+/// counts are the server's `stats` after the replay less those before (a server serving other
+/// clients at the same time counts their calls too). `--workspace` becomes the `cwd` of
+/// `judge` and `rates` requests that carry none. A `close` ends the replay's connection.
+#[cfg(unix)]
+pub fn replay_socket(socket: &Path, options: &ReplayOptions) -> Result<Summary, ReplayError> {
+    use crate::client::{Client, ClientError};
+    use serde_json::Value;
+    use std::time::Instant;
+    let failed = |source| ReplayError::Socket {
+        socket: socket.display().to_string(),
+        source,
+    };
+    let trace_error = |source| ReplayError::Trace {
+        file: options.trace.display().to_string(),
+        source,
+    };
+    let file = std::fs::File::open(&options.trace).map_err(trace_error)?;
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let cwd = options
+        .workspace
+        .as_deref()
+        .map(workspace_dir)
+        .transpose()?;
+    let mut client = Client::connect(socket).map_err(failed)?;
+    let before = client.stats().map_err(failed)?;
+    let mut reader = LineReader::new(BufReader::new(file));
+    let progress = progress_bar(len);
+    let mut run = Run::default();
+    while let Some(line) = reader.next_line().map_err(trace_error)? {
+        progress.set_position(reader.consumed());
+        let Line::Bytes(mut bytes) = line else {
+            // The server would skip it the same way; it never needs to see the line.
+            run.requests += 1;
+            *run.errors.entry("line-too-long".into()).or_default() += 1;
+            continue;
+        };
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let mut op = None;
+        if let Ok(Value::Object(mut map)) = serde_json::from_slice::<Value>(&bytes) {
+            op = map.get("op").and_then(Value::as_str).map(str::to_string);
+            if let (Some(cwd), Some("judge" | "rates")) = (&cwd, op.as_deref()) {
+                if map.get("cwd").is_none_or(Value::is_null) {
+                    map.insert("cwd".into(), Value::String(cwd.clone()));
+                    bytes = Value::Object(map).to_string().into_bytes();
+                }
+            }
+        }
+        let start = Instant::now();
+        let answer = client.send_line(&bytes);
+        let elapsed = start.elapsed();
+        run.requests += 1;
+        match answer {
+            Ok(_) if op.as_deref() == Some("judge") => run.judge_times.push(elapsed),
+            Ok(_) => {}
+            Err(ClientError::Refused { code, .. }) => *run.errors.entry(code).or_default() += 1,
+            Err(e) => return Err(failed(e)),
+        }
+        if op.as_deref() == Some("close") {
+            break;
+        }
+    }
+    progress.finish_and_clear();
+    // A `close` in the trace ended the first connection.
+    drop(client);
+    let after = Client::connect(socket)
+        .and_then(|mut fresh| fresh.stats())
+        .map_err(failed)?;
+    let stats = stats_between(&before["stats"], &after["stats"]);
+    let store = match after["store"].as_str() {
+        Some("redb") => docsuggest_schema::StoreKind::Redb,
+        _ => docsuggest_schema::StoreKind::Memory,
+    };
+    Ok(Summary::new(
+        &stats,
+        run.requests,
+        run.errors,
+        &run.judge_times,
+        store,
+    ))
+}
+
+/// The counts of a `stats` answer `after` less those of `before`.
+#[cfg(unix)]
+fn stats_between(
+    before: &serde_json::Value,
+    after: &serde_json::Value,
+) -> docsuggest_engine::Stats {
+    let count = |field: &str| {
+        let n = |v: &serde_json::Value| v[field].as_u64().unwrap_or(0);
+        n(after).saturating_sub(n(before))
+    };
+    let counts = |field: &str| -> BTreeMap<String, u64> {
+        let Some(map) = after[field].as_object() else {
+            return BTreeMap::new();
+        };
+        map.iter()
+            .map(|(k, v)| {
+                let was = before[field][k].as_u64().unwrap_or(0);
+                (k.clone(), v.as_u64().unwrap_or(0).saturating_sub(was))
+            })
+            .filter(|(_, n)| *n > 0)
+            .collect()
+    };
+    docsuggest_engine::Stats {
+        judged: count("judged"),
+        notes: count("notes"),
+        accepted: count("accepted"),
+        rejected: count("rejected"),
+        abandoned: count("abandoned"),
+        abstained: counts("abstained"),
+        suppressed: counts("suppressed"),
+    }
 }

@@ -3,7 +3,7 @@
 
 use super::error::RequestError;
 use docsuggest_engine::{Note, Stats};
-use docsuggest_schema::{Config, RateKey, RateModel, RateRow, StoreKind};
+use docsuggest_schema::{Config, Durability, RateKey, RateModel, RateRow, StoreKind};
 use serde::Serialize;
 
 /// A request id as echoed: a number or a string, else `null`.
@@ -45,6 +45,15 @@ struct ErrorBody<'a> {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub(crate) enum Body {
+    /// `hello`.
+    Hello {
+        protocol: u32,
+        version: &'static str,
+        store: StoreKind,
+        #[serde(rename = "storePath")]
+        store_path: Option<String>,
+        durability: Durability,
+    },
     /// `judge`.
     Judge {
         note: Option<Note>,
@@ -226,7 +235,7 @@ mod tests {
         );
         assert_eq!(
             error(&id, &RequestError::UnknownOp("x".into())),
-            r#"{"id":7,"ok":false,"error":{"code":"unknown-op","detail":"unknown op \"x\" (known: judge, turn, configure, flush, rates, stats, close)"}}"#
+            r#"{"id":7,"ok":false,"error":{"code":"unknown-op","detail":"unknown op \"x\" (known: hello, judge, turn, configure, flush, rates, stats, close)"}}"#
         );
     }
 

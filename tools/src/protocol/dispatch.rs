@@ -13,8 +13,14 @@ use crate::host::HostEngine;
 use crate::ledger_log::LedgerLog;
 use docsuggest_engine::Call;
 use docsuggest_engine::paths;
+use docsuggest_schema::{Durability, StoreError};
 use serde_json::Value;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
+
+/// The protocol version `hello` answers. It changes only when an existing op's request or
+/// answer changes incompatibly; new ops and new answer fields keep it (docs/PROTOCOL.md).
+pub const PROTOCOL_VERSION: u32 = 1;
 
 /// What handling one line produced.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -27,7 +33,7 @@ pub struct Handled {
     pub judge_time: Option<Duration>,
     /// The error code, when the answer is an error.
     pub error: Option<&'static str>,
-    /// The request was `close`: stop serving.
+    /// The request was `close`: stop serving (on a shared engine: end this connection).
     pub stop: bool,
 }
 
@@ -37,6 +43,10 @@ pub struct Dispatcher {
     log: LedgerLog,
     default_cwd: Option<String>,
     startup: Vec<String>,
+    store_path: Option<PathBuf>,
+    shared: bool,
+    /// Something may have been committed without an fsync since the last flush.
+    unflushed: bool,
     closed: bool,
 }
 
@@ -48,8 +58,24 @@ impl Dispatcher {
             log,
             default_cwd: None,
             startup: Vec::new(),
+            store_path: None,
+            shared: false,
+            unflushed: false,
             closed: false,
         }
+    }
+
+    /// The redb file the engine was started on (or attempted), which `hello` answers.
+    pub fn with_store_path(mut self, path: Option<PathBuf>) -> Dispatcher {
+        self.store_path = path;
+        self
+    }
+
+    /// Marks the engine as shared by many connections (the socket server): `close` then
+    /// flushes and ends its connection instead of closing the engine for everyone.
+    pub fn shared(mut self) -> Dispatcher {
+        self.shared = true;
+        self
     }
 
     /// Resolves relative `judge` paths (and `rates` workspaces) without a `cwd` against `cwd`
@@ -133,21 +159,20 @@ impl Dispatcher {
         if self.closed {
             return Err(RequestError::Closed);
         }
+        self.unflushed |= matches!(op, Op::Judge(_) | Op::Turn { .. } | Op::Configure(_));
         match op {
+            Op::Hello => Ok(Reply::of(self.hello())),
             Op::Judge(call) => self.judge(call),
             Op::Turn { agent } => self.turn(&agent),
             Op::Configure(patch) => self.configure(&patch),
-            Op::Flush => self
-                .engine
-                .flush()
-                .map(|durable| Reply::of(Body::Durable { durable }))
-                .map_err(|e| RequestError::StoreFailed(e.to_string())),
+            Op::Flush => self.flush_reply(),
             Op::Rates(target) => self.rates(&target),
             Op::Stats => Ok(Reply::of(Body::Stats {
                 stats: self.engine.stats().clone(),
                 store: self.engine.store().kind(),
                 startup: self.startup.clone(),
             })),
+            Op::Close if self.shared => self.flush_reply(),
             Op::Close => {
                 self.closed = true;
                 self.engine
@@ -156,6 +181,49 @@ impl Dispatcher {
                     .map_err(|e| RequestError::StoreFailed(e.to_string()))
             }
         }
+    }
+
+    fn flush_reply(&mut self) -> Result<Reply, RequestError> {
+        self.unflushed = false;
+        self.engine
+            .flush()
+            .map(|durable| Reply::of(Body::Durable { durable }))
+            .map_err(|e| RequestError::StoreFailed(e.to_string()))
+    }
+
+    fn hello(&self) -> Body {
+        let store = self.engine.store().kind();
+        Body::Hello {
+            protocol: PROTOCOL_VERSION,
+            version: env!("CARGO_PKG_VERSION"),
+            store,
+            store_path: match store {
+                docsuggest_schema::StoreKind::Redb => {
+                    self.store_path.as_ref().map(|p| p.display().to_string())
+                }
+                docsuggest_schema::StoreKind::Memory => None,
+            },
+            durability: self.engine.config().durability,
+        }
+    }
+
+    /// The flush interval, when the engine runs under `group` durability: a server that
+    /// goes idle for this long calls [`Dispatcher::flush_idle`] so that the last commits
+    /// reach the disk without waiting for another request.
+    pub fn idle_flush_interval(&self) -> Option<Duration> {
+        let config = self.engine.config();
+        (config.durability == Durability::Group && !self.closed)
+            .then(|| Duration::from_millis(config.flush_interval_ms))
+    }
+
+    /// Flushes when something may have been committed since the last flush; `Ok(None)`
+    /// when there was nothing to do.
+    pub fn flush_idle(&mut self) -> Result<Option<u64>, StoreError> {
+        if !self.unflushed || self.closed {
+            return Ok(None);
+        }
+        self.unflushed = false;
+        self.engine.flush().map(Some)
     }
 
     fn judge(&mut self, mut call: Call) -> Result<Reply, RequestError> {
@@ -227,7 +295,7 @@ impl Dispatcher {
 
     /// Ends a session at the end of input: closes open windows as abandoned, flushes and
     /// closes the store. Does nothing after `close`. Answers the last durable sequence.
-    pub fn finish(&mut self) -> Result<u64, docsuggest_schema::StoreError> {
+    pub fn finish(&mut self) -> Result<u64, StoreError> {
         if self.closed {
             return Ok(0);
         }

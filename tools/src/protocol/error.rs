@@ -48,7 +48,7 @@ pub enum RequestError {
     #[error("fields {0:?} and {1:?} exclude each other; give one")]
     ConflictingFields(&'static str, &'static str),
     /// The op is not one of the protocol's.
-    #[error("unknown op {0:?} (known: judge, turn, configure, flush, rates, stats, close)")]
+    #[error("unknown op {0:?} (known: hello, judge, turn, configure, flush, rates, stats, close)")]
     UnknownOp(String),
     /// The engine refused the call's fields.
     #[error("{0}")]
@@ -62,6 +62,12 @@ pub enum RequestError {
     /// The store failed; the engine keeps serving.
     #[error("{0}")]
     StoreFailed(String),
+    /// A socket connection past the server's bound; the connection is closed after this.
+    #[error("the server already serves {max} connections (its bound); try again later")]
+    TooManyConnections {
+        /// The bound.
+        max: usize,
+    },
     /// A request after `close`.
     #[error("the engine was closed; no further request is served")]
     Closed,
@@ -80,7 +86,7 @@ impl RequestError {
     ///
     /// `invalid-utf8`, `invalid-json`, `line-too-long`, `not-an-object`, `missing-field`,
     /// `wrong-type`, `conflicting-fields`, `unknown-op`, `invalid-config`, `unknown-workspace`,
-    /// `store-failed`, `closed`, `internal`, and the engine's own call codes: `empty-field`, `nul-byte`,
+    /// `store-failed`, `too-many-connections`, `closed`, `internal`, and the engine's own call codes: `empty-field`, `nul-byte`,
     /// `path-too-long`, `relative-path-without-cwd`, `relative-cwd`, `path-above-root`.
     pub fn code(&self) -> &'static str {
         match self {
@@ -96,6 +102,7 @@ impl RequestError {
             RequestError::InvalidConfig(_) => "invalid-config",
             RequestError::UnknownWorkspace(_) => "unknown-workspace",
             RequestError::StoreFailed(_) => "store-failed",
+            RequestError::TooManyConnections { .. } => "too-many-connections",
             RequestError::Closed => "closed",
             RequestError::Internal(_) => "internal",
         }

@@ -3,13 +3,14 @@
 //!
 //! | op | fields | answer (besides `"id"`, `"ok":true`) |
 //! |---|---|---|
+//! | `hello` | — | `"protocol":1`, `"version"`, `"store":"redb"\|"memory"`, `"storePath"` (`null` on memory), `"durability"` |
 //! | `judge` | `agent`, `tool`, `path`, `cwd`? | `"note":{family,text,summary,companions}\|null`, `"ledger":[..]`, `"warnings":[..]` only when there are some |
 //! | `turn` | `agent` | `"ledger":[..]` |
 //! | `configure` | `config` (a patch object) | `"ledger":[..]`, `"warnings":[..]` only when there are some |
 //! | `flush` | — | `"durable":N` |
 //! | `rates` | `workspace` (+ `cwd`?) or `key` | `"key"`, `"rateModel"`, `"rows":[{family,companion,rate,step,accepts,rejects}]` |
 //! | `stats` | — | `"stats":{judged,notes,accepted,rejected,abandoned,abstained,suppressed}`, `"store":"redb"\|"memory"`, `"startup":[..]` (the startup ledger) |
-//! | `close` | — | `"durable":N`, then the server stops |
+//! | `close` | — | `"durable":N`, then the server stops (over the socket: the connection ends) |
 //!
 //! A failure answers `{"id":..,"ok":false,"error":{"code":"<kebab-code>","detail":".."}}`; the
 //! codes are listed on [`RequestError::code`]. `id` is echoed when it is a number or a string,
@@ -27,13 +28,15 @@ mod error;
 mod lines;
 mod request;
 mod serve;
+#[cfg(unix)]
+pub mod socket;
 
 pub use answer::{Id, RateView, Reading};
-pub use dispatch::{Dispatcher, Handled};
+pub use dispatch::{Dispatcher, Handled, PROTOCOL_VERSION};
 pub use error::RequestError;
 pub use lines::{Line, LineReader, MAX_LINE_BYTES};
 pub use request::{Op, RatesTarget, Request, parse_line, parse_value};
-pub use serve::{ServeError, serve};
+pub use serve::{Ending, ServeError, serve, serve_stdio};
 
 #[cfg(test)]
 mod tests;

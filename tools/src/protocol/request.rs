@@ -19,6 +19,8 @@ pub struct Request {
 /// The protocol's operations.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Op {
+    /// The protocol version, the engine version, the store and its durability.
+    Hello,
     /// Judge one tool call.
     Judge(Call),
     /// The per-turn reset of one agent.
@@ -149,6 +151,7 @@ fn parse_op(map: &Map<String, Value>) -> Result<Op, RequestError> {
         "judge" => "judge",
         "turn" => "turn",
         "configure" => "configure",
+        "hello" => return Ok(Op::Hello),
         "flush" => return Ok(Op::Flush),
         "rates" => "rates",
         "stats" => return Ok(Op::Stats),
@@ -232,6 +235,7 @@ mod tests {
             br#"{"id":2,"op":"configure","config":{"threshold":0.5}}"#,
             r#"2 Configure(Object {"threshold": Number(0.5)})"#,
         );
+        check(br#"{"id":0,"op":"hello"}"#, "0 Hello");
         check(br#"{"id":3,"op":"flush"}"#, "3 Flush");
         check(br#"{"id":4,"op":"stats"}"#, "4 Stats");
         check(br#"{"id":5,"op":"close"}"#, "5 Close");
@@ -274,7 +278,7 @@ mod tests {
         );
         check(
             br#"{"id":1,"op":"jduge"}"#,
-            r#"1 unknown-op: unknown op "jduge" (known: judge, turn, configure, flush, rates, stats, close)"#,
+            r#"1 unknown-op: unknown op "jduge" (known: hello, judge, turn, configure, flush, rates, stats, close)"#,
         );
         check(
             br#"{"id":1,"op":"judge","agent":"a","path":"x"}"#,

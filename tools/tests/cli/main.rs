@@ -3,6 +3,8 @@
 
 mod commands;
 mod common;
+#[cfg(unix)]
+mod daemon;
 mod demo;
 #[cfg(unix)]
 mod hostile;

@@ -59,8 +59,12 @@ fn a_store_left_by_a_killed_server_is_inspected_without_a_write() {
     let name = store.display().to_string();
     learn(&env, &name);
     let ws = env.ws().display().to_string();
+    // Immediate durability: the judge's answer then means its pending record is on disk.
+    let config = env.store("immediate.json");
+    std::fs::write(&config, r#"{"durability": "immediate"}"#).expect("write the config");
+    let config = config.display().to_string();
     let mut child = env
-        .command(&["serve", "--store", &name])
+        .command(&["serve", "--store", &name, "--config", &config])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

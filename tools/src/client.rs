@@ -1,0 +1,177 @@
+//! A client of `docsuggest serve --socket`: one connection, one request at a time.
+//!
+//! ```no_run
+//! use docsuggest_tools::client::Client;
+//!
+//! let mut client = Client::connect("/run/user/1000/docsuggest.sock")?;
+//! assert_eq!(client.hello()?["protocol"], 1);
+//! let answer = client.judge("agent-1", "read", "/abs/ws/Documentation/Plans/X.md", None)?;
+//! println!("{}", answer["note"]);
+//! client.close()?;
+//! # Ok::<(), docsuggest_tools::client::ClientError>(())
+//! ```
+//!
+//! Requests carry increasing numeric ids and every answer is checked to echo its request's
+//! id. An error answer becomes [`ClientError::Refused`] with the protocol's code.
+
+use serde_json::{Value, json};
+use std::io::{self, BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+
+/// A request that got no usable answer.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The socket could not be reached.
+    #[error("cannot connect to {path}: {source}")]
+    Connect {
+        /// The socket file.
+        path: String,
+        /// Why.
+        source: io::Error,
+    },
+    /// Sending or receiving failed.
+    #[error("the connection failed: {0}")]
+    Io(#[from] io::Error),
+    /// The server closed the connection before answering.
+    #[error("the server closed the connection before answering")]
+    Hangup,
+    /// The answer is not the protocol's.
+    #[error("the server's answer is not understood: {0}")]
+    Garbled(String),
+    /// The server answered an error.
+    #[error("{code}: {detail}")]
+    Refused {
+        /// The protocol's error code.
+        code: String,
+        /// The detail for a person.
+        detail: String,
+    },
+}
+
+/// One connection to a socket server.
+pub struct Client {
+    reader: BufReader<UnixStream>,
+    writer: UnixStream,
+    next_id: u64,
+}
+
+impl Client {
+    /// Connects to the server at `path`.
+    pub fn connect(path: impl AsRef<Path>) -> Result<Client, ClientError> {
+        let path = path.as_ref();
+        let stream = UnixStream::connect(path).map_err(|source| ClientError::Connect {
+            path: path.display().to_string(),
+            source,
+        })?;
+        let reader = BufReader::new(stream.try_clone()?);
+        Ok(Client {
+            reader,
+            writer: stream,
+            next_id: 1,
+        })
+    }
+
+    /// Sends `request` (an object; its `id` is set here) and answers the whole answer
+    /// object of a success.
+    pub fn request(&mut self, mut request: Value) -> Result<Value, ClientError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        if let Value::Object(map) = &mut request {
+            map.insert("id".into(), json!(id));
+        }
+        let answer = self.send_line(request.to_string().as_bytes())?;
+        if answer.get("id") != Some(&json!(id)) {
+            return Err(ClientError::Garbled(format!(
+                "answer {answer} does not echo request id {id}"
+            )));
+        }
+        Ok(answer)
+    }
+
+    /// Sends one raw line (the newline is added) and answers the answer object, success or
+    /// not: an error answer is [`ClientError::Refused`].
+    pub fn send_line(&mut self, line: &[u8]) -> Result<Value, ClientError> {
+        self.writer.write_all(line)?;
+        self.writer.write_all(b"\n")?;
+        self.writer.flush()?;
+        let answer = self.read_answer()?;
+        match answer.get("ok") {
+            Some(Value::Bool(true)) => Ok(answer),
+            Some(Value::Bool(false)) => {
+                let error = &answer["error"];
+                let text = |field: &str| error[field].as_str().unwrap_or_default().to_string();
+                Err(ClientError::Refused {
+                    code: text("code"),
+                    detail: text("detail"),
+                })
+            }
+            _ => Err(ClientError::Garbled(answer.to_string())),
+        }
+    }
+
+    /// Reads the next answer line.
+    pub fn read_answer(&mut self) -> Result<Value, ClientError> {
+        let mut line = String::new();
+        if self.reader.read_line(&mut line)? == 0 {
+            return Err(ClientError::Hangup);
+        }
+        serde_json::from_str(&line).map_err(|e| ClientError::Garbled(format!("{e}: {line}")))
+    }
+
+    /// `hello`: the protocol version, the engine version, the store and its durability.
+    pub fn hello(&mut self) -> Result<Value, ClientError> {
+        self.request(json!({"op": "hello"}))
+    }
+
+    /// `judge` one tool call.
+    pub fn judge(
+        &mut self,
+        agent: &str,
+        tool: &str,
+        path: &str,
+        cwd: Option<&str>,
+    ) -> Result<Value, ClientError> {
+        self.request(json!({"op": "judge", "agent": agent, "tool": tool, "path": path, "cwd": cwd}))
+    }
+
+    /// `turn`: the per-turn reset of one agent.
+    pub fn turn(&mut self, agent: &str) -> Result<Value, ClientError> {
+        self.request(json!({"op": "turn", "agent": agent}))
+    }
+
+    /// `configure` with a patch object.
+    pub fn configure(&mut self, patch: Value) -> Result<Value, ClientError> {
+        self.request(json!({"op": "configure", "config": patch}))
+    }
+
+    /// `flush`: answers the last durable decision sequence number.
+    pub fn flush(&mut self) -> Result<u64, ClientError> {
+        let answer = self.request(json!({"op": "flush"}))?;
+        durable(&answer)
+    }
+
+    /// `rates` of the workspace `dir` lies in.
+    pub fn rates(&mut self, dir: &str) -> Result<Value, ClientError> {
+        self.request(json!({"op": "rates", "workspace": dir}))
+    }
+
+    /// `stats`: the server's counts since it started (every connection's).
+    pub fn stats(&mut self) -> Result<Value, ClientError> {
+        self.request(json!({"op": "stats"}))
+    }
+
+    /// `close`: over the socket, flushes and ends this connection (the server keeps
+    /// serving); answers the last durable decision sequence number.
+    pub fn close(mut self) -> Result<u64, ClientError> {
+        let answer = self.request(json!({"op": "close"}))?;
+        durable(&answer)
+    }
+}
+
+fn durable(answer: &Value) -> Result<u64, ClientError> {
+    answer["durable"]
+        .as_u64()
+        .ok_or_else(|| ClientError::Garbled(format!("no durable sequence in {answer}")))
+}
