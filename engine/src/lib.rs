@@ -31,6 +31,7 @@
 pub mod agent;
 mod agents;
 pub mod compiled;
+mod decision;
 mod engine;
 pub mod evaluate;
 pub mod filter;

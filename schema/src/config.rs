@@ -235,7 +235,7 @@ impl Config {
                 "acceptBonus" => p.unit(value, &mut self.accept_bonus),
                 "rejectPenalty" => p.unit(value, &mut self.reject_penalty),
                 "rateModel" => p.choice(value, &mut self.rate_model),
-                "pruneBelow" => p.unit(value, &mut self.prune_below),
+                "pruneBelow" => p.prune_bound(value, &mut self.prune_below),
                 "evidenceExponent" => p.number_in(
                     value,
                     0.0,
@@ -299,6 +299,18 @@ impl Check<'_> {
             Some(x) if (0.0..=1.0).contains(&x) => *slot = x,
             Some(x) => self.problem(format!("{x} is outside 0..1")),
             None => self.expected("a number in 0..1", value),
+        }
+    }
+
+    /// `pruneBelow`: above the neutral 1/3 it would leave out companions nobody has seen yet,
+    /// and a fresh store's notes would no longer be the PoC's.
+    fn prune_bound(&mut self, value: &Value, slot: &mut f64) {
+        match value.as_f64() {
+            Some(x) if (0.0..=crate::rate::NEUTRAL).contains(&x) => *slot = x,
+            Some(x) => self.problem(format!(
+                "{x} is outside 0..1/3 (a companion with no evidence is rated 1/3)"
+            )),
+            None => self.expected("a number in 0..1/3", value),
         }
     }
 
@@ -433,6 +445,32 @@ mod tests {
         assert_eq!(c.tools.join(","), "read,grep,glob,write,edit,raw-write");
         assert_eq!(c.exclude.join(","), "node_modules,Target,.git,dist");
         assert_eq!(c.weights, Table::DEFAULT_WEIGHTS);
+    }
+
+    #[test]
+    fn the_evidence_settings_are_checked() {
+        let got = problems(json!({
+            "pruneBelow": 0.4,
+            "evidenceExponent": 5,
+            "rateModel": "magic",
+        }));
+        assert_eq!(
+            got,
+            vec![
+                "evidenceExponent: 5 is outside 0..=4",
+                "pruneBelow: 0.4 is outside 0..1/3 (a companion with no evidence is rated 1/3)",
+                "rateModel: unknown variant `magic`, expected one of `step`, `beta`, `evidence`",
+            ]
+        );
+        let c = Config::default()
+            .patched(
+                &json!({"pruneBelow": 0.2, "evidenceExponent": 1.5, "rateModel": "step"}),
+                "t",
+            )
+            .expect("valid");
+        assert_eq!((c.prune_below, c.evidence_exponent), (0.2, 1.5));
+        assert_eq!(c.rate_model, RateModel::Step);
+        assert_eq!(Config::default().rate_model, RateModel::Evidence);
     }
 
     #[test]

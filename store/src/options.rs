@@ -101,7 +101,7 @@ mod tests {
     #[test]
     fn defaults_come_from_the_config() {
         let o = StoreOptions::new("/tmp/s.redb");
-        assert_eq!(o.durability, Durability::Immediate);
+        assert_eq!(o.durability, Durability::Group);
         assert_eq!(o.flush_interval, Duration::from_millis(1000));
         assert_eq!(o.ring_capacity, 65_536);
         assert!(!o.multi_process);

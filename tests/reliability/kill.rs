@@ -443,3 +443,102 @@ fn killed_servers_restart_with_every_acknowledged_decision() {
     assert!(tally.violations.is_empty(), "{:#?}", tally.violations);
     assert!(floor.decision_seq > 0, "the sessions recorded decisions");
 }
+
+/// The socket server killed with SIGKILL while several clients send random requests: after
+/// every death the next server replaces the stale socket, and the store reopens with every
+/// decision a `flush` acknowledged to any client, its page check and fold clean.
+#[test]
+fn killed_socket_servers_with_several_clients_lose_no_acknowledged_decision() {
+    use docsuggest_tools::client::{Client, ClientError};
+    let setup = Setup::new();
+    let socket = setup.dir.path().join("d.sock");
+    let mut rng = Rng::new(7_001);
+    let mut floor = SeqMarks::default();
+    let mut violations = Vec::new();
+    let mut answers = 0u64;
+    let cycles = scale::pick(8, 60);
+    for cycle in 0..cycles {
+        let group = cycle % 2 == 0;
+        let mut child = Command::new(docsuggest())
+            .arg("serve")
+            .arg("--socket")
+            .arg(&socket)
+            .arg("--store")
+            .arg(&setup.store)
+            .arg("--config")
+            .arg(setup.config(group))
+            .env_remove("DOCSUGGEST_CRASH_AT")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn docsuggest serve --socket");
+        // Only a hung server waits this long.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Client::connect(&socket)
+            .and_then(|mut c| c.hello())
+            .is_err()
+        {
+            assert!(
+                Instant::now() < deadline,
+                "cycle {cycle}: the server never answered"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let cwd = setup.fixture.root().display().to_string();
+        let clients: Vec<_> = (0..4)
+            .map(|n| {
+                let mut rng = Rng::new(rng.below(u64::MAX));
+                let socket = socket.clone();
+                let cwd = cwd.clone();
+                std::thread::spawn(move || {
+                    // (answers, the largest durable a flush answered this client)
+                    let mut seen = (0u64, 0u64);
+                    let Ok(mut client) = Client::connect(&socket) else {
+                        return seen;
+                    };
+                    for id in 1.. {
+                        let mut request = request(&mut rng, id, &cwd);
+                        request["agent"] = json!(format!("c{n}"));
+                        match client.request(request) {
+                            Ok(answer) => {
+                                seen.0 += 1;
+                                if let Some(durable) = answer["durable"].as_u64() {
+                                    seen.1 = seen.1.max(durable);
+                                }
+                            }
+                            Err(ClientError::Refused { .. }) => seen.0 += 1,
+                            Err(_) => return seen,
+                        }
+                    }
+                    seen
+                })
+            })
+            .collect();
+        std::thread::sleep(Duration::from_micros(5_000 + rng.below(60_000)));
+        // SIGKILL on Unix; an error means the process already exited.
+        let _ = child.kill();
+        let _ = child.wait();
+        let mut acked = 0;
+        for client in clients {
+            let (n, durable) = client.join().expect("a client thread");
+            answers += n;
+            acked = acked.max(durable);
+        }
+        match check(&setup.store, acked, floor) {
+            Ok(marks) => floor = marks,
+            Err(v) => violations.push(format!("cycle {cycle}: {v}")),
+        }
+    }
+    scale::report(
+        "kill-socket",
+        &[
+            ("cycles", cycles.to_string()),
+            ("answers", answers.to_string()),
+            ("decisions_at_end", floor.decision_seq.to_string()),
+            ("violations", violations.len().to_string()),
+        ],
+    );
+    assert!(violations.is_empty(), "{violations:#?}");
+    assert!(floor.decision_seq > 0, "the clients recorded decisions");
+}

@@ -1,6 +1,6 @@
-//! The docsuggest host: the JSON-lines protocol server, trace replay with a summary, the
-//! demo, the harness hooks, and the commands that inspect, check, migrate, export and import
-//! a store.
+//! The docsuggest host: the JSON-lines protocol server (stdio and a Unix socket, with a
+//! client for the socket), trace replay with a summary, the demo, the harness hooks, and the
+//! commands that inspect, check, migrate, export and import a store.
 //!
 //! The binary `docsuggest` is a thin layer over this library: each subcommand parses its
 //! arguments and calls one function here.

@@ -7,9 +7,12 @@ use docsuggest_schema::Outcome;
 use redb::{ReadableDatabase, TableDefinition, WriteTransaction};
 use std::path::Path;
 
+/// Immediate durability unless a test says otherwise: most tests check what one commit
+/// leaves on disk.
 fn options(path: &Path) -> StoreOptions {
     StoreOptions {
         ring_capacity: 2,
+        durability: Durability::Immediate,
         ..StoreOptions::new(path)
     }
 }
@@ -225,7 +228,11 @@ fn group_durability_reports_what_is_flushed() {
     s.record_silent(decision("Plan")).expect("silent");
     assert_eq!(s.last_durable_seq(), 4);
     // Switching to immediate makes every later commit durable at once.
-    s.apply_config(&Config::default()).expect("configure");
+    s.apply_config(&Config {
+        durability: Durability::Immediate,
+        ..Config::default()
+    })
+    .expect("configure");
     s.record_silent(decision("Plan")).expect("silent");
     assert_eq!(s.last_durable_seq(), 5);
 }

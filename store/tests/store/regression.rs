@@ -64,6 +64,7 @@ fn a_smaller_ring_through_the_fail_open_store_evicts_at_once() {
     }
     s.configure(&Config {
         ring_capacity: 2,
+        durability: Durability::Immediate,
         ..Config::default()
     });
     assert_eq!(s.redb().expect("redb").ring_len().expect("ring"), 2);

@@ -356,3 +356,37 @@ fn a_malformed_repo_pack_answers_warnings_and_the_builtin_pack() {
         "{warning}"
     );
 }
+
+#[test]
+fn hello_and_a_shared_close() {
+    let f = fixture();
+    let mut server = f.server.shared();
+    let hello = server.handle_line(&Line::Bytes(br#"{"id":1,"op":"hello"}"#.to_vec()));
+    assert_eq!(
+        hello.answer,
+        r#"{"id":1,"ok":true,"protocol":1,"version":"0.1.0","store":"memory","storePath":null,"durability":"group"}"#
+    );
+    // On a shared engine `close` ends the connection, not the engine.
+    let close = server.handle_line(&Line::Bytes(br#"{"id":2,"op":"close"}"#.to_vec()));
+    assert_eq!(close.answer, r#"{"id":2,"ok":true,"durable":0}"#);
+    assert!(close.stop);
+    assert!(!server.is_closed());
+    let stats = server.handle_line(&Line::Bytes(br#"{"id":3,"op":"stats"}"#.to_vec()));
+    assert_eq!(stats.error, None, "{}", stats.answer);
+}
+
+#[test]
+fn an_idle_group_engine_flushes_only_after_recording_requests() {
+    let f = fixture();
+    let mut server = f.server;
+    assert!(server.idle_flush_interval().is_some());
+    assert_eq!(server.flush_idle().expect("flush"), None);
+    let turn = server.handle_line(&Line::Bytes(
+        br#"{"id":1,"op":"turn","agent":"a"}"#.to_vec(),
+    ));
+    assert_eq!(turn.error, None, "{}", turn.answer);
+    assert_eq!(server.flush_idle().expect("flush"), Some(0));
+    assert_eq!(server.flush_idle().expect("flush"), None);
+    server.finish().expect("finish");
+    assert_eq!(server.idle_flush_interval(), None);
+}

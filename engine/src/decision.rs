@@ -1,0 +1,146 @@
+//! The recording half of a decision: what it is about, the companions it names and watches,
+//! its window, its `decided` line, and the record of a note or a gated silence.
+
+use crate::agent::{AgentState, Window};
+use crate::compiled::CompiledFamily;
+use crate::judge::{Effects, Located, Record, Settings};
+use crate::ledger::{self, Abstain};
+use docsuggest_schema::{CompanionRow, Decision, Outcome, RateModel, SilenceReason};
+use std::path::PathBuf;
+
+/// The companions of one decision: those the note names (or would name) and, under the
+/// evidence model, those its window watches without naming them.
+pub(crate) struct Shape {
+    pub(crate) rows: Vec<CompanionRow>,
+    pub(crate) watched: Vec<CompanionRow>,
+    /// The confidence over `rows`.
+    pub(crate) kappa: f64,
+}
+
+/// What a decision is about: the call, its family, and the bases its companions live under.
+pub(crate) struct Subject<'a> {
+    pub(crate) located: &'a Located,
+    pub(crate) family: &'a CompiledFamily,
+    pub(crate) bases: &'a [PathBuf],
+}
+
+impl Subject<'_> {
+    /// A window over the companions `shape` names and watches; under the evidence model it
+    /// counts only what no open window of the agent counts already.
+    pub(crate) fn window(
+        &self,
+        state: &AgentState,
+        shape: &Shape,
+        observe_only: bool,
+        evidence: bool,
+    ) -> Window {
+        let matchers = |rows: &[CompanionRow]| -> Vec<(String, globset::GlobMatcher)> {
+            rows.iter()
+                .filter_map(|r| {
+                    let c = self.family.companions.iter().find(|c| c.path == r.path)?;
+                    Some((c.path.clone(), c.matcher.clone()))
+                })
+                .collect()
+        };
+        let companions = matchers(&shape.rows);
+        let watched = matchers(&shape.watched);
+        let (touched, counted) = if evidence {
+            let key = &self.located.workspace.key;
+            let counted = companions
+                .iter()
+                .chain(&watched)
+                .map(|(c, _)| !state.counts_open(key, &self.family.name, self.bases, c))
+                .collect();
+            (vec![false; companions.len() + watched.len()], counted)
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        Window {
+            decision_seq: 0,
+            workspace: self.located.workspace.key.clone(),
+            family: self.family.name.clone(),
+            companions,
+            watched,
+            touched,
+            counted,
+            accepted: None,
+            evidence,
+            bases: self.bases.to_vec(),
+            age: 0,
+            observe_only,
+        }
+    }
+}
+
+pub(crate) fn push_decided(
+    settings: &Settings<'_>,
+    family: &str,
+    kappa: f64,
+    rows: &[CompanionRow],
+    ledger: &mut Vec<String>,
+) {
+    if let Some(head) = rows.first() {
+        ledger.push(ledger::decided(
+            family,
+            kappa,
+            &head.path,
+            &head.values,
+            &settings.weights,
+            settings.store.kind(),
+        ));
+    }
+}
+
+/// A gated silence: its `abstained` and `decided` lines, and (when learning) a shadow window
+/// that observes whether the would-be companions are touched anyway.
+pub(crate) fn silence(
+    settings: &Settings<'_>,
+    state: &AgentState,
+    subject: &Subject<'_>,
+    shape: Shape,
+    reason: SilenceReason,
+    ledger: &mut Vec<String>,
+    effects: &mut Effects,
+) {
+    let abstain = match reason {
+        SilenceReason::LowConfidence => Abstain::LowConfidence,
+        SilenceReason::AlreadyTouched => Abstain::AlreadyTouched,
+    };
+    let family = subject.family.name.as_str();
+    let kappa = shape.kappa;
+    ledger.push(ledger::abstained(abstain, Some(family), kappa));
+    push_decided(settings, family, kappa, &shape.rows, ledger);
+    let config = settings.config;
+    if config.learn {
+        // Companions touched already say nothing about whether the agent would follow them.
+        let evidence =
+            config.rate_model == RateModel::Evidence && reason == SilenceReason::LowConfidence;
+        let window = subject.window(state, &shape, true, evidence);
+        let decision = decision(settings, subject, shape.rows, kappa, Some(reason));
+        effects.record = Some(Record { decision, window });
+    }
+}
+
+/// A pending decision record (a note, or a silence whose shadow window is open).
+pub(crate) fn decision(
+    settings: &Settings<'_>,
+    subject: &Subject<'_>,
+    companions: Vec<CompanionRow>,
+    kappa: f64,
+    silence: Option<SilenceReason>,
+) -> Decision {
+    Decision {
+        seq: 0,
+        workspace: subject.located.workspace.key.clone(),
+        agent: settings.agent.into(),
+        family: subject.family.name.clone(),
+        kappa,
+        companions,
+        weights: settings.weights,
+        enabled: settings.config.heuristics.clone(),
+        outcome: Outcome::Pending,
+        silence,
+        accepted: None,
+        store: settings.store.kind(),
+    }
+}
