@@ -651,8 +651,8 @@ impl fmt::Display for Report {
             "note.prec",
             "recall",
             "nag/100",
-            "comp.prec h1>h2",
-            "note.prec h1>h2"
+            "comp.prec h1->h2",
+            "note.prec h1->h2"
         )?;
         for r in &self.runs {
             let g = &r.figures;
@@ -667,12 +667,12 @@ impl fmt::Display for Report {
                 share(g.recall_trigger),
                 g.nag_per_100_commits,
                 format!(
-                    "{} > {}",
+                    "{} -> {}",
                     share(g.companion_precision_h1),
                     share(g.companion_precision_h2)
                 ),
                 format!(
-                    "{} > {}",
+                    "{} -> {}",
                     share(g.note_precision_h1),
                     share(g.note_precision_h2)
                 ),
