@@ -37,6 +37,7 @@
 //! `docs/PROTOCOL.md`.
 #![deny(missing_docs)]
 
+pub mod backtest;
 #[cfg(unix)]
 pub mod client;
 pub mod demo;

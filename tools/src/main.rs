@@ -10,7 +10,7 @@ use docsuggest_tools::inspect::{self, RatesFilter};
 use docsuggest_tools::ledger_log::LedgerLog;
 use docsuggest_tools::protocol::{self, Dispatcher, Reading};
 use docsuggest_tools::replay::{self, ReplayOptions};
-use docsuggest_tools::{maintain, transfer};
+use docsuggest_tools::{backtest, maintain, transfer};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -57,6 +57,81 @@ enum Command {
     InstallHooks(InstallArgs),
     /// Remove docsuggest's hooks (only ours) from a harness's hook config.
     UninstallHooks(InstallArgs),
+    /// Replay a git repository's history through the static and the learning engine and
+    /// score every note against what its commit changed, next to a co-change baseline.
+    Backtest(BacktestArgs),
+    /// Replay a git repository's history into a store, so learning starts from it.
+    Bootstrap(BootstrapArgs),
+}
+
+#[derive(Args)]
+struct HistoryOptions {
+    /// The engine's config (a JSON patch over the defaults); `learn: false` is forced for
+    /// the static run.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The tip of the first-parent history [default: HEAD].
+    #[arg(long, value_name = "REV")]
+    rev: Option<String>,
+    /// Commits with more changed files are skipped.
+    #[arg(long, value_name = "N", default_value_t = backtest::DEFAULT_MAX_FILES)]
+    max_files: usize,
+    /// Use this pack instead of the repository's `.dsh/doc-pack.json` at the tip.
+    #[arg(long, value_name = "FILE")]
+    pack: Option<PathBuf>,
+    /// Also write the trace as protocol lines (run it with `replay --workspace REPO`).
+    #[arg(long, value_name = "FILE")]
+    trace_out: Option<PathBuf>,
+}
+
+impl HistoryOptions {
+    fn options(&self, repo: &std::path::Path) -> backtest::Options {
+        backtest::Options {
+            repo: repo.to_path_buf(),
+            config_file: self.config.clone(),
+            rev: self.rev.clone(),
+            max_files: self.max_files,
+            pack_file: self.pack.clone(),
+            trace_out: self.trace_out.clone(),
+            ..backtest::Options::default()
+        }
+    }
+}
+
+#[derive(Args)]
+struct BacktestArgs {
+    /// The git repository [default: the current directory].
+    #[arg(default_value = ".")]
+    repo: PathBuf,
+    #[command(flatten)]
+    history: HistoryOptions,
+    /// The learning engine learns before this commit; every figure is over the commits after.
+    #[arg(long, value_name = "REV", conflicts_with = "train_fraction")]
+    since: Option<String>,
+    /// The learning engine learns over this share of the kept commits first; every figure is
+    /// over the rest.
+    #[arg(long, value_name = "F")]
+    train_fraction: Option<f64>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct BootstrapArgs {
+    /// The git repository (with a work tree: the store learns for it).
+    repo: PathBuf,
+    /// The redb store file to replay into.
+    #[arg(long, value_name = "PATH")]
+    store: PathBuf,
+    #[command(flatten)]
+    history: HistoryOptions,
+    /// Replay even when the store already holds rates for the workspace.
+    #[arg(long)]
+    force: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -556,6 +631,36 @@ fn install_cmd(args: &InstallArgs, install: bool) -> Result<()> {
     Ok(())
 }
 
+fn backtest_cmd(args: &BacktestArgs) -> Result<()> {
+    let mut options = args.history.options(&args.repo);
+    options.since = args.since.clone();
+    options.train_fraction = args.train_fraction;
+    let report = backtest::backtest(&options)?;
+    if args.json {
+        out!("{}", serde_json::to_string(&report)?);
+    } else {
+        out_raw!("{report}");
+    }
+    Ok(())
+}
+
+fn bootstrap_cmd(args: &BootstrapArgs) -> Result<()> {
+    let options = args.history.options(&args.repo);
+    let report = backtest::bootstrap(&options, &args.store, args.force)?;
+    if args.json {
+        out!("{}", serde_json::to_string(&report)?);
+    } else {
+        out!(
+            "replayed {} commits of {} into {} ({} notes)",
+            report.commits,
+            report.workspace,
+            report.store,
+            report.notes
+        );
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_tracing();
@@ -574,6 +679,8 @@ fn main() -> ExitCode {
         Command::Hook(a) => return hook_cmd(a),
         Command::InstallHooks(a) => install_cmd(a, true),
         Command::UninstallHooks(a) => install_cmd(a, false),
+        Command::Backtest(a) => backtest_cmd(a),
+        Command::Bootstrap(a) => bootstrap_cmd(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

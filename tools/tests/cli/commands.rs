@@ -17,6 +17,8 @@ fn every_subcommand_has_help() {
         "evaluate",
         "export",
         "import",
+        "backtest",
+        "bootstrap",
     ] {
         let out = env.ok(&[sub, "--help"], b"");
         assert!(

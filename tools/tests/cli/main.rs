@@ -1,6 +1,7 @@
 //! End-to-end tests of the `docsuggest` binary: each spawns the real executable with a
 //! temporary HOME and store.
 
+mod backtest;
 mod commands;
 mod common;
 #[cfg(unix)]

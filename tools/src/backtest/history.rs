@@ -1,0 +1,425 @@
+//! Reading a repository's first-parent history with gix: each commit's changed paths against
+//! its first parent (no rename detection), the paths at the tip, and the pack file there.
+//!
+//! A repository is hostile input: object sizes and path counts are bounded, names that could
+//! climb or are not plain UTF-8 are refused (the commit is skipped as odd), and nothing here
+//! touches the work tree.
+
+use gix::ObjectId;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// At most this many paths are listed at the tip (a larger tree is refused).
+pub const MAX_TIP_PATHS: usize = 2_000_000;
+/// A pack file larger than this is refused.
+pub const MAX_PACK_BYTES: u64 = 4 << 20;
+/// At most this many commits are read from the first-parent chain.
+pub const MAX_COMMITS: usize = 5_000_000;
+
+/// How a path changed in a commit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Status {
+    /// Added.
+    Added,
+    /// Modified (content, mode or type).
+    Modified,
+    /// Deleted.
+    Deleted,
+}
+
+/// One first-parent commit and the paths it changed, in path order.
+#[derive(Clone, Debug)]
+pub struct Commit {
+    /// The commit id (hex).
+    pub id: String,
+    /// The changed paths; empty for an empty commit.
+    pub files: Vec<(Status, String)>,
+    /// More files changed than the bound: `files` holds only the first ones.
+    pub bulk: bool,
+    /// A path is not plain UTF-8 or could climb (`..`, control characters, quotes).
+    pub odd: bool,
+}
+
+/// The history of a repository as the backtest reads it.
+#[derive(Clone, Debug)]
+pub struct History {
+    /// The tip commit (hex).
+    pub tip: String,
+    /// The first-parent commits, oldest first.
+    pub commits: Vec<Commit>,
+    /// The paths at the tip, in path order.
+    pub tip_paths: Vec<String>,
+    /// The text of `.dsh/doc-pack.json` at the tip, when there is one.
+    pub tip_pack: Option<String>,
+    /// The work tree, when the repository has one.
+    pub work_tree: Option<std::path::PathBuf>,
+    /// The id of `--since`'s commit, resolved.
+    pub since: Option<String>,
+}
+
+/// Why the history could not be read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HistoryError {
+    /// The directory is not a git repository.
+    #[error("{path} is not a git repository: {reason}")]
+    NotARepository {
+        /// The directory given.
+        path: String,
+        /// What gix said.
+        reason: String,
+    },
+    /// The history is shallow: the first-parent chain is cut.
+    #[error("{0} is a shallow clone: its history is cut, fetch it whole (git fetch --unshallow)")]
+    Shallow(String),
+    /// HEAD points at no commit.
+    #[error("{0} has no commits")]
+    Empty(String),
+    /// A revision does not resolve to a commit.
+    #[error("revision {rev:?} does not exist in {path}: {reason}")]
+    Revision {
+        /// The revision.
+        rev: String,
+        /// The repository.
+        path: String,
+        /// What gix said.
+        reason: String,
+    },
+    /// `--since` names a commit off the first-parent chain.
+    #[error("--since {0} is not on the first-parent history of the tip")]
+    SinceOffChain(String),
+    /// An object could not be read or decoded.
+    #[error("cannot read object {id}: {reason}")]
+    Object {
+        /// The object id.
+        id: String,
+        /// Why.
+        reason: String,
+    },
+    /// A bound was passed.
+    #[error("{0}")]
+    TooLarge(String),
+}
+
+fn object_error(id: impl std::fmt::Display, e: impl std::fmt::Display) -> HistoryError {
+    HistoryError::Object {
+        id: id.to_string(),
+        reason: e.to_string(),
+    }
+}
+
+/// What an entry of a tree is, for diffing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Tree,
+    /// A blob, a symlink or a submodule: a path a commit changes. The mode is kept so a mode
+    /// change counts as a modification, as git reports it.
+    File(u16),
+}
+
+type Entries = BTreeMap<Vec<u8>, (Kind, ObjectId)>;
+
+fn entries(repo: &gix::Repository, id: Option<ObjectId>) -> Result<Entries, HistoryError> {
+    let mut out = Entries::new();
+    let Some(id) = id else { return Ok(out) };
+    let object = repo.find_object(id).map_err(|e| object_error(id, e))?;
+    let tree = object.try_into_tree().map_err(|e| object_error(id, e))?;
+    let decoded = tree.decode().map_err(|e| object_error(id, e))?;
+    for entry in decoded.entries {
+        let kind = if entry.mode.is_tree() {
+            Kind::Tree
+        } else {
+            Kind::File(entry.mode.value())
+        };
+        out.insert(entry.filename.to_vec(), (kind, entry.oid.to_owned()));
+    }
+    Ok(out)
+}
+
+/// A tree entry name joined under `prefix`, or `None` when it is not a plain name.
+fn join(prefix: &str, name: &[u8]) -> Option<String> {
+    let name = std::str::from_utf8(name).ok()?;
+    let plain = !name.is_empty()
+        && name != "."
+        && name != ".."
+        && !name
+            .chars()
+            .any(|c| c == '/' || c == '\\' || c == '"' || c.is_control());
+    if !plain {
+        return None;
+    }
+    Some(if prefix.is_empty() {
+        name.to_string()
+    } else {
+        format!("{prefix}/{name}")
+    })
+}
+
+struct Diff {
+    files: Vec<(Status, String)>,
+    limit: usize,
+    odd: bool,
+}
+
+impl Diff {
+    fn full(&self) -> bool {
+        self.files.len() > self.limit
+    }
+
+    fn push(&mut self, status: Status, prefix: &str, name: &[u8]) {
+        match join(prefix, name) {
+            Some(path) => self.files.push((status, path)),
+            None => self.odd = true,
+        }
+    }
+
+    /// Every file below `tree` (one side of the diff only).
+    fn one_side(
+        &mut self,
+        repo: &gix::Repository,
+        tree: ObjectId,
+        prefix: &str,
+        status: Status,
+    ) -> Result<(), HistoryError> {
+        let (old, new) = match status {
+            Status::Added => (None, Some(tree)),
+            _ => (Some(tree), None),
+        };
+        self.trees(repo, old, new, prefix)
+    }
+
+    fn trees(
+        &mut self,
+        repo: &gix::Repository,
+        old: Option<ObjectId>,
+        new: Option<ObjectId>,
+        prefix: &str,
+    ) -> Result<(), HistoryError> {
+        let old = entries(repo, old)?;
+        let new = entries(repo, new)?;
+        let mut names: Vec<&Vec<u8>> = old.keys().chain(new.keys()).collect();
+        names.sort();
+        names.dedup();
+        for name in names {
+            if self.full() {
+                return Ok(());
+            }
+            let sub = || join(prefix, name);
+            match (old.get(name), new.get(name)) {
+                (Some(a), Some(b)) if a == b => {}
+                (Some((Kind::Tree, a)), Some((Kind::Tree, b))) => match sub() {
+                    Some(p) => self.trees(repo, Some(*a), Some(*b), &p)?,
+                    None => self.odd = true,
+                },
+                (Some((Kind::Tree, a)), Some((Kind::File(_), _))) => {
+                    match sub() {
+                        Some(p) => self.one_side(repo, *a, &p, Status::Deleted)?,
+                        None => self.odd = true,
+                    }
+                    self.push(Status::Added, prefix, name);
+                }
+                (Some((Kind::File(_), _)), Some((Kind::Tree, b))) => {
+                    self.push(Status::Deleted, prefix, name);
+                    match sub() {
+                        Some(p) => self.one_side(repo, *b, &p, Status::Added)?,
+                        None => self.odd = true,
+                    }
+                }
+                (Some((Kind::File(_), _)), Some((Kind::File(_), _))) => {
+                    self.push(Status::Modified, prefix, name);
+                }
+                (Some((Kind::Tree, a)), None) => match sub() {
+                    Some(p) => self.one_side(repo, *a, &p, Status::Deleted)?,
+                    None => self.odd = true,
+                },
+                (None, Some((Kind::Tree, b))) => match sub() {
+                    Some(p) => self.one_side(repo, *b, &p, Status::Added)?,
+                    None => self.odd = true,
+                },
+                (Some((Kind::File(_), _)), None) => self.push(Status::Deleted, prefix, name),
+                (None, Some((Kind::File(_), _))) => self.push(Status::Added, prefix, name),
+                (None, None) => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The paths `commit` changed against `parent` (the empty tree for a root commit), at most
+/// `limit + 1` of them.
+fn changes(
+    repo: &gix::Repository,
+    tree: ObjectId,
+    parent_tree: Option<ObjectId>,
+    limit: usize,
+) -> Result<Diff, HistoryError> {
+    let mut diff = Diff {
+        files: Vec::new(),
+        limit,
+        odd: false,
+    };
+    diff.trees(repo, parent_tree, Some(tree), "")?;
+    diff.files.sort_by(|a, b| a.1.cmp(&b.1));
+    Ok(diff)
+}
+
+fn tree_of(
+    repo: &gix::Repository,
+    id: ObjectId,
+) -> Result<(ObjectId, Option<ObjectId>), HistoryError> {
+    let commit = repo.find_commit(id).map_err(|e| object_error(id, e))?;
+    let tree = commit.tree_id().map_err(|e| object_error(id, e))?.detach();
+    let parent = commit.parent_ids().next().map(|p| p.detach());
+    Ok((tree, parent))
+}
+
+fn list(
+    repo: &gix::Repository,
+    tree: ObjectId,
+    prefix: &str,
+    out: &mut Vec<String>,
+) -> Result<(), HistoryError> {
+    for (name, (kind, id)) in entries(repo, Some(tree))? {
+        let Some(path) = join(prefix, &name) else {
+            continue;
+        };
+        match kind {
+            Kind::Tree => list(repo, id, &path, out)?,
+            Kind::File(_) => out.push(path),
+        }
+        if out.len() > MAX_TIP_PATHS {
+            return Err(HistoryError::TooLarge(format!(
+                "the tip tree holds more than {MAX_TIP_PATHS} paths"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The blob at `path` under `tree`, when it is a regular file no larger than the bound.
+fn blob_at(
+    repo: &gix::Repository,
+    tree: ObjectId,
+    path: &str,
+) -> Result<Option<String>, HistoryError> {
+    let mut current = tree;
+    let parts: Vec<&str> = path.split('/').collect();
+    for (i, part) in parts.iter().enumerate() {
+        let found = entries(repo, Some(current))?;
+        let Some((kind, id)) = found.get(part.as_bytes()) else {
+            return Ok(None);
+        };
+        let last = i + 1 == parts.len();
+        match (kind, last) {
+            (Kind::Tree, false) => current = *id,
+            // A symlink (mode 0o120000) is not followed: the pack must be a file in the tree.
+            (Kind::File(mode), true) if *mode & 0o170000 == 0o100000 => {
+                let header = repo.find_header(*id).map_err(|e| object_error(id, e))?;
+                if header.size() > MAX_PACK_BYTES {
+                    return Err(HistoryError::TooLarge(format!(
+                        "{path} at the tip is larger than {MAX_PACK_BYTES} bytes"
+                    )));
+                }
+                let object = repo.find_object(*id).map_err(|e| object_error(id, e))?;
+                return Ok(Some(String::from_utf8_lossy(&object.data).into_owned()));
+            }
+            _ => return Ok(None),
+        }
+    }
+    Ok(None)
+}
+
+/// Reads the first-parent history of the repository at `dir` from `rev` (default `HEAD`).
+/// Each commit's changes are listed up to `max_files + 1` paths (a larger commit is marked
+/// bulk). `since`, when given, must be a commit on that chain.
+pub fn read(
+    dir: &Path,
+    rev: Option<&str>,
+    since: Option<&str>,
+    max_files: usize,
+    mut progress: impl FnMut(usize),
+) -> Result<History, HistoryError> {
+    let name = dir.display().to_string();
+    let repo = gix::open(dir).map_err(|e| HistoryError::NotARepository {
+        path: name.clone(),
+        reason: e.to_string(),
+    })?;
+    if repo.is_shallow() {
+        return Err(HistoryError::Shallow(name));
+    }
+    let resolve = |spec: &str| -> Result<ObjectId, HistoryError> {
+        let failed = |reason: String| HistoryError::Revision {
+            rev: spec.to_string(),
+            path: name.clone(),
+            reason,
+        };
+        let id = repo
+            .rev_parse_single(spec)
+            .map_err(|e| failed(e.to_string()))?;
+        let object = id.object().map_err(|e| failed(e.to_string()))?;
+        let commit = object.peel_to_commit().map_err(|e| failed(e.to_string()))?;
+        Ok(commit.id)
+    };
+    let tip = match rev {
+        Some(rev) => resolve(rev)?,
+        None => match repo.head_id() {
+            Ok(id) => id.detach(),
+            Err(_) => return Err(HistoryError::Empty(name)),
+        },
+    };
+    let since = since.map(resolve).transpose()?;
+
+    let mut chain = Vec::new();
+    let mut next = Some(tip);
+    while let Some(id) = next {
+        if chain.len() >= MAX_COMMITS {
+            return Err(HistoryError::TooLarge(format!(
+                "the first-parent history is longer than {MAX_COMMITS} commits"
+            )));
+        }
+        let (tree, parent) = tree_of(&repo, id)?;
+        chain.push((id, tree, parent));
+        next = parent;
+    }
+    chain.reverse();
+    if let Some(since) = since
+        && !chain.iter().any(|(id, _, _)| *id == since)
+    {
+        return Err(HistoryError::SinceOffChain(since.to_string()));
+    }
+    let mut commits = Vec::with_capacity(chain.len());
+    let mut previous: Option<ObjectId> = None;
+    for (i, (id, tree, parent)) in chain.iter().enumerate() {
+        // The parent's tree is the previous commit's on the chain, already known.
+        let parent_tree = match (parent, previous) {
+            (None, _) => None,
+            (Some(_), Some(t)) => Some(t),
+            (Some(p), None) => Some(tree_of(&repo, *p)?.0),
+        };
+        let diff = changes(&repo, *tree, parent_tree, max_files)?;
+        commits.push(Commit {
+            id: id.to_string(),
+            bulk: diff.files.len() > max_files,
+            odd: diff.odd,
+            files: diff.files,
+        });
+        previous = Some(*tree);
+        progress(i + 1);
+    }
+    let tip_tree = chain.last().map(|(_, t, _)| *t);
+    let mut tip_paths = Vec::new();
+    let mut tip_pack = None;
+    if let Some(tree) = tip_tree {
+        list(&repo, tree, "", &mut tip_paths)?;
+        tip_paths.sort();
+        tip_pack = blob_at(&repo, tree, docsuggest_schema::pack::REPO_PACK_PATH)?;
+    }
+    Ok(History {
+        tip: tip.to_string(),
+        commits,
+        tip_paths,
+        tip_pack,
+        work_tree: repo.workdir().map(Path::to_path_buf),
+        since: since.map(|s| s.to_string()),
+    })
+}

@@ -1,0 +1,715 @@
+//! `backtest` and `bootstrap`: a repository's own git history replayed through the engine.
+//!
+//! Each kept first-parent commit becomes one turn of a simulated agent ([`trace`]); the turns
+//! run through the same [`Dispatcher`] as `serve`, once with the static engine and once with
+//! the config's learning engine, each on a throwaway memory store, and every note is scored
+//! against what its commit really changed ([`score`]), next to a co-change baseline.
+//! `bootstrap` runs the same turns into a real store. docs/BACKTEST.md describes every figure.
+
+pub mod history;
+pub mod score;
+pub mod trace;
+
+use crate::host::{self, HostError, StoreChoice};
+use crate::ledger_log::LedgerLog;
+use crate::protocol::Dispatcher;
+use docsuggest_engine::compiled::CompiledPack;
+use docsuggest_schema::Config;
+use docsuggest_schema::pack::{Pack, REPO_PACK_PATH};
+use history::{History, HistoryError};
+use score::{Bases, Figures, Matchers, Note, Scoring};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use trace::{Skipped, Turn};
+
+/// Commits with more files than this are skipped by default (a bulk change is no task).
+pub const DEFAULT_MAX_FILES: usize = 40;
+/// The co-change baseline names at most this many files.
+pub const COCHANGE_MAX: usize = 7;
+/// The co-change settings reported: (support k, confidence c).
+pub const COCHANGE_SETTINGS: [(u64, f64); 2] = [(2, 0.5), (1, 0.2)];
+
+/// What a backtest or bootstrap is given.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The repository (a work tree or a bare repository).
+    pub repo: PathBuf,
+    /// A JSON config file (a patch over the defaults).
+    pub config_file: Option<PathBuf>,
+    /// The tip revision (default `HEAD`).
+    pub rev: Option<String>,
+    /// Learn before this commit, score after it.
+    pub since: Option<String>,
+    /// Learn over this share of the kept commits, score the rest.
+    pub train_fraction: Option<f64>,
+    /// Commits with more files are skipped.
+    pub max_files: usize,
+    /// The pack to use instead of the repository's.
+    pub pack_file: Option<PathBuf>,
+    /// Where to write the trace as protocol lines.
+    pub trace_out: Option<PathBuf>,
+}
+
+/// A backtest or bootstrap that could not run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BacktestError {
+    /// The history could not be read.
+    #[error(transparent)]
+    History(#[from] HistoryError),
+    /// The config file is unusable.
+    #[error(transparent)]
+    Host(#[from] HostError),
+    /// The pack does not parse or is invalid.
+    #[error("the pack {file} is unusable: {reason}")]
+    Pack {
+        /// Which pack.
+        file: String,
+        /// Why.
+        reason: String,
+    },
+    /// An argument is out of range.
+    #[error("{0}")]
+    Argument(String),
+    /// A file could not be written or a scratch directory made.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done.
+        what: String,
+        /// Why it failed.
+        source: std::io::Error,
+    },
+    /// The store already holds history for this workspace.
+    #[error(
+        "the store {store} already holds history for {workspace}: pass --force to replay into it anyway"
+    )]
+    Refused {
+        /// The store file.
+        store: String,
+        /// The workspace.
+        workspace: String,
+    },
+    /// The store could not be closed cleanly.
+    #[error("closing the store failed: {0}")]
+    Close(String),
+}
+
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> BacktestError {
+    let what = what.into();
+    move |source| BacktestError::Io { what, source }
+}
+
+/// A history ready to run: the turns, the pack, the workspace the engine judges in.
+pub struct Prepared {
+    /// The history read.
+    pub history: History,
+    /// Where the pack came from.
+    pub pack_source: String,
+    /// The pack.
+    pub pack: CompiledPack,
+    /// The kept commits as turns.
+    pub turns: Vec<Turn>,
+    /// What was skipped.
+    pub skipped: Skipped,
+    /// The workspace every call is judged in (absolute).
+    pub workspace: String,
+    /// A scratch copy of the tip's paths, when the engine cannot judge in the work tree.
+    shadow: Option<tempfile::TempDir>,
+    /// The neutral file of the trailing reads.
+    pub neutral: String,
+    /// Neutral reads after each turn's files.
+    pub pad: usize,
+    /// Turns before this index train only.
+    pub split: usize,
+}
+
+impl Prepared {
+    /// Whether the engine judges in a scratch copy of the tip's paths rather than the work
+    /// tree (a bare repository, or a work tree whose pack differs from the one in use).
+    pub fn shadowed(&self) -> bool {
+        self.shadow.is_some()
+    }
+}
+
+/// The pack file in the work tree, when it is a regular file (a symlink is not followed).
+fn work_tree_pack(dir: &Path) -> Option<String> {
+    let file = dir.join(REPO_PACK_PATH);
+    let meta = std::fs::symlink_metadata(&file).ok()?;
+    if !meta.is_file() || meta.len() > history::MAX_PACK_BYTES {
+        return None;
+    }
+    std::fs::read_to_string(file).ok()
+}
+
+/// Empty files for the tip's paths, and the pack in use, in a scratch directory.
+fn shadow_tree(paths: &[String], pack: Option<&str>) -> Result<tempfile::TempDir, BacktestError> {
+    let dir = tempfile::Builder::new()
+        .prefix("docsuggest-backtest-")
+        .tempdir()
+        .map_err(io("cannot make a scratch work tree"))?;
+    for p in paths {
+        // Tree names were checked when read (no `..`, no separators, plain UTF-8).
+        let full = dir.path().join(p);
+        if let Some(parent) = full.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(io(format!("cannot create {}", parent.display())))?;
+        }
+        std::fs::write(&full, b"").map_err(io(format!("cannot create {}", full.display())))?;
+    }
+    let file = dir.path().join(REPO_PACK_PATH);
+    match pack {
+        Some(text) => {
+            if let Some(parent) = file.parent() {
+                std::fs::create_dir_all(parent).map_err(io("cannot create .dsh"))?;
+            }
+            std::fs::write(&file, text).map_err(io(format!("cannot write {}", file.display())))?;
+        }
+        None => {
+            let _ = std::fs::remove_file(&file);
+        }
+    }
+    Ok(dir)
+}
+
+/// The engine's config for a run: the file's fields, then what the trace needs: a window
+/// as long as the largest kept commit (so a companion changed in the same commit counts as
+/// followed), and no ledger file.
+pub fn run_config(options: &Options, learn: bool) -> Result<Config, BacktestError> {
+    let mut config = host::load_config(options.config_file.as_deref())?;
+    config.learn_window = config
+        .learn_window
+        .max(u32::try_from(options.max_files).unwrap_or(u32::MAX));
+    config.log = false;
+    if !learn {
+        config.learn = false;
+    }
+    Ok(config)
+}
+
+/// Reads the history and builds the turns.
+pub fn prepare(options: &Options, config: &Config) -> Result<Prepared, BacktestError> {
+    if options.max_files == 0 {
+        return Err(BacktestError::Argument(
+            "--max-files must be at least 1".into(),
+        ));
+    }
+    if let Some(f) = options.train_fraction
+        && !(0.0..1.0).contains(&f)
+    {
+        return Err(BacktestError::Argument(format!(
+            "--train-fraction {f} is not in [0, 1)"
+        )));
+    }
+    let bar =
+        crate::replay::progress_bar_for(u64::MAX, 0, "reading history {spinner} {pos} commits");
+    let history = history::read(
+        &options.repo,
+        options.rev.as_deref(),
+        options.since.as_deref(),
+        options.max_files,
+        |n| {
+            if n % 256 == 0 {
+                bar.set_position(n as u64)
+            }
+        },
+    )?;
+    bar.finish_and_clear();
+    let (pack_text, pack_source) = match &options.pack_file {
+        Some(file) => {
+            let text = std::fs::read_to_string(file).map_err(|e| BacktestError::Pack {
+                file: file.display().to_string(),
+                reason: e.to_string(),
+            })?;
+            (Some(text), file.display().to_string())
+        }
+        None => match &history.tip_pack {
+            Some(text) => (Some(text.clone()), format!("{REPO_PACK_PATH} at the tip")),
+            None => (None, "built-in".to_string()),
+        },
+    };
+    let pack = match &pack_text {
+        Some(text) => Pack::from_json_str(text, &pack_source)
+            .and_then(|p| CompiledPack::compile(&p, &pack_source))
+            .map_err(|e| BacktestError::Pack {
+                file: pack_source.clone(),
+                reason: e.to_string(),
+            })?,
+        None => CompiledPack::builtin(),
+    };
+    let (turns, skipped) = trace::turns(&history.commits, &pack, options.max_files);
+    if turns.is_empty() {
+        return Err(BacktestError::Argument(format!(
+            "no commit of {} touches a family of the pack ({} first-parent commits read)",
+            options.repo.display(),
+            history.commits.len()
+        )));
+    }
+    // The engine reads the pack from the directory it judges in: the work tree when it holds
+    // the pack in use, else a scratch copy of the tip's paths with that pack.
+    let work_tree = history
+        .work_tree
+        .as_deref()
+        .filter(|w| work_tree_pack(w) == pack_text);
+    let (workspace, shadow) = match work_tree {
+        Some(w) => (
+            crate::home::absolute(w).unwrap_or_else(|_| w.to_path_buf()),
+            None,
+        ),
+        None => {
+            let dir = shadow_tree(&history.tip_paths, pack_text.as_deref())?;
+            (dir.path().to_path_buf(), Some(dir))
+        }
+    };
+    let neutral = neutral_file(&history.tip_paths, &pack, &config.exclude, &workspace);
+    let split = match (&history.since, options.train_fraction) {
+        (Some(since), _) => {
+            let at = history
+                .commits
+                .iter()
+                .position(|c| &c.id == since)
+                .unwrap_or(0);
+            turns.iter().filter(|t| t.position <= at).count()
+        }
+        (None, Some(f)) => (f * turns.len() as f64).floor() as usize,
+        (None, None) => 0,
+    };
+    if split >= turns.len() {
+        return Err(BacktestError::Argument(format!(
+            "no kept commit is left to score after the first {split}"
+        )));
+    }
+    Ok(Prepared {
+        pad: config.learn_window as usize,
+        workspace: workspace.display().to_string(),
+        history,
+        pack_source,
+        pack,
+        turns,
+        skipped,
+        shadow,
+        neutral,
+        split,
+    })
+}
+
+/// A tip file in no family (a licence first, as the development set uses), for the reads
+/// that age windows out.
+fn neutral_file(paths: &[String], pack: &CompiledPack, exclude: &[String], dir: &Path) -> String {
+    let usable = |p: &str| {
+        trace::family_of(pack, p).is_none()
+            && !p.split('/').any(|c| exclude.iter().any(|e| e == c))
+            && std::fs::symlink_metadata(dir.join(p)).is_ok_and(|m| m.is_file())
+    };
+    let preferred = [
+        "LICENSE",
+        "LICENSE-MIT",
+        "LICENSE.md",
+        "LICENSE.txt",
+        "COPYING",
+    ];
+    preferred
+        .iter()
+        .map(|s| s.to_string())
+        .chain(paths.iter().cloned())
+        .find(|p| usable(p))
+        .unwrap_or_else(|| REPO_PACK_PATH.to_string())
+}
+
+/// What one engine run produced.
+pub struct EngineRun {
+    /// The notes, in order.
+    pub notes: Vec<Note>,
+    /// Requests the engine refused, by error code.
+    pub errors: BTreeMap<String, u64>,
+    /// The dispatcher, still open (its store can be read or closed).
+    pub dispatcher: Dispatcher,
+}
+
+/// The scored-file index after each call of a turn (excluded files are not scored).
+fn starts(turn: &Turn, exclude: &[String]) -> Vec<usize> {
+    let mut upto = 0;
+    turn.files
+        .iter()
+        .map(|(_, p)| {
+            if !p.split('/').any(|c| exclude.iter().any(|e| e == c)) {
+                upto += 1;
+            }
+            upto
+        })
+        .collect()
+}
+
+/// Runs every turn through a dispatcher on `store` under `config`.
+pub fn run_engine(
+    prepared: &Prepared,
+    config: Config,
+    store: &StoreChoice,
+    label: &str,
+) -> EngineRun {
+    let exclude = config.exclude.clone();
+    let built = host::start(config, store, false);
+    let mut dispatcher =
+        Dispatcher::new(built.engine, LedgerLog::new()).with_startup(built.startup);
+    let bar = crate::replay::progress_bar_for(
+        prepared.turns.len() as u64,
+        200,
+        &format!("{label} {{bar:40}} {{pos}}/{{len}} commits ({{eta}} left)"),
+    );
+    let mut notes = Vec::new();
+    let mut errors = BTreeMap::new();
+    for (t, turn) in prepared.turns.iter().enumerate() {
+        let starts = starts(turn, &exclude);
+        let scored = starts.last().copied().unwrap_or(0);
+        let requests = trace::requests(turn, &prepared.neutral, prepared.pad, &prepared.workspace);
+        for (r, request) in requests.iter().enumerate() {
+            match dispatcher.handle_value(request) {
+                Ok(answer) => {
+                    // Request 0 is the `turn`; 1..=files are the commit's files, then pads.
+                    if r == 0 {
+                        continue;
+                    }
+                    if let Some(note) = answer.get("note").filter(|n| n.is_object()) {
+                        let (start, path) = match turn.files.get(r - 1) {
+                            Some((_, p)) => (starts[r - 1], p.clone()),
+                            None => (scored, prepared.neutral.clone()),
+                        };
+                        notes.push(Note {
+                            turn: t,
+                            start,
+                            path,
+                            family: note
+                                .get("family")
+                                .and_then(Value::as_str)
+                                .unwrap_or_default()
+                                .to_string(),
+                            companions: note
+                                .get("companions")
+                                .and_then(Value::as_array)
+                                .map(|a| {
+                                    a.iter()
+                                        .filter_map(Value::as_str)
+                                        .map(String::from)
+                                        .collect()
+                                })
+                                .unwrap_or_default(),
+                        });
+                    }
+                }
+                Err(e) => *errors.entry(e.code().to_string()).or_default() += 1,
+            }
+        }
+        bar.inc(1);
+    }
+    // Windows still open close as abandoned, as at the end of a replay.
+    let end = serde_json::json!({"op": "turn", "agent": trace::AGENT});
+    if let Err(e) = dispatcher.handle_value(&end) {
+        *errors.entry(e.code().to_string()).or_default() += 1;
+    }
+    bar.finish_and_clear();
+    EngineRun {
+        notes,
+        errors,
+        dispatcher,
+    }
+}
+
+/// Writes the turns as protocol lines (ids from 1, no `cwd`: replay them with
+/// `docsuggest replay --workspace REPO`), ending with a `turn`.
+pub fn write_trace(prepared: &Prepared, file: &Path) -> Result<(), BacktestError> {
+    let what = format!("cannot write trace {}", file.display());
+    let out = std::fs::File::create(file).map_err(io(what.clone()))?;
+    let mut out = std::io::BufWriter::new(out);
+    let mut id = 0u64;
+    for turn in &prepared.turns {
+        for mut request in trace::requests(turn, &prepared.neutral, prepared.pad, "") {
+            if let Some(obj) = request.as_object_mut() {
+                obj.remove("cwd");
+                if obj.get("op").and_then(Value::as_str) == Some("judge") {
+                    id += 1;
+                    obj.insert("id".into(), id.into());
+                }
+            }
+            writeln!(out, "{request}").map_err(io(what.clone()))?;
+        }
+    }
+    writeln!(
+        out,
+        "{}",
+        serde_json::json!({"op": "turn", "agent": trace::AGENT})
+    )
+    .map_err(io(what.clone()))?;
+    out.flush().map_err(io(what))
+}
+
+/// One suggester's figures, with the engine's refusals.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Run {
+    /// `static`, `learning`, or a co-change setting.
+    pub name: String,
+    /// The figures.
+    #[serde(flatten)]
+    pub figures: Figures,
+    /// Requests the engine refused, by code (engines only).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub errors: BTreeMap<String, u64>,
+}
+
+/// What `docsuggest backtest` reports.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Report {
+    /// The repository.
+    pub repo: String,
+    /// The tip commit.
+    pub tip: String,
+    /// Where the pack came from.
+    pub pack: String,
+    /// The directory the engine judged in.
+    pub workspace: String,
+    /// Whether that is a scratch copy of the tip's paths.
+    pub scratch_workspace: bool,
+    /// First-parent commits read.
+    pub first_parent_commits: usize,
+    /// Commits skipped, by reason.
+    pub skipped: Skipped,
+    /// Commits kept (turns).
+    pub kept: usize,
+    /// Kept commits the learning engine trained on before scoring began.
+    pub training_commits: usize,
+    /// Kept commits scored.
+    pub scored_commits: usize,
+    /// The follow-through window and neutral reads per turn.
+    pub learn_window: usize,
+    /// The static engine (`learn: false`), the learning engine, then the co-change baselines.
+    pub runs: Vec<Run>,
+}
+
+/// `docsuggest backtest`: the static and the learning engine over the history, scored.
+pub fn backtest(options: &Options) -> Result<Report, BacktestError> {
+    let learning = run_config(options, true)?;
+    let fixed = run_config(options, false)?;
+    let prepared = prepare(options, &learning)?;
+    if let Some(file) = &options.trace_out {
+        write_trace(&prepared, file)?;
+    }
+    let paths: Vec<Vec<String>> = prepared
+        .turns
+        .iter()
+        .map(|t| score::scored_paths(t, &learning.exclude))
+        .collect();
+    let matchers = Matchers::new(&prepared.pack);
+    let mut bases = Bases::new(&prepared.history.tip_paths);
+    let (trigger_cov, any_cov) = score::coverable(&paths, &prepared.pack, &matchers, &mut bases);
+    let scoring = Scoring {
+        paths: &paths,
+        split: prepared.split,
+        trigger_cov: &trigger_cov,
+        any_cov: &any_cov,
+    };
+    let mut runs = Vec::new();
+    for (name, config) in [("static", fixed), ("learning", learning.clone())] {
+        let run = run_engine(&prepared, config, &StoreChoice::Memory, name);
+        runs.push(Run {
+            name: name.into(),
+            figures: scoring.engine(&run.notes, &matchers, &mut bases),
+            errors: run.errors,
+        });
+    }
+    for (k, c) in COCHANGE_SETTINGS {
+        runs.push(Run {
+            name: format!("co-change k{k} c{c}"),
+            figures: scoring.cochange(k, c, COCHANGE_MAX),
+            errors: BTreeMap::new(),
+        });
+    }
+    Ok(Report {
+        repo: options.repo.display().to_string(),
+        tip: prepared.history.tip.clone(),
+        pack: prepared.pack_source.clone(),
+        workspace: prepared.workspace.clone(),
+        scratch_workspace: prepared.shadowed(),
+        first_parent_commits: prepared.history.commits.len(),
+        skipped: prepared.skipped.clone(),
+        kept: prepared.turns.len(),
+        training_commits: prepared.split,
+        scored_commits: prepared.turns.len() - prepared.split,
+        learn_window: prepared.pad,
+        runs,
+    })
+}
+
+/// What `docsuggest bootstrap` did.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BootstrapReport {
+    /// The store file.
+    pub store: String,
+    /// The workspace the history was recorded for.
+    pub workspace: String,
+    /// Commits replayed.
+    pub commits: usize,
+    /// Notes made.
+    pub notes: usize,
+    /// Requests the engine refused, by code.
+    pub errors: BTreeMap<String, u64>,
+}
+
+/// `docsuggest bootstrap`: replays the history into the store at `store` under the config's
+/// learning engine. A store that already holds rates for the workspace is refused unless
+/// `force`. The engine must judge in the repository's own work tree, so the store's keys
+/// are those a later session there uses.
+pub fn bootstrap(
+    options: &Options,
+    store: &Path,
+    force: bool,
+) -> Result<BootstrapReport, BacktestError> {
+    let config = run_config(options, true)?;
+    let prepared = prepare(options, &config)?;
+    if prepared.shadowed() {
+        return Err(BacktestError::Argument(format!(
+            "{} has no work tree holding the pack in use: bootstrap records for the work tree, check it out first",
+            options.repo.display()
+        )));
+    }
+    let choice = StoreChoice::File(store.to_path_buf());
+    if !force {
+        let probe = host::start(config.clone(), &choice, false);
+        let mut dispatcher = Dispatcher::new(probe.engine, LedgerLog::new());
+        let rates = serde_json::json!({"op": "rates", "workspace": prepared.workspace});
+        let held = dispatcher
+            .handle_value(&rates)
+            .ok()
+            .and_then(|v| {
+                v.get("rows")
+                    .and_then(Value::as_array)
+                    .map(|r| !r.is_empty())
+            })
+            .unwrap_or(false);
+        dispatcher
+            .finish()
+            .map_err(|e| BacktestError::Close(e.to_string()))?;
+        if held {
+            return Err(BacktestError::Refused {
+                store: store.display().to_string(),
+                workspace: prepared.workspace.clone(),
+            });
+        }
+    }
+    let mut run = run_engine(&prepared, config, &choice, "bootstrap");
+    run.dispatcher
+        .finish()
+        .map_err(|e| BacktestError::Close(e.to_string()))?;
+    Ok(BootstrapReport {
+        store: store.display().to_string(),
+        workspace: prepared.workspace.clone(),
+        commits: prepared.turns.len(),
+        notes: run.notes.len(),
+        errors: run.errors,
+    })
+}
+
+fn share(x: Option<f64>) -> String {
+    x.map_or("-".into(), |v| format!("{v:.3}"))
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = &self.skipped;
+        writeln!(
+            f,
+            "{} at {}: {} first-parent commits, {} kept ({} empty, {} over the file limit, {} odd paths, {} touch no family skipped)",
+            self.repo,
+            &self.tip[..self.tip.len().min(12)],
+            self.first_parent_commits,
+            self.kept,
+            s.empty,
+            s.bulk,
+            s.odd,
+            s.no_family
+        )?;
+        writeln!(
+            f,
+            "pack: {}; scored commits: {} (after {} training); window {}{}",
+            self.pack,
+            self.scored_commits,
+            self.training_commits,
+            self.learn_window,
+            if self.scratch_workspace {
+                "; judged in a scratch copy of the tip's paths"
+            } else {
+                ""
+            }
+        )?;
+        writeln!(
+            f,
+            "\n  {:<20} {:>6} {:>9} {:>10} {:>10} {:>7} {:>8} {:>15} {:>15}",
+            "suggester",
+            "notes",
+            "notes/100",
+            "comp.prec",
+            "note.prec",
+            "recall",
+            "nag/100",
+            "comp.prec h1->h2",
+            "note.prec h1->h2"
+        )?;
+        for r in &self.runs {
+            let g = &r.figures;
+            writeln!(
+                f,
+                "  {:<20} {:>6} {:>9.1} {:>10} {:>10} {:>7} {:>8.1} {:>15} {:>15}",
+                r.name,
+                g.notes,
+                g.notes_per_100_commits,
+                share(g.companion_precision),
+                share(g.note_precision),
+                share(g.recall_trigger),
+                g.nag_per_100_commits,
+                format!(
+                    "{} -> {}",
+                    share(g.companion_precision_h1),
+                    share(g.companion_precision_h2)
+                ),
+                format!(
+                    "{} -> {}",
+                    share(g.note_precision_h1),
+                    share(g.note_precision_h2)
+                ),
+            )?;
+        }
+        for r in self.runs.iter().filter(|r| !r.figures.by_family.is_empty()) {
+            writeln!(f, "\n  {} by family:", r.name)?;
+            for (name, fam) in &r.figures.by_family {
+                writeln!(
+                    f,
+                    "    {:<28} {:>6} notes  comp.prec {}",
+                    name,
+                    fam.notes,
+                    share(fam.companion_precision)
+                )?;
+            }
+            writeln!(f, "  {} companions (worst first):", r.name)?;
+            let mut rows: Vec<_> = r.figures.companion_hit_rate.iter().collect();
+            rows.sort_by(|a, b| {
+                a.1.hit_rate
+                    .unwrap_or(0.0)
+                    .total_cmp(&b.1.hit_rate.unwrap_or(0.0))
+                    .then(a.0.cmp(b.0))
+            });
+            for (name, c) in rows {
+                writeln!(
+                    f,
+                    "    {:<50} named {:>6}  hit rate {}",
+                    name,
+                    c.named,
+                    share(c.hit_rate)
+                )?;
+            }
+            if !r.errors.is_empty() {
+                writeln!(f, "  {} refused requests: {:?}", r.name, r.errors)?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,434 @@
+//! Scoring notes against what each commit really changed, and the co-change baseline.
+//!
+//! The figures are those of the development set's `evaluate.py` (docs/BACKTEST.md): a named
+//! companion is a hit when a later file of the same commit matches it, glob-aware, relative
+//! to the root, the package root or the package parent.
+
+use super::trace::{Turn, family_of};
+use docsuggest_engine::compiled::CompiledPack;
+use globset::GlobMatcher;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+/// One note the engine made during a backtest.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Note {
+    /// The index of its turn.
+    pub turn: usize,
+    /// The index (in the turn's scored files) of the first file after the call.
+    #[serde(skip)]
+    pub start: usize,
+    /// The call's path.
+    pub path: String,
+    /// The note's family.
+    pub family: String,
+    /// The companions it named, in rank order.
+    pub companions: Vec<String>,
+}
+
+/// The scoring bases of a path: the root, its package root and package parent.
+pub struct Bases {
+    packages: HashSet<String>,
+    memo: HashMap<String, Vec<String>>,
+}
+
+fn parent(dir: &str) -> &str {
+    dir.rfind('/').map_or("", |i| &dir[..i])
+}
+
+impl Bases {
+    /// Package roots are the directories holding a `package.json` among `paths`.
+    pub fn new(paths: &[String]) -> Bases {
+        let packages = paths
+            .iter()
+            .filter(|p| p.rsplit('/').next() == Some("package.json"))
+            .map(|p| parent(p).to_string())
+            .collect();
+        Bases {
+            packages,
+            memo: HashMap::new(),
+        }
+    }
+
+    /// The bases of `path` (root first, as `""`).
+    pub fn of(&mut self, path: &str) -> Vec<String> {
+        let dir = parent(path);
+        if let Some(b) = self.memo.get(dir) {
+            return b.clone();
+        }
+        let mut bases = vec![String::new()];
+        let mut cur = dir;
+        loop {
+            if self.packages.contains(cur) {
+                if !cur.is_empty() {
+                    bases.push(cur.to_string());
+                    let up = parent(cur).to_string();
+                    if !bases.contains(&up) {
+                        bases.push(up);
+                    }
+                }
+                break;
+            }
+            if cur.is_empty() {
+                break;
+            }
+            cur = parent(cur);
+        }
+        self.memo.insert(dir.to_string(), bases.clone());
+        bases
+    }
+}
+
+/// The pack's companion matchers by family name and companion path.
+pub struct Matchers {
+    by: HashMap<(String, String), GlobMatcher>,
+}
+
+impl Matchers {
+    /// The matchers of every companion of `pack`.
+    pub fn new(pack: &CompiledPack) -> Matchers {
+        let mut by = HashMap::new();
+        for f in &pack.families {
+            for c in &f.companions {
+                by.insert((f.name.clone(), c.path.clone()), c.matcher.clone());
+            }
+        }
+        Matchers { by }
+    }
+
+    /// Whether `path` names the companion `companion` of `family` from a call at `bases`.
+    pub fn matches(&self, family: &str, companion: &str, path: &str, bases: &[String]) -> bool {
+        let matcher = self.by.get(&(family.to_string(), companion.to_string()));
+        bases.iter().any(|b| {
+            let rel = if b.is_empty() {
+                Some(path)
+            } else {
+                path.strip_prefix(b.as_str())
+                    .and_then(|r| r.strip_prefix('/'))
+            };
+            rel.is_some_and(|r| match matcher {
+                Some(m) => m.is_match(r),
+                None => r == companion,
+            })
+        })
+    }
+}
+
+/// The paths of a turn the figures count: excluded paths are invisible to the engine.
+pub fn scored_paths(turn: &Turn, exclude: &[String]) -> Vec<String> {
+    turn.files
+        .iter()
+        .map(|(_, p)| p)
+        .filter(|p| !p.split('/').any(|c| exclude.iter().any(|e| e == c)))
+        .cloned()
+        .collect()
+}
+
+/// Per turn, the positions of the files a companion of the trigger's family could name
+/// (`trigger`) and of any earlier family file's family (`any`).
+pub fn coverable(
+    paths: &[Vec<String>],
+    pack: &CompiledPack,
+    matchers: &Matchers,
+    bases: &mut Bases,
+) -> (Vec<BTreeSet<usize>>, Vec<BTreeSet<usize>>) {
+    let mut trigger = Vec::with_capacity(paths.len());
+    let mut any = Vec::with_capacity(paths.len());
+    for files in paths {
+        let fams: Vec<Option<usize>> = files.iter().map(|p| family_of(pack, p)).collect();
+        let (mut t, mut a) = (BTreeSet::new(), BTreeSet::new());
+        for j in 1..files.len() {
+            for i in 0..j {
+                let Some(k) = fams[i] else { continue };
+                if files[j] == files[i] {
+                    continue;
+                }
+                let fam = &pack.families[k];
+                let b = bases.of(&files[i]);
+                if fam
+                    .companions
+                    .iter()
+                    .any(|c| matchers.matches(&fam.name, &c.path, &files[j], &b))
+                {
+                    a.insert(j);
+                    if i == 0 {
+                        t.insert(j);
+                    }
+                }
+            }
+        }
+        trigger.push(t);
+        any.push(a);
+    }
+    (trigger, any)
+}
+
+/// Named and hit counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Count {
+    /// Times named.
+    pub named: u64,
+    /// Times hit.
+    pub hit: u64,
+}
+
+/// A family's notes.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct FamilyFigures {
+    /// Notes of the family.
+    pub notes: u64,
+    /// Hits ÷ companions named.
+    pub companion_precision: Option<f64>,
+}
+
+/// A companion's record.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct CompanionFigures {
+    /// Times named.
+    pub named: u64,
+    /// Hits ÷ times named.
+    pub hit_rate: Option<f64>,
+}
+
+/// The figures of one suggester over the scored commits (docs/BACKTEST.md).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Figures {
+    /// Notes made.
+    pub notes: u64,
+    /// Notes per 100 scored commits.
+    pub notes_per_100_commits: f64,
+    /// Companions named over all notes.
+    pub companions_named: u64,
+    /// Hits ÷ companions named.
+    pub companion_precision: Option<f64>,
+    /// Notes with at least one hit ÷ notes.
+    pub note_precision: Option<f64>,
+    /// Share of the files after a trigger that its family could name which some note named.
+    pub recall_trigger: Option<f64>,
+    /// The same for files after any family file (the engine only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recall_any_family_call: Option<f64>,
+    /// Notes with no hit per 100 scored commits.
+    pub nag_per_100_commits: f64,
+    /// Companion precision over the first half of the scored commits.
+    pub companion_precision_h1: Option<f64>,
+    /// … and over the second half.
+    pub companion_precision_h2: Option<f64>,
+    /// Note precision over the first half.
+    pub note_precision_h1: Option<f64>,
+    /// … and over the second half.
+    pub note_precision_h2: Option<f64>,
+    /// Notes in the first half.
+    pub notes_h1: u64,
+    /// Notes in the second half.
+    pub notes_h2: u64,
+    /// Per family (engine only).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub by_family: BTreeMap<String, FamilyFigures>,
+    /// Per `family companion` (engine only), worst first in the table.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub companion_hit_rate: BTreeMap<String, CompanionFigures>,
+}
+
+fn ratio(a: u64, b: u64) -> Option<f64> {
+    (b > 0).then(|| a as f64 / b as f64)
+}
+
+#[derive(Default)]
+struct Agg {
+    notes: [u64; 2],
+    notes_hit: [u64; 2],
+    named: [u64; 2],
+    hit: [u64; 2],
+}
+
+impl Agg {
+    fn add(&mut self, half: usize, named: u64, hits: u64) {
+        self.notes[half] += 1;
+        self.notes_hit[half] += u64::from(hits > 0);
+        self.named[half] += named;
+        self.hit[half] += hits;
+    }
+
+    fn figures(&self, commits: usize, recall_trigger: Option<f64>) -> Figures {
+        let notes = self.notes[0] + self.notes[1];
+        let notes_hit = self.notes_hit[0] + self.notes_hit[1];
+        let named = self.named[0] + self.named[1];
+        let per100 = |x: u64| {
+            if commits == 0 {
+                0.0
+            } else {
+                100.0 * x as f64 / commits as f64
+            }
+        };
+        Figures {
+            notes,
+            notes_per_100_commits: per100(notes),
+            companions_named: named,
+            companion_precision: ratio(self.hit[0] + self.hit[1], named),
+            note_precision: ratio(notes_hit, notes),
+            recall_trigger,
+            recall_any_family_call: None,
+            nag_per_100_commits: per100(notes - notes_hit),
+            companion_precision_h1: ratio(self.hit[0], self.named[0]),
+            companion_precision_h2: ratio(self.hit[1], self.named[1]),
+            note_precision_h1: ratio(self.notes_hit[0], self.notes[0]),
+            note_precision_h2: ratio(self.notes_hit[1], self.notes[1]),
+            notes_h1: self.notes[0],
+            notes_h2: self.notes[1],
+            by_family: BTreeMap::new(),
+            companion_hit_rate: BTreeMap::new(),
+        }
+    }
+}
+
+/// What the scorer needs of the scored commits.
+pub struct Scoring<'a> {
+    /// Every kept turn's scored paths.
+    pub paths: &'a [Vec<String>],
+    /// Turns before this index are training only.
+    pub split: usize,
+    /// Coverable positions after the trigger, per turn.
+    pub trigger_cov: &'a [BTreeSet<usize>],
+    /// Coverable positions after any family file, per turn.
+    pub any_cov: &'a [BTreeSet<usize>],
+}
+
+impl Scoring<'_> {
+    fn commits(&self) -> usize {
+        self.paths.len().saturating_sub(self.split)
+    }
+
+    fn half(&self, turn: usize) -> usize {
+        usize::from(turn >= self.split + self.commits() / 2)
+    }
+
+    fn recall(
+        &self,
+        cov: &[BTreeSet<usize>],
+        covered: &HashMap<usize, BTreeSet<usize>>,
+    ) -> Option<f64> {
+        let mut total = 0;
+        let mut hit = 0;
+        for (t, c) in cov.iter().enumerate().skip(self.split) {
+            total += c.len() as u64;
+            if let Some(done) = covered.get(&t) {
+                hit += c.intersection(done).count() as u64;
+            }
+        }
+        ratio(hit, total)
+    }
+
+    /// Scores the engine's notes (those of training turns are left out).
+    pub fn engine(&self, notes: &[Note], matchers: &Matchers, bases: &mut Bases) -> Figures {
+        let mut agg = Agg::default();
+        let mut covered: HashMap<usize, BTreeSet<usize>> = HashMap::new();
+        let mut families: BTreeMap<String, (u64, Count)> = BTreeMap::new();
+        let mut companions: BTreeMap<String, Count> = BTreeMap::new();
+        for note in notes.iter().filter(|n| n.turn >= self.split) {
+            let files = &self.paths[note.turn];
+            let b = bases.of(&note.path);
+            let mut hits = 0;
+            for c in &note.companions {
+                let mut hit = false;
+                for (j, f) in files.iter().enumerate().skip(note.start) {
+                    if matchers.matches(&note.family, c, f, &b) {
+                        hit = true;
+                        covered.entry(note.turn).or_default().insert(j);
+                    }
+                }
+                hits += u64::from(hit);
+                let entry = companions
+                    .entry(format!("{} {c}", note.family))
+                    .or_default();
+                entry.named += 1;
+                entry.hit += u64::from(hit);
+            }
+            let named = note.companions.len() as u64;
+            agg.add(self.half(note.turn), named, hits);
+            let fam = families.entry(note.family.clone()).or_default();
+            fam.0 += 1;
+            fam.1.named += named;
+            fam.1.hit += hits;
+        }
+        let mut fig = agg.figures(self.commits(), self.recall(self.trigger_cov, &covered));
+        fig.recall_any_family_call = self.recall(self.any_cov, &covered);
+        fig.by_family = families
+            .into_iter()
+            .map(|(f, (notes, c))| {
+                let figures = FamilyFigures {
+                    notes,
+                    companion_precision: ratio(c.hit, c.named),
+                };
+                (f, figures)
+            })
+            .collect();
+        fig.companion_hit_rate = companions
+            .into_iter()
+            .map(|(k, c)| {
+                let figures = CompanionFigures {
+                    named: c.named,
+                    hit_rate: ratio(c.hit, c.named),
+                };
+                (k, figures)
+            })
+            .collect();
+        fig
+    }
+
+    /// The ROSE-style co-change baseline: at each turn's trigger (its first file) it names
+    /// the files that changed with it in at least `k` earlier kept commits with confidence
+    /// (support ÷ the trigger's count) at least `c`, best first, at most `max`. It learns from
+    /// every earlier kept commit, training ones included.
+    pub fn cochange(&self, k: u64, c: f64, max: usize) -> Figures {
+        let mut count: HashMap<&str, u64> = HashMap::new();
+        let mut pair: HashMap<&str, HashMap<&str, u64>> = HashMap::new();
+        let mut agg = Agg::default();
+        let mut covered: HashMap<usize, BTreeSet<usize>> = HashMap::new();
+        for (t, files) in self.paths.iter().enumerate() {
+            let Some(trigger) = files.first() else {
+                continue;
+            };
+            if t >= self.split {
+                let n = count.get(trigger.as_str()).copied().unwrap_or(0);
+                let mut candidates: Vec<(f64, u64, &str)> = Vec::new();
+                if n > 0
+                    && let Some(with) = pair.get(trigger.as_str())
+                {
+                    for (f, s) in with {
+                        let conf = *s as f64 / n as f64;
+                        if *s >= k && conf >= c {
+                            candidates.push((conf, *s, f));
+                        }
+                    }
+                }
+                // Best confidence, then support, then path: the baseline's own order.
+                candidates
+                    .sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(b.2)));
+                candidates.truncate(max);
+                if !candidates.is_empty() {
+                    let changed: HashSet<&str> = files[1..].iter().map(String::as_str).collect();
+                    let hits = candidates.iter().filter(|x| changed.contains(x.2)).count();
+                    agg.add(self.half(t), candidates.len() as u64, hits as u64);
+                    let named: HashSet<&str> = candidates.iter().map(|x| x.2).collect();
+                    let done = covered.entry(t).or_default();
+                    for (j, f) in files.iter().enumerate().skip(1) {
+                        if named.contains(f.as_str()) {
+                            done.insert(j);
+                        }
+                    }
+                }
+            }
+            let unique: BTreeSet<&str> = files.iter().map(String::as_str).collect();
+            for a in &unique {
+                *count.entry(a).or_default() += 1;
+                let with = pair.entry(a).or_default();
+                for b in &unique {
+                    if a != b {
+                        *with.entry(b).or_default() += 1;
+                    }
+                }
+            }
+        }
+        agg.figures(self.commits(), self.recall(self.trigger_cov, &covered))
+    }
+}

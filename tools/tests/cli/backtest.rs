@@ -1,0 +1,398 @@
+//! `backtest` and `bootstrap` over small repositories built here with gix, figures computed
+//! by hand; `--trace-out` served again gives the backtest's notes.
+
+use crate::common::Env;
+use gix::ObjectId;
+use gix::bstr::BString;
+use gix::objs::tree::{Entry, EntryKind};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+const PACK: &str = r#"{"signature": ["LICENSE"], "families": [
+  {"name": "Src", "kind": "doc", "rules": ["src/*.rs"],
+   "companions": [{"path": "docs/*.md", "prior": 1.0}, {"path": "CHANGELOG.md", "prior": 1.0}]}]}"#;
+
+/// A tree of `files` (path → contents), nested as git nests it.
+fn tree(repo: &gix::Repository, files: &BTreeMap<String, String>) -> ObjectId {
+    let mut here: BTreeMap<String, String> = BTreeMap::new();
+    let mut below: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for (path, body) in files {
+        match path.split_once('/') {
+            Some((dir, rest)) => {
+                below
+                    .entry(dir.to_string())
+                    .or_default()
+                    .insert(rest.to_string(), body.clone());
+            }
+            None => {
+                here.insert(path.clone(), body.clone());
+            }
+        }
+    }
+    let mut entries = Vec::new();
+    for (name, body) in here {
+        let oid = repo.write_blob(body.as_bytes()).expect("blob").detach();
+        entries.push(Entry {
+            mode: EntryKind::Blob.into(),
+            filename: BString::from(name),
+            oid,
+        });
+    }
+    for (name, sub) in below {
+        entries.push(Entry {
+            mode: EntryKind::Tree.into(),
+            filename: BString::from(name),
+            oid: tree(repo, &sub),
+        });
+    }
+    entries.sort();
+    let t = gix::objs::Tree { entries };
+    repo.write_object(&t).expect("tree").detach()
+}
+
+/// Builds a repository at `dir` whose first-parent history holds one commit per state, and a
+/// work tree with the tip's files.
+fn repository(dir: &Path, states: &[BTreeMap<String, String>]) {
+    let repo = gix::init(dir).expect("git init");
+    let sig = gix::actor::Signature {
+        name: "t".into(),
+        email: "t@example.invalid".into(),
+        time: gix::date::Time::new(1_700_000_000, 0),
+    };
+    let mut parent: Option<ObjectId> = None;
+    for (i, files) in states.iter().enumerate() {
+        let commit = gix::objs::Commit {
+            tree: tree(&repo, files),
+            parents: parent.into_iter().collect(),
+            author: sig.clone(),
+            committer: sig.clone(),
+            encoding: None,
+            message: format!("c{i}\n").into(),
+            extra_headers: Vec::new(),
+        };
+        parent = Some(repo.write_object(&commit).expect("commit").detach());
+    }
+    let head = std::fs::read_to_string(dir.join(".git/HEAD")).expect("HEAD");
+    let branch = head.trim().strip_prefix("ref: ").expect("a symbolic HEAD");
+    let tip = parent.expect("a commit").to_string();
+    let file = dir.join(".git").join(branch);
+    std::fs::create_dir_all(file.parent().expect("refs dir")).expect("refs");
+    std::fs::write(file, format!("{tip}\n")).expect("branch ref");
+    for (path, body) in states.last().expect("a state") {
+        let full = dir.join(path);
+        std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
+        std::fs::write(full, body).expect("work tree file");
+    }
+}
+
+/// The history of the hand-computed figures: a root (5 files: bulk at --max-files 4), then
+/// c1 src+docs, c2 src+CHANGELOG, c3 src alone, c4 LICENSE only (no family), c5 empty,
+/// c6 src+docs+CHANGELOG.
+fn small_history(dir: &Path) {
+    let mut s: BTreeMap<String, String> = [
+        ("src/a.rs", "0"),
+        ("docs/a.md", "0"),
+        ("CHANGELOG.md", "0"),
+        ("LICENSE", "0"),
+        (".dsh/doc-pack.json", PACK),
+    ]
+    .into_iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    let mut states = vec![s.clone()];
+    let mut change = |s: &mut BTreeMap<String, String>, paths: &[&str], v: &str| {
+        for p in paths {
+            s.insert(p.to_string(), v.to_string());
+        }
+        states.push(s.clone());
+    };
+    change(&mut s, &["src/a.rs", "docs/a.md"], "1");
+    change(&mut s, &["src/a.rs", "CHANGELOG.md"], "2");
+    change(&mut s, &["src/a.rs"], "3");
+    change(&mut s, &["LICENSE"], "4");
+    change(&mut s, &[], "5");
+    change(&mut s, &["src/a.rs", "docs/a.md", "CHANGELOG.md"], "6");
+    repository(dir, &states);
+}
+
+/// A gate every trigger of the small history passes (its kappa is 0.72 before learning), and
+/// a window (and so the trailing reads) long enough to clear the cooldown between turns.
+const CONFIG: &str = r#"{"threshold": 0.5, "learnWindow": 40}"#;
+
+/// Runs a subcommand with `--config` (the file [`CONFIG`]) and parses its JSON report.
+fn json(env: &Env, args: &[&str]) -> serde_json::Value {
+    let config = env.home().join("backtest-config.json");
+    std::fs::write(&config, CONFIG).expect("config");
+    let mut all = args.to_vec();
+    all.extend(["--config", config.to_str().expect("utf-8")]);
+    serde_json::from_str(&env.ok(&all, b"")).expect("JSON report")
+}
+
+fn run<'a>(report: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    report["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("no run {name}: {report}"))
+}
+
+#[test]
+fn backtest_figures_match_the_hand_computed_ones() {
+    let env = Env::new();
+    let repo = env.home().join("repo");
+    small_history(&repo);
+    let r = json(
+        &env,
+        &[
+            "backtest",
+            repo.to_str().expect("utf-8"),
+            "--max-files",
+            "4",
+            "--json",
+        ],
+    );
+    assert_eq!(r["first_parent_commits"], 7, "{r}");
+    assert_eq!(r["kept"], 4);
+    let skipped = &r["skipped"];
+    assert_eq!(
+        (&skipped["bulk"], &skipped["no_family"], &skipped["empty"]),
+        (&1.into(), &1.into(), &1.into())
+    );
+    assert_eq!(r["scratch_workspace"], false);
+    // One note per kept commit at its trigger, naming both companions: hits c1 1, c2 1,
+    // c3 0, c6 2 of 8 named; 3 of 4 notes hit; every coverable file (c1 1, c2 1, c6 2) named.
+    let s = run(&r, "static");
+    assert_eq!(s["notes"], 4, "{s}");
+    assert_eq!(s["notes_per_100_commits"], 100.0);
+    assert_eq!(s["companions_named"], 8);
+    assert_eq!(s["companion_precision"], 0.5);
+    assert_eq!(s["note_precision"], 0.75);
+    assert_eq!(s["recall_trigger"], 1.0);
+    assert_eq!(s["nag_per_100_commits"], 25.0);
+    assert_eq!(s["companion_precision_h1"], 0.5);
+    assert_eq!(s["companion_precision_h2"], 0.5);
+    assert_eq!(s["note_precision_h1"], 1.0);
+    assert_eq!(s["note_precision_h2"], 0.5);
+    assert_eq!(s["companion_hit_rate"]["Src docs/*.md"]["hit_rate"], 0.5);
+    assert_eq!(s["companion_hit_rate"]["Src CHANGELOG.md"]["hit_rate"], 0.5);
+    assert_eq!(s["by_family"]["Src"]["notes"], 4);
+    // Co-change k1 c0.2: nothing at c1; c2 names docs (miss); c3 names docs and CHANGELOG
+    // (both miss); c6 names both (both hit): 3 notes, 2 of 5 named hit, 2 nags, recall 2/4.
+    let k1 = run(&r, "co-change k1 c0.2");
+    assert_eq!(k1["notes"], 3, "{k1}");
+    assert_eq!(k1["companions_named"], 5);
+    assert_eq!(k1["companion_precision"], 0.4);
+    assert_eq!(k1["nag_per_100_commits"], 50.0);
+    assert_eq!(k1["recall_trigger"], 0.5);
+    // k2 c0.5: no pair reaches support 2 at confidence 0.5 before c6 (1 of 3).
+    let k2 = run(&r, "co-change k2 c0.5");
+    assert_eq!(k2["notes"], 0, "{k2}");
+    assert_eq!(k2["companion_precision"], serde_json::Value::Null);
+    assert_eq!(k2["recall_trigger"], 0.0);
+}
+
+#[test]
+fn train_fraction_scores_only_the_rest() {
+    let env = Env::new();
+    let repo = env.home().join("repo");
+    small_history(&repo);
+    let path = repo.to_str().expect("utf-8");
+    let r = json(
+        &env,
+        &[
+            "backtest",
+            path,
+            "--max-files",
+            "4",
+            "--train-fraction",
+            "0.5",
+            "--json",
+        ],
+    );
+    assert_eq!(
+        (&r["training_commits"], &r["scored_commits"]),
+        (&2.into(), &2.into())
+    );
+    // c3 (both miss) and c6 (both hit).
+    let s = run(&r, "static");
+    assert_eq!(
+        (&s["notes"], &s["companion_precision"]),
+        (&2.into(), &0.5.into()),
+        "{s}"
+    );
+}
+
+/// The notes `serve` answers for a trace, as (request id, family, companions).
+fn served_notes(env: &Env, trace: &Path, workspace: &Path) -> Vec<(u64, String, Vec<String>)> {
+    let ws = workspace.display().to_string();
+    let mut input = String::new();
+    for line in std::fs::read_to_string(trace).expect("trace").lines() {
+        let mut v: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        v["cwd"] = ws.clone().into();
+        input.push_str(&format!("{v}\n"));
+    }
+    let config = env.home().join("static.json");
+    std::fs::write(
+        &config,
+        r#"{"learn": false, "threshold": 0.5, "learnWindow": 40}"#,
+    )
+    .expect("config");
+    let config = config.to_str().expect("utf-8");
+    let out = env.ok(&["serve", "--memory", "--config", config], input.as_bytes());
+    out.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|a| a["note"].is_object())
+        .map(|a| {
+            let companions = a["note"]["companions"]
+                .as_array()
+                .expect("companions")
+                .iter()
+                .map(|c| c.as_str().expect("a companion").to_string())
+                .collect();
+            let family = a["note"]["family"].as_str().expect("family").to_string();
+            (a["id"].as_u64().expect("an id"), family, companions)
+        })
+        .collect()
+}
+
+#[test]
+fn the_trace_served_again_gives_the_backtest_notes() {
+    let env = Env::new();
+    let repo = env.home().join("repo");
+    small_history(&repo);
+    let trace = env.home().join("trace.jsonl");
+    let path = repo.to_str().expect("utf-8");
+    let r = json(
+        &env,
+        &[
+            "backtest",
+            path,
+            "--max-files",
+            "4",
+            "--trace-out",
+            trace.to_str().expect("utf-8"),
+            "--json",
+        ],
+    );
+    let served = served_notes(&env, &trace, &repo);
+    let s = run(&r, "static");
+    assert_eq!(
+        served.len() as u64,
+        s["notes"].as_u64().expect("notes"),
+        "{served:?}"
+    );
+    assert!(
+        served.iter().all(|(_, f, c)| f == "Src" && c.len() == 2),
+        "{served:?}"
+    );
+    // The requests are those the backtest ran: one judge per file and 40 reads per turn.
+    let text = std::fs::read_to_string(&trace).expect("trace");
+    let judges = text
+        .lines()
+        .filter(|l| l.contains(r#""op":"judge""#))
+        .count();
+    assert_eq!(judges, 2 + 2 + 1 + 3 + 4 * 40);
+    let static_config = env.home().join("static.json");
+    let replayed = env.ok(
+        &[
+            "replay",
+            trace.to_str().expect("utf-8"),
+            "--memory",
+            "--config",
+            static_config.to_str().expect("utf-8"),
+            "--workspace",
+            path,
+            "--json",
+        ],
+        b"",
+    );
+    let v: serde_json::Value = serde_json::from_str(&replayed).expect("replay JSON");
+    assert_eq!(v["notes"], s["notes"], "{v}");
+}
+
+#[test]
+fn bootstrap_fills_a_store_that_check_accepts() {
+    let env = Env::new();
+    let repo = env.home().join("repo");
+    small_history(&repo);
+    let store = env.store("boot.redb");
+    let (path, store_arg) = (
+        repo.to_str().expect("utf-8"),
+        store.to_str().expect("utf-8"),
+    );
+    let out = env.ok(
+        &["bootstrap", path, "--store", store_arg, "--max-files", "4"],
+        b"",
+    );
+    assert!(out.contains("replayed 4 commits"), "{out}");
+    let rates = env.ok(&["rates", "--store", store_arg, "--json"], b"");
+    assert!(rates.contains("docs/*.md"), "{rates}");
+    env.ok(&["check", "--store", store_arg], b"");
+    // Twice is refused without --force, accepted with it.
+    let again = env.run(
+        &["bootstrap", path, "--store", store_arg, "--max-files", "4"],
+        b"",
+    );
+    assert!(!again.status.success());
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        err.contains("already holds history") && err.contains("--force"),
+        "{err}"
+    );
+    env.ok(
+        &[
+            "bootstrap",
+            path,
+            "--store",
+            store_arg,
+            "--max-files",
+            "4",
+            "--force",
+        ],
+        b"",
+    );
+    env.ok(&["check", "--store", store_arg], b"");
+}
+
+#[test]
+fn bad_input_is_one_clear_error() {
+    let env = Env::new();
+    let plain = env.home().join("plain");
+    std::fs::create_dir_all(&plain).expect("dir");
+    let err = env.run(&["backtest", plain.to_str().expect("utf-8")], b"");
+    assert!(!err.status.success());
+    let text = String::from_utf8_lossy(&err.stderr);
+    assert!(text.contains("is not a git repository"), "{text}");
+
+    let repo = env.home().join("repo");
+    small_history(&repo);
+    let path = repo.to_str().expect("utf-8");
+    let err = env.run(&["backtest", path, "--rev", "no-such-branch"], b"");
+    let text = String::from_utf8_lossy(&err.stderr);
+    assert!(
+        !err.status.success() && text.contains("no-such-branch"),
+        "{text}"
+    );
+
+    let pack = env.home().join("bad-pack.json");
+    std::fs::write(&pack, "{not json").expect("pack");
+    let err = env.run(
+        &["backtest", path, "--pack", pack.to_str().expect("utf-8")],
+        b"",
+    );
+    let text = String::from_utf8_lossy(&err.stderr);
+    assert!(
+        !err.status.success() && text.contains("bad-pack.json"),
+        "{text}"
+    );
+
+    let empty = env.home().join("empty");
+    gix::init(&empty).expect("git init");
+    let err = env.run(&["backtest", empty.to_str().expect("utf-8")], b"");
+    let text = String::from_utf8_lossy(&err.stderr);
+    assert!(
+        !err.status.success() && text.contains("has no commits"),
+        "{text}"
+    );
+}
