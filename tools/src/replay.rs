@@ -146,19 +146,30 @@ pub fn workspace_dir(dir: &Path) -> Result<String, ReplayError> {
     Ok(abs.display().to_string())
 }
 
-/// `docsuggest replay`: runs the trace against the configured engine and store.
-pub fn replay(options: &ReplayOptions) -> Result<Summary, ReplayError> {
-    let trace_error = |source| ReplayError::Trace {
+/// The trace file, its length (for the progress bar) and the workspace `cwd` to default to.
+fn open_trace(
+    options: &ReplayOptions,
+) -> Result<(std::fs::File, u64, Option<String>), ReplayError> {
+    let file = std::fs::File::open(&options.trace).map_err(|source| ReplayError::Trace {
         file: options.trace.display().to_string(),
         source,
-    };
-    let file = std::fs::File::open(&options.trace).map_err(trace_error)?;
+    })?;
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
     let cwd = options
         .workspace
         .as_deref()
         .map(workspace_dir)
         .transpose()?;
+    Ok((file, len, cwd))
+}
+
+/// `docsuggest replay`: runs the trace against the configured engine and store.
+pub fn replay(options: &ReplayOptions) -> Result<Summary, ReplayError> {
+    let trace_error = |source| ReplayError::Trace {
+        file: options.trace.display().to_string(),
+        source,
+    };
+    let (file, len, cwd) = open_trace(options)?;
     let host = host::build(&options.host)?;
     let mut dispatcher = Dispatcher::new(host.engine, LedgerLog::new())
         .with_default_cwd(cwd)
@@ -196,13 +207,7 @@ pub fn replay_socket(socket: &Path, options: &ReplayOptions) -> Result<Summary, 
         file: options.trace.display().to_string(),
         source,
     };
-    let file = std::fs::File::open(&options.trace).map_err(trace_error)?;
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let cwd = options
-        .workspace
-        .as_deref()
-        .map(workspace_dir)
-        .transpose()?;
+    let (file, len, cwd) = open_trace(options)?;
     let mut client = Client::connect(socket).map_err(failed)?;
     let before = client.stats().map_err(failed)?;
     let mut reader = LineReader::new(BufReader::new(file));

@@ -68,7 +68,10 @@ pub enum Skip {
 pub fn parse(bytes: &[u8]) -> Result<Action, Skip> {
     let event: Value = serde_json::from_slice(bytes).map_err(|e| Skip::Malformed(e.to_string()))?;
     if !event.is_object() {
-        return Err(Skip::Malformed(format!("found {}", kind(&event))));
+        return Err(Skip::Malformed(format!(
+            "found {}",
+            docsuggest_schema::config::kind_of(&event)
+        )));
     }
     let name = text(&event, "hook_event_name")
         .unwrap_or_default()
@@ -174,17 +177,6 @@ fn patch_text(input: &Value) -> Option<&str> {
 
 fn text<'a>(value: &'a Value, field: &str) -> Option<&'a str> {
     value.get(field).and_then(Value::as_str)
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]
