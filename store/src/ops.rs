@@ -79,24 +79,64 @@ impl<'t> Tx<'t> {
     /// record waiting under `group` durability, see [`crate::deferred`]). The counter must
     /// hand out exactly `seq`; anything else means the numbering went wrong, and writing the
     /// record under another number would break it.
+    ///
+    /// `bytes` is `None` for a record whose resolution waited with it: it takes its number
+    /// and goes straight to the history with that resolution, never through `pending`.
     pub(crate) fn record_numbered_pending(
         &mut self,
         seq: u64,
-        bytes: &[u8],
+        bytes: Option<&[u8]>,
     ) -> Result<(), StoreError> {
-        let next = self.meta(meta::NEXT_DECISION_SEQ)?;
+        self.take_numbered(meta::NEXT_DECISION_SEQ, "decision", seq)?;
+        match bytes {
+            Some(bytes) => self.insert_pending(seq, bytes),
+            None => Ok(()),
+        }
+    }
+
+    /// Takes the number `seq` of the counter `key`, which must be the one it hands out next.
+    fn take_numbered(&mut self, key: &str, what: &str, seq: u64) -> Result<(), StoreError> {
+        let next = self.meta(key)?;
         if next != seq {
             return Err(StoreError::Corrupt {
                 path: self.path.to_string(),
                 detail: format!(
-                    "decision {seq} was handed out ahead of its commit, but meta {} would \
-                     number it {next}",
-                    meta::NEXT_DECISION_SEQ
+                    "{what} {seq} was handed out ahead of its commit, but meta {key} would \
+                     number it {next}"
                 ),
             });
         }
-        self.take(meta::NEXT_DECISION_SEQ)?;
-        self.insert_pending(seq, bytes)
+        self.take(key)?;
+        Ok(())
+    }
+
+    /// Writes a resolution that was checked and numbered before this transaction (one waiting
+    /// under `group` durability): its decision leaves `pending` when it was committed there,
+    /// its moves are applied and its entry appended, exactly as [`Tx::resolve`] would.
+    pub(crate) fn resolve_numbered(
+        &mut self,
+        entry: &HistoryEntry,
+        committed_pending: bool,
+    ) -> Result<(), StoreError> {
+        let seq = entry.decision.seq;
+        if committed_pending
+            && self
+                .pending
+                .remove(seq)
+                .at(self.path, "removing pending")?
+                .is_none()
+        {
+            return Err(StoreError::UnknownDecision(seq));
+        }
+        self.take_numbered(
+            meta::NEXT_RESOLUTION_SEQ,
+            "resolution",
+            entry.resolution_seq,
+        )?;
+        for mv in &entry.moves {
+            self.apply_move(mv)?;
+        }
+        self.append(entry)
     }
 
     fn insert_pending(&mut self, seq: u64, bytes: &[u8]) -> Result<(), StoreError> {
