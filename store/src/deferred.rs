@@ -24,14 +24,14 @@ use std::collections::{HashMap, HashSet};
 /// How many writes may wait; one more first writes them all in one commit.
 pub(crate) const BOUND: usize = 1024;
 
-/// A numbered record and its stored bytes, encoded when it was handed out so an encoding
-/// failure is reported by the call that recorded it. `resolved` once a waiting resolution
-/// closed it: the commit then only takes its number, it never reaches `pending`.
+/// A numbered record; its decision moves to the waiting resolution that closes it (the
+/// commit then only takes its number, it never reaches `pending`). It is encoded by the
+/// commit: an encoding failure fails that commit and leaves everything waiting, as any
+/// failed write does.
 #[derive(Debug)]
 struct Waiting {
-    decision: Decision,
-    bytes: Vec<u8>,
-    resolved: bool,
+    seq: u64,
+    decision: Option<Decision>,
 }
 
 /// A numbered resolution: its history entry, and whether its decision is in the committed
@@ -51,8 +51,9 @@ pub(crate) struct Deferred {
     resolutions: Vec<WaitingEntry>,
     /// Committed pending decisions that a waiting resolution closed.
     closed: HashSet<u64>,
-    /// The live row of every key a waiting resolution moved, after all of them.
-    rows: HashMap<RateKey, RateRow>,
+    /// The live row of every key a waiting resolution moved, after all of them (read by
+    /// every snapshot while they wait: hashed with foldhash, not SipHash).
+    rows: HashMap<RateKey, RateRow, foldhash::fast::RandomState>,
 }
 
 impl Deferred {
@@ -74,7 +75,7 @@ impl Deferred {
     pub(crate) fn last_seq(&self, committed: u64) -> u64 {
         self.records
             .last()
-            .map_or(committed, |w| w.decision.seq.max(committed))
+            .map_or(committed, |w| w.seq.max(committed))
     }
 
     /// The last resolution number handed out, given the last committed one.
@@ -85,7 +86,7 @@ impl Deferred {
     }
 
     /// Numbers `decision` after every number handed out so far (`committed`, then the waiting
-    /// records), encodes it as `Tx::record_pending` would, and queues it; answers its number.
+    /// records) and queues it; answers its number.
     pub(crate) fn push(
         &mut self,
         path: &str,
@@ -94,33 +95,35 @@ impl Deferred {
     ) -> Result<u64, StoreError> {
         let seq = next(path, self.last_seq(committed), meta::NEXT_DECISION_SEQ)?;
         decision.seq = seq;
-        let bytes = tables::encode_decision(&decision)?;
         self.records.push(Waiting {
-            decision,
-            bytes,
-            resolved: false,
+            seq,
+            decision: Some(decision),
         });
         Ok(seq)
     }
 
-    fn record(&self, seq: u64) -> Option<&Waiting> {
-        let i = self
-            .records
-            .binary_search_by_key(&seq, |w| w.decision.seq)
-            .ok()?;
-        self.records.get(i)
+    fn index(&self, seq: u64) -> Option<usize> {
+        self.records.binary_search_by_key(&seq, |w| w.seq).ok()
     }
 
-    /// The waiting record numbered `seq`, unless a waiting resolution closed it.
-    pub(crate) fn open_record(&self, seq: u64) -> Option<&Decision> {
-        self.record(seq)
-            .filter(|w| !w.resolved)
-            .map(|w| &w.decision)
+    /// Whether the waiting record numbered `seq` is open (no waiting resolution closed it).
+    pub(crate) fn is_open_record(&self, seq: u64) -> bool {
+        self.index(seq)
+            .is_some_and(|i| self.records[i].decision.is_some())
     }
 
     /// Whether a waiting resolution closed decision `seq` (a waiting record or a committed one).
     pub(crate) fn closed(&self, seq: u64) -> bool {
-        self.closed.contains(&seq) || self.record(seq).is_some_and(|w| w.resolved)
+        self.closed.contains(&seq)
+            || self
+                .index(seq)
+                .is_some_and(|i| self.records[i].decision.is_none())
+    }
+
+    /// Takes the decision of the open waiting record `seq` for the resolution closing it.
+    pub(crate) fn take_record(&mut self, seq: u64) -> Option<Decision> {
+        let i = self.index(seq)?;
+        self.records[i].decision.take()
     }
 
     /// The live row of `key` as the waiting resolutions leave it, if one of them moved it.
@@ -143,37 +146,71 @@ impl Deferred {
     }
 
     /// Queues a resolution numbered by [`Deferred::next_resolution`], with the rows its moves
-    /// leave. Its decision is a waiting record, or a committed one when `committed_pending`.
+    /// leave. Its decision was taken from a waiting record, or is a committed one when
+    /// `committed_pending`.
+    /// `rows` holds, for each key moved, the index of its last move and the row it leaves.
     pub(crate) fn push_resolution(
         &mut self,
         entry: HistoryEntry,
         committed_pending: bool,
-        rows: Vec<(RateKey, RateRow)>,
+        rows: Vec<(usize, RateRow)>,
     ) {
-        let seq = entry.decision.seq;
         if committed_pending {
-            self.closed.insert(seq);
-        } else if let Ok(i) = self.records.binary_search_by_key(&seq, |w| w.decision.seq) {
-            self.records[i].resolved = true;
+            self.closed.insert(entry.decision.seq);
         }
-        self.rows.extend(rows);
+        for (i, row) in rows {
+            let Some(mv) = entry.moves.get(i) else {
+                continue;
+            };
+            // A key already waiting keeps its allocation.
+            match self.rows.get_mut(&mv.key) {
+                Some(slot) => *slot = row,
+                None => {
+                    self.rows.insert(mv.key.clone(), row);
+                }
+            }
+        }
         self.resolutions.push(WaitingEntry {
             entry,
             committed_pending,
         });
     }
 
-    /// Writes everything waiting into `tx`: the records, oldest first, then the resolutions in
-    /// resolution order (a record and the resolution closing it may both wait; the rows and
-    /// the history come out as if each had been committed on its own). Everything stays
+    /// Writes everything waiting into `tx`, with the tables left exactly as committing each
+    /// write on its own would leave them: the counters take the waiting numbers (which must be
+    /// the next ones they hand out) once; the records no waiting resolution closed go to
+    /// `pending`; the committed decisions that one closed leave it; the entries are appended
+    /// in resolution order; every moved key gets its final row once (the rows were folded
+    /// from the committed ones, which nothing else writes while they wait). Everything stays
     /// queued until [`Deferred::clear`] is called after the commit.
     pub(crate) fn write_into(&self, tx: &mut Tx<'_>) -> Result<(), StoreError> {
-        for w in &self.records {
-            let bytes = (!w.resolved).then_some(w.bytes.as_slice());
-            tx.record_numbered_pending(w.decision.seq, bytes)?;
+        if let Some(first) = self.records.first() {
+            tx.take_numbers(
+                meta::NEXT_DECISION_SEQ,
+                "decision",
+                first.seq,
+                self.records.len(),
+            )?;
+        }
+        if let Some(first) = self.resolutions.first() {
+            tx.take_numbers(
+                meta::NEXT_RESOLUTION_SEQ,
+                "resolution",
+                first.entry.resolution_seq,
+                self.resolutions.len(),
+            )?;
+        }
+        for decision in self.records.iter().filter_map(|w| w.decision.as_ref()) {
+            tx.insert_pending(decision.seq, &tables::encode_decision(decision)?)?;
         }
         for w in &self.resolutions {
-            tx.resolve_numbered(&w.entry, w.committed_pending)?;
+            if w.committed_pending {
+                tx.remove_pending(w.entry.decision.seq)?;
+            }
+            tx.append(&w.entry)?;
+        }
+        for (key, row) in &self.rows {
+            tx.set_row(key, row)?;
         }
         Ok(())
     }
@@ -188,10 +225,7 @@ impl Deferred {
 
     /// The waiting records no waiting resolution closed, oldest first.
     pub(crate) fn decisions(&self) -> impl Iterator<Item = &Decision> {
-        self.records
-            .iter()
-            .filter(|w| !w.resolved)
-            .map(|w| &w.decision)
+        self.records.iter().filter_map(|w| w.decision.as_ref())
     }
 
     /// The waiting history entries, in resolution order.

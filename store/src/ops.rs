@@ -75,71 +75,55 @@ impl<'t> Tx<'t> {
         Ok(seq)
     }
 
-    /// Writes a pending record that was numbered and encoded before this transaction (a
-    /// record waiting under `group` durability, see [`crate::deferred`]). The counter must
-    /// hand out exactly `seq`; anything else means the numbering went wrong, and writing the
-    /// record under another number would break it.
-    ///
-    /// `bytes` is `None` for a record whose resolution waited with it: it takes its number
-    /// and goes straight to the history with that resolution, never through `pending`.
-    pub(crate) fn record_numbered_pending(
+    /// Takes `count` numbers of the counter `key` at once, from `first`, which must be the one
+    /// it hands out next (numbers handed out ahead of their commit under `group` durability,
+    /// see [`crate::deferred`]). Anything else means the numbering went wrong, and writing
+    /// under other numbers would break it.
+    pub(crate) fn take_numbers(
         &mut self,
-        seq: u64,
-        bytes: Option<&[u8]>,
+        key: &str,
+        what: &str,
+        first: u64,
+        count: usize,
     ) -> Result<(), StoreError> {
-        self.take_numbered(meta::NEXT_DECISION_SEQ, "decision", seq)?;
-        match bytes {
-            Some(bytes) => self.insert_pending(seq, bytes),
-            None => Ok(()),
-        }
-    }
-
-    /// Takes the number `seq` of the counter `key`, which must be the one it hands out next.
-    fn take_numbered(&mut self, key: &str, what: &str, seq: u64) -> Result<(), StoreError> {
         let next = self.meta(key)?;
-        if next != seq {
+        if next != first {
             return Err(StoreError::Corrupt {
                 path: self.path.to_string(),
                 detail: format!(
-                    "{what} {seq} was handed out ahead of its commit, but meta {key} would \
+                    "{what} {first} was handed out ahead of its commit, but meta {key} would \
                      number it {next}"
                 ),
             });
         }
-        self.take(key)?;
-        Ok(())
+        let after = u64::try_from(count)
+            .ok()
+            .and_then(|n| first.checked_add(n))
+            .ok_or_else(|| StoreError::Corrupt {
+                path: self.path.to_string(),
+                detail: format!("meta {key} is at its maximum"),
+            })?;
+        self.set_meta(key, after)
     }
 
-    /// Writes a resolution that was checked and numbered before this transaction (one waiting
-    /// under `group` durability): its decision leaves `pending` when it was committed there,
-    /// its moves are applied and its entry appended, exactly as [`Tx::resolve`] would.
-    pub(crate) fn resolve_numbered(
+    /// Removes a committed pending decision, which must be there.
+    pub(crate) fn remove_pending(&mut self, seq: u64) -> Result<(), StoreError> {
+        match self.pending.remove(seq).at(self.path, "removing pending")? {
+            Some(_) => Ok(()),
+            None => Err(StoreError::UnknownDecision(seq)),
+        }
+    }
+
+    /// Writes the live row of `key`.
+    pub(crate) fn set_row(
         &mut self,
-        entry: &HistoryEntry,
-        committed_pending: bool,
+        key: &docsuggest_schema::RateKey,
+        row: &RateRow,
     ) -> Result<(), StoreError> {
-        let seq = entry.decision.seq;
-        if committed_pending
-            && self
-                .pending
-                .remove(seq)
-                .at(self.path, "removing pending")?
-                .is_none()
-        {
-            return Err(StoreError::UnknownDecision(seq));
-        }
-        self.take_numbered(
-            meta::NEXT_RESOLUTION_SEQ,
-            "resolution",
-            entry.resolution_seq,
-        )?;
-        for mv in &entry.moves {
-            self.apply_move(mv)?;
-        }
-        self.append(entry)
+        write_row(self.path, "rates", &mut self.rates, key_tuple(key), row)
     }
 
-    fn insert_pending(&mut self, seq: u64, bytes: &[u8]) -> Result<(), StoreError> {
+    pub(crate) fn insert_pending(&mut self, seq: u64, bytes: &[u8]) -> Result<(), StoreError> {
         self.pending
             .insert(seq, bytes)
             .at(self.path, "writing pending")?;
@@ -182,7 +166,7 @@ impl<'t> Tx<'t> {
         Ok(seqs.len())
     }
 
-    fn append(&mut self, entry: &HistoryEntry) -> Result<(), StoreError> {
+    pub(crate) fn append(&mut self, entry: &HistoryEntry) -> Result<(), StoreError> {
         let bytes = tables::encode_entry(entry)?;
         self.history
             .insert(entry.resolution_seq, bytes.as_slice())

@@ -20,28 +20,41 @@ impl RedbStore {
         let seq = resolution.decision_seq;
         // One read transaction, begun only when the committed file must be asked.
         let mut view: Option<StoreView> = None;
-        let (decision, committed_pending) = if self.deferred.closed(seq) {
+        let committed = if self.deferred.closed(seq) {
             return Err(StoreError::UnknownDecision(seq));
-        } else if let Some(decision) = self.deferred.open_record(seq) {
-            (decision.clone(), false)
+        } else if self.deferred.is_open_record(seq) {
+            None
         } else {
             let found = self.begun(&mut view)?.pending_decision(seq)?;
-            (found.ok_or(StoreError::UnknownDecision(seq))?, true)
+            Some(found.ok_or(StoreError::UnknownDecision(seq))?)
         };
         let resolution_seq = self
             .deferred
             .next_resolution(&self.label, self.committed.resolution_seq)?;
-        let mut rows: Vec<(RateKey, RateRow)> = Vec::with_capacity(resolution.moves.len());
-        for mv in &resolution.moves {
-            let current = match rows.iter().rposition(|(k, _)| *k == mv.key) {
-                Some(i) => Some(rows.swap_remove(i).1),
+        // The row each move leaves, by the index of the move that last moved its key.
+        let mut rows: Vec<(usize, RateRow)> = Vec::with_capacity(resolution.moves.len());
+        for (i, mv) in resolution.moves.iter().enumerate() {
+            let earlier = rows
+                .iter()
+                .rposition(|&(j, _)| resolution.moves[j].key == mv.key);
+            let current = match earlier {
+                Some(at) => Some(rows.swap_remove(at).1),
                 None => match self.deferred.row(&mv.key) {
                     Some(row) => Some(row),
                     None => self.begun(&mut view)?.row(&mv.key)?,
                 },
             };
-            rows.push((mv.key.clone(), current.unwrap_or_default().apply(mv)));
+            rows.push((i, current.unwrap_or_default().apply(mv)));
         }
+        // Nothing fails past this point: the record's decision moves into the entry.
+        let committed_pending = committed.is_some();
+        let decision = match committed {
+            Some(decision) => decision,
+            None => self
+                .deferred
+                .take_record(seq)
+                .ok_or(StoreError::UnknownDecision(seq))?,
+        };
         let entry = record::close(decision, resolution, resolution_seq);
         self.deferred
             .push_resolution(entry, committed_pending, rows);
