@@ -6,7 +6,9 @@
 //! library's `backtest` (reading the history, the static and the learning engine, both
 //! co-change baselines: what the command does) and, apart, reading the history into turns
 //! alone. Writes
-//! `bench/backtest.json` and prints a Markdown table.
+//! `bench/backtest.json` and prints a Markdown table. The repositories are written as loose
+//! objects under the temporary directory (`TMPDIR`; a tmpfs such as `/dev/shm` keeps their
+//! creation and removal off the disk).
 
 use docsuggest_bench::history;
 use docsuggest_bench::report::{self, Machine};
@@ -23,14 +25,17 @@ const SEED: u64 = 17;
 struct Args {
     sizes: Vec<usize>,
     out: PathBuf,
+    /// Build the repositories here (`DIR/<commits>`) and keep them, for `docsuggest backtest`.
+    keep: Option<PathBuf>,
 }
 
 fn args() -> Result<Args> {
     let mut out = Args {
         sizes: DEFAULT_SIZES.to_vec(),
         out: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("backtest.json"),
+        keep: None,
     };
-    let usage = "usage: backtest [--sizes N,N,...] [--out PATH]";
+    let usage = "usage: backtest [--sizes N,N,...] [--out PATH] [--keep DIR]";
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let value = it.next().ok_or(usage)?;
@@ -46,10 +51,24 @@ fn args() -> Result<Args> {
                 }
             }
             "--out" => out.out = PathBuf::from(value),
+            "--keep" => out.keep = Some(PathBuf::from(value)),
             _ => return Err(usage.into()),
         }
     }
     Ok(out)
+}
+
+/// The CPU time this process has used (user + system, all threads), from `/proc/self/stat`
+/// in clock ticks of 1/100 s (Linux's fixed `USER_HZ`): less sensitive than wall time to other
+/// work on the machine. `None` off Linux.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name (field 2) may hold spaces; the fields after its `)` are plain.
+    let rest = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i)?.parse::<f64>().ok();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+    Some((ticks(11)? + ticks(12)?) / 100.0)
 }
 
 fn main() -> Result<()> {
@@ -58,12 +77,15 @@ fn main() -> Result<()> {
     let date = report::utc_timestamp(SystemTime::now().duration_since(UNIX_EPOCH)?.as_secs());
     let mut rows = Vec::new();
     println!(
-        "| commits | kept | judge requests per engine | read s | backtest s | commits/s | load |"
+        "| commits | kept | judge requests per engine | read s | backtest s | CPU s | commits/s | load |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---|");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---|");
     for &n in &args.sizes {
         let dir = tempfile::tempdir()?;
-        let repo = dir.path().join("repo");
+        let repo = match &args.keep {
+            Some(keep) => keep.join(n.to_string()),
+            None => dir.path().join("repo"),
+        };
         let built = history::build(&repo, n, SEED)?;
 
         let options = Options {
@@ -83,9 +105,10 @@ fn main() -> Result<()> {
             .sum();
         drop(prepared);
 
-        let started = Instant::now();
+        let (started, cpu) = (Instant::now(), cpu_seconds());
         let report = backtest::backtest(&options)?;
         let seconds = started.elapsed().as_secs_f64();
+        let cpu = cpu.zip(cpu_seconds()).map(|(a, b)| b - a);
         if report.scratch_workspace {
             return Err("the synthetic work tree was not used".into());
         }
@@ -96,16 +119,18 @@ fn main() -> Result<()> {
             "judge_requests_per_engine": judges,
             "read_seconds": read_seconds,
             "seconds": seconds,
+            "cpu_seconds": cpu,
             "commits_per_second": built.commits as f64 / seconds,
             "load_before": load,
         });
         println!(
-            "| {} | {} | {} | {:.2} | {:.2} | {:.0} | {} |",
+            "| {} | {} | {} | {:.2} | {:.2} | {} | {:.0} | {} |",
             built.commits,
             report.kept,
             judges,
             read_seconds,
             seconds,
+            cpu.map_or("-".into(), |c| format!("{c:.2}")),
             built.commits as f64 / seconds,
             load
         );

@@ -554,3 +554,75 @@ fn a_store_to_start_from_must_be_readable_and_hold_the_workspace() {
         "{err}"
     );
 }
+
+#[test]
+fn a_file_that_becomes_a_directory_is_a_deletion_and_additions() {
+    let env = Env::new();
+    let repo = env.home().join("repo");
+    let base: BTreeMap<String, String> = [
+        ("src/a.rs", "0"),
+        ("docs", "a file"),
+        ("LICENSE", "0"),
+        (".dsh/doc-pack.json", PACK),
+    ]
+    .into_iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    let mut next = base.clone();
+    next.remove("docs");
+    next.insert("docs/b.md".into(), "1".into());
+    next.insert("docs/a.md".into(), "1".into());
+    next.insert("src/a.rs".into(), "1".into());
+    let mut back = next.clone();
+    back.remove("docs/a.md");
+    back.remove("docs/b.md");
+    back.insert("docs".into(), "a file again".into());
+    back.insert("src/a.rs".into(), "2".into());
+    // Both swaps in one history; the work tree holds the tip (docs a file).
+    repository(&repo, &[base, next, back]);
+    let trace = env.home().join("trace.jsonl");
+    json(
+        &env,
+        &[
+            "backtest",
+            repo.to_str().expect("utf-8"),
+            "--trace-out",
+            trace.to_str().expect("utf-8"),
+            "--json",
+        ],
+    );
+    // Each turn: the trigger, then the other files in path order, `write` for an added one.
+    let calls: Vec<(String, String)> = std::fs::read_to_string(&trace)
+        .expect("trace")
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON"))
+        .filter(|v| v["op"] == "judge" && v["tool"] != "read")
+        .map(|v| {
+            (
+                v["tool"].as_str().expect("tool").to_string(),
+                v["path"].as_str().expect("path").to_string(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, String)> = [
+        // The root adds everything.
+        ("write", "src/a.rs"),
+        ("write", ".dsh/doc-pack.json"),
+        ("write", "LICENSE"),
+        ("write", "docs"),
+        // The file docs is deleted, docs/a.md and docs/b.md are added.
+        ("edit", "src/a.rs"),
+        ("edit", "docs"),
+        ("write", "docs/a.md"),
+        ("write", "docs/b.md"),
+        // And back.
+        ("edit", "src/a.rs"),
+        ("write", "docs"),
+        ("edit", "docs/a.md"),
+        ("edit", "docs/b.md"),
+    ]
+    .into_iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    assert_eq!(calls, want);
+}
