@@ -15,6 +15,8 @@ use docsuggest_schema::codec;
 use docsuggest_schema::{Decision, HistoryEntry, RateMove, RateRow, Resolution, StoreError};
 use redb::{ReadableTable, ReadableTableMetadata, Table, WriteTransaction};
 
+pub(crate) mod forget;
+
 /// The five tables of a store, open in one write transaction.
 pub(crate) struct Tx<'t> {
     path: &'t str,

@@ -384,7 +384,7 @@ impl RedbStore {
 
     /// Runs `op` and the ring eviction in one write transaction, durable or not as the policy
     /// says; nothing of it is committed if any part fails.
-    fn write<R>(
+    pub(crate) fn write<R>(
         &mut self,
         doing: &str,
         op: impl FnOnce(&mut Tx<'_>) -> Result<R, StoreError>,
