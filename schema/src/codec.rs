@@ -6,6 +6,10 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+mod moves;
+
+pub use moves::{MoveSink, StoredKey};
+
 /// The version tag of values written by this build. Version 2 (schema v2) added the shadow
 /// counts to rate rows and the shadow events to rate moves; other layouts are unchanged.
 pub const VALUE_VERSION: u8 = 2;
@@ -60,6 +64,19 @@ pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
 /// entries: v2 only appended enum variants).
 pub fn decode_v1<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
     decode_tagged(bytes, V1_VALUE_VERSION)
+}
+
+/// Decodes only the moves of a history entry written by [`encode`], handing each to `sink` in
+/// stored order, and answers the entry's resolution sequence number. Allocates nothing. The
+/// rest of the entry is walked and its layout checked, so bytes [`decode`] refuses are refused
+/// here too — except a decision string that is not UTF-8, which no move depends on and which
+/// is not checked (the moves read before a fault have reached `sink`).
+pub fn decode_moves(bytes: &[u8], sink: &mut (impl MoveSink + ?Sized)) -> Result<u64, CodecError> {
+    let (&tag, body) = bytes.split_first().ok_or(CodecError::Empty)?;
+    if tag != VALUE_VERSION {
+        return Err(CodecError::UnknownVersion(tag));
+    }
+    moves::walk(body, sink)
 }
 
 /// A rate row as schema v1 stored it: the step value and the accept/reject counts.
@@ -143,6 +160,76 @@ mod tests {
         bytes.push(0);
         assert_eq!(decode::<RateKey>(&bytes), Err(CodecError::Trailing(1)));
     }
+
+    #[test]
+    fn decode_moves_skips_what_the_fold_does_not_read() {
+        use crate::decision::{Decision, HistoryEntry, Outcome, StoreKind};
+        use crate::heuristic::Table;
+        use crate::rate::{RateEvent, RateMove};
+        struct Steps(Vec<(Vec<u8>, f64)>);
+        impl MoveSink for Steps {
+            fn push(
+                &mut self,
+                key: StoredKey<'_>,
+                _: RateEvent,
+                step: f64,
+            ) -> Result<(), CodecError> {
+                key.decode()?;
+                self.0.push((key.bytes().to_vec(), step));
+                Ok(())
+            }
+        }
+        let key = RateKey::companion("ws", "Plan", "A.md");
+        let entry = HistoryEntry {
+            resolution_seq: 300,
+            decision: Decision {
+                seq: 9,
+                workspace: "ws".into(),
+                agent: "agent-zz".into(),
+                family: "Plan".into(),
+                kappa: 0.5,
+                companions: vec![],
+                weights: Table::DEFAULT_WEIGHTS,
+                enabled: vec![],
+                outcome: Outcome::Rejected,
+                silence: None,
+                accepted: None,
+                store: StoreKind::Redb,
+            },
+            moves: vec![RateMove {
+                key: key.clone(),
+                event: RateEvent::Reject,
+                step: -0.2,
+            }],
+        };
+        let mut bytes = encode(&entry).expect("encodes");
+        let mut steps = Steps(vec![]);
+        assert_eq!(decode_moves(&bytes, &mut steps), Ok(300));
+        // A key is handed over as its stored bytes: the key's own encoding.
+        assert_eq!(
+            steps.0,
+            [(encode(&key).expect("encodes")[1..].to_vec(), -0.2)]
+        );
+        // The agent's "zz" made invalid UTF-8: decode refuses, the moves still read.
+        let at = bytes
+            .windows(2)
+            .position(|w| w == b"zz")
+            .expect("the agent");
+        bytes[at..at + 2].copy_from_slice(&[0xff, 0xfe]);
+        assert!(
+            matches!(decode::<HistoryEntry>(&bytes), Err(CodecError::Malformed(m)) if m.starts_with("Utf8"))
+        );
+        assert_eq!(decode_moves(&bytes, &mut Steps(vec![])), Ok(300));
+        // The same in the move's key is refused by the key's decode.
+        let at = bytes
+            .windows(4)
+            .position(|w| w == b"A.md")
+            .expect("the companion");
+        bytes[at] = 0xff;
+        assert!(
+            matches!(decode_moves(&bytes, &mut Steps(vec![])), Err(CodecError::Malformed(m)) if m.contains("UTF-8"))
+        );
+    }
 }
 
 #[cfg(test)]
@@ -154,6 +241,44 @@ mod props {
     use crate::heuristic::{Heuristic, Table};
     use crate::rate::{RateEvent, RateKey, RateMove};
     use proptest::prelude::*;
+
+    /// The moves `decode_moves` hands over, rebuilt as values.
+    #[derive(Default)]
+    struct Collect(Vec<RateMove>);
+
+    impl MoveSink for Collect {
+        fn push(
+            &mut self,
+            key: StoredKey<'_>,
+            event: RateEvent,
+            step: f64,
+        ) -> Result<(), CodecError> {
+            let key = key.decode()?;
+            self.0.push(RateMove { key, event, step });
+            Ok(())
+        }
+    }
+
+    /// `decode_moves` reads the moves `decode` reads, and refuses what `decode` refuses but for
+    /// a decision string that is not UTF-8.
+    fn same_verdict(input: &[u8]) -> Result<(), TestCaseError> {
+        let full = decode::<HistoryEntry>(input);
+        let mut sink = Collect::default();
+        match (full, decode_moves(input, &mut sink)) {
+            (Ok(entry), Ok(seq)) => {
+                prop_assert_eq!(seq, entry.resolution_seq);
+                prop_assert_eq!(
+                    encode(&sink.0).expect("encodes"),
+                    encode(&entry.moves).expect("encodes")
+                );
+            }
+            (Err(_), Err(e)) => prop_assert!(!e.to_string().is_empty()),
+            // The one fault left unchecked: a decision string that is not UTF-8.
+            (Err(CodecError::Malformed(m)), Ok(_)) if m.starts_with("Utf8") => {}
+            (full, partial) => prop_assert!(false, "full {:?}, moves only {:?}", full, partial),
+        }
+        Ok(())
+    }
 
     fn table() -> impl Strategy<Value = Table> {
         proptest::array::uniform6(any::<f64>()).prop_map(Table)
@@ -240,6 +365,48 @@ mod props {
             let back: HistoryEntry = decode(&bytes).expect("decodes");
             // Compare encodings: NaN != NaN, but equal values encode to equal bytes.
             prop_assert_eq!(encode(&back).expect("encodes"), bytes);
+        }
+
+        #[test]
+        fn decode_moves_reads_what_the_full_decode_reads(e in entry()) {
+            let bytes = encode(&e).expect("encodes");
+            let mut sink = Collect::default();
+            let seq = decode_moves(&bytes, &mut sink).expect("decodes");
+            prop_assert_eq!(seq, e.resolution_seq);
+            // Compare encodings: NaN != NaN, but equal moves encode to equal bytes.
+            prop_assert_eq!(encode(&sink.0).expect("encodes"), encode(&e.moves).expect("encodes"));
+            for cut in [1, bytes.len() / 2, bytes.len() - 1] {
+                prop_assert!(decode_moves(&bytes[..cut], &mut Collect::default()).is_err());
+            }
+        }
+
+        #[test]
+        fn decode_moves_refuses_what_the_full_decode_refuses(
+            bytes in prop::collection::vec(any::<u8>(), 0..256),
+        ) {
+            let mut tagged = vec![VALUE_VERSION];
+            tagged.extend(&bytes);
+            for input in [&bytes, &tagged] {
+                same_verdict(input)?;
+            }
+        }
+
+        #[test]
+        fn a_damaged_entry_gets_the_full_decode_s_verdict(
+            e in entry(),
+            at in any::<prop::sample::Index>(),
+            byte in any::<u8>(),
+            cut in any::<bool>(),
+        ) {
+            // One byte replaced (or the value cut there) anywhere: every field's check is hit.
+            let mut bytes = encode(&e).expect("encodes");
+            let i = at.index(bytes.len());
+            if cut {
+                bytes.truncate(i);
+            } else {
+                bytes[i] = byte;
+            }
+            same_verdict(&bytes)?;
         }
 
         #[test]
