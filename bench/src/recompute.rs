@@ -10,12 +10,16 @@
 //! earlier), and the live rows are `fold(base, history)`, so a recompute finds no drift.
 
 use crate::fill::splitmix;
+use crate::report::{Bound, Ratio};
 use crate::rig::Result;
 use docsuggest_schema::{
     CompanionRow, Decision, DecisionStore, Heuristic, HistoryEntry, Outcome, Pack, RateEvent,
     RateKey, RateModel, RateMove, RateRow, Resolution, StoreContents, StoreError, StoreKind, Table,
 };
-use docsuggest_store::recompute::{RecomputeOptions, Recomputed, fold_all, recompute};
+use docsuggest_store::recompute::{
+    HistoryMoves, RecomputeInput, RecomputeOptions, RecomputeSource, Recomputed, fold_all,
+    recompute,
+};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -252,6 +256,18 @@ impl SyntheticContents {
     }
 }
 
+/// The history is grouped where it lies, not copied first (as `StoreContents::history()`
+/// would).
+impl RecomputeSource for SyntheticContents {
+    fn recompute_input(&self, parallel: bool) -> std::result::Result<RecomputeInput, StoreError> {
+        Ok(RecomputeInput {
+            base: self.base.clone(),
+            live: self.live.clone(),
+            history: HistoryMoves::from_entries(&self.history, parallel),
+        })
+    }
+}
+
 impl StoreContents for SyntheticContents {
     fn rate_rows(&self) -> std::result::Result<Vec<(RateKey, RateRow)>, StoreError> {
         Ok(self.live.clone())
@@ -291,15 +307,18 @@ pub enum Threads {
     Sequential,
     /// `parallel: true` inside a rayon pool of one thread.
     OneThreadPool,
+    /// `parallel: true` inside a rayon pool of two threads.
+    TwoThreads,
     /// `parallel: true` on rayon's global pool (one thread per core).
     AllCores,
 }
 
 impl Threads {
     /// Every setting, one core first.
-    pub const ALL: [Threads; 3] = [
+    pub const ALL: [Threads; 4] = [
         Threads::Sequential,
         Threads::OneThreadPool,
+        Threads::TwoThreads,
         Threads::AllCores,
     ];
 
@@ -308,6 +327,7 @@ impl Threads {
         match self {
             Threads::Sequential => "1 core, parallel=false",
             Threads::OneThreadPool => "1 core, 1-thread rayon pool",
+            Threads::TwoThreads => "2 threads, 2-thread rayon pool",
             Threads::AllCores => "all cores, global rayon pool",
         }
     }
@@ -317,6 +337,7 @@ impl Threads {
         match self {
             Threads::Sequential => "sequential",
             Threads::OneThreadPool => "one-thread-pool",
+            Threads::TwoThreads => "two-threads",
             Threads::AllCores => "all-cores",
         }
     }
@@ -325,44 +346,65 @@ impl Threads {
     pub fn threads(self) -> usize {
         match self {
             Threads::Sequential | Threads::OneThreadPool => 1,
+            Threads::TwoThreads => 2,
             Threads::AllCores => rayon::current_num_threads(),
         }
     }
 }
 
-/// Runs recomputes under each [`Threads`] setting; holds the one-thread pool.
+/// Runs recomputes under each [`Threads`] setting; holds the one- and two-thread pools.
 pub struct Recomputer {
     one: rayon::ThreadPool,
+    two: rayon::ThreadPool,
 }
 
 impl Recomputer {
-    /// Builds the one-thread pool.
+    /// Builds the one- and two-thread pools.
     pub fn new() -> Result<Recomputer> {
         Ok(Recomputer {
             one: rayon::ThreadPoolBuilder::new().num_threads(1).build()?,
+            two: rayon::ThreadPoolBuilder::new().num_threads(2).build()?,
         })
     }
 
     /// One `recompute` of `contents` under `threads` (`step` model), and its wall-clock time.
     pub fn run<C>(&self, contents: &C, threads: Threads) -> Result<(Recomputed, Duration)>
     where
-        C: StoreContents + Sync + ?Sized,
+        C: RecomputeSource + Sync + ?Sized,
     {
         let options = RecomputeOptions {
             model: RateModel::Step,
             parallel: threads != Threads::Sequential,
         };
+        let (out, took) = self.timed(threads, || {
+            recompute(contents, options, &std::sync::atomic::AtomicU64::new(0))
+        });
+        Ok((out?, took))
+    }
+
+    /// `recompute_input` alone — what a recompute reads, grouped by key — under `threads`:
+    /// answers the decisions read and the wall-clock time.
+    pub fn read<C>(&self, contents: &C, threads: Threads) -> Result<(usize, Duration)>
+    where
+        C: RecomputeSource + Sync + ?Sized,
+    {
+        let parallel = threads != Threads::Sequential;
+        let (input, took) = self.timed(threads, || contents.recompute_input(parallel));
+        Ok((input?.history.decisions(), took))
+    }
+
+    /// `f` on the threads of `threads`, timed (dropping its result is not timed).
+    fn timed<T: Send>(&self, threads: Threads, f: impl FnOnce() -> T + Send) -> (T, Duration) {
         let timed = || {
-            let done = std::sync::atomic::AtomicU64::new(0);
             let start = Instant::now();
-            let out = recompute(contents, options, &done);
+            let out = f();
             (out, start.elapsed())
         };
-        let (out, took) = match threads {
+        match threads {
             Threads::OneThreadPool => self.one.install(timed),
+            Threads::TwoThreads => self.two.install(timed),
             Threads::Sequential | Threads::AllCores => timed(),
-        };
-        Ok((out?, took))
+        }
     }
 }
 
@@ -440,6 +482,27 @@ pub struct RedbFigure {
     pub rows_read_median_seconds: f64,
     /// `recompute` over the store (reads included).
     pub runs: Vec<RunFigure>,
+    /// What a recompute reads, alone (`RecomputeSource::recompute_input`: base and live rows,
+    /// and the history read in parallel ranges of one snapshot and grouped by key), under
+    /// each setting.
+    pub input_read: Vec<InputReadFigure>,
+}
+
+/// `RecomputeSource::recompute_input` alone under one setting.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct InputReadFigure {
+    /// History entries read.
+    pub decisions: u64,
+    /// [`Threads::name`].
+    pub threads: &'static str,
+    /// Threads that read.
+    pub thread_count: usize,
+    /// Every timed read, in seconds.
+    pub seconds: Vec<f64>,
+    /// The median read.
+    pub median_seconds: f64,
+    /// Decisions per second of the median read.
+    pub decisions_per_second: f64,
 }
 
 /// Everything the recompute benchmark measures.
@@ -473,7 +536,7 @@ pub fn measure_runs<C>(
     rounds: usize,
 ) -> Result<Vec<RunFigure>>
 where
-    C: StoreContents + Sync + ?Sized,
+    C: RecomputeSource + Sync + ?Sized,
 {
     drop(runner.run(contents, Threads::AllCores)?);
     let mut samples = vec![Vec::new(); settings.len()];
@@ -498,6 +561,42 @@ where
                 decisions,
                 moves,
                 rows,
+                threads: threads.name(),
+                thread_count: threads.threads(),
+                seconds: seconds(&samples),
+                median_seconds: median,
+                decisions_per_second: decisions as f64 / median,
+            }
+        })
+        .collect())
+}
+
+/// `rounds` timed `recompute_input` reads of `contents` under each setting, interleaved.
+pub fn measure_reads<C>(
+    runner: &Recomputer,
+    contents: &C,
+    settings: &[Threads],
+    rounds: usize,
+) -> Result<Vec<InputReadFigure>>
+where
+    C: RecomputeSource + Sync + ?Sized,
+{
+    let mut samples = vec![Vec::new(); settings.len()];
+    let mut decisions = 0;
+    for _ in 0..rounds {
+        for (i, &threads) in settings.iter().enumerate() {
+            let (read, took) = runner.read(contents, threads)?;
+            decisions = read as u64;
+            samples[i].push(took);
+        }
+    }
+    Ok(settings
+        .iter()
+        .zip(samples)
+        .map(|(&threads, samples)| {
+            let median = median(&samples).as_secs_f64();
+            InputReadFigure {
+                decisions,
                 threads: threads.name(),
                 thread_count: threads.threads(),
                 seconds: seconds(&samples),
@@ -575,12 +674,57 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// What the `figures` binary measures.
+    /// What the `figures` binary measures: the targets are judged on the redb store of 10^6
+    /// decisions.
     pub const FIGURES: Plan = Plan {
         synthetic: &[(100_000, 5), (1_000_000, 2)],
-        redb: 100_000,
+        redb: 1_000_000,
         redb_rounds: 3,
     };
+}
+
+/// The target throughput of a recompute end to end from redb on two threads.
+pub const TARGET_TWO_THREADS: f64 = 2_000_000.0;
+/// The target speed-up of all cores over one core, end to end from redb.
+pub const TARGET_SCALING: f64 = 1.6;
+
+/// The two recompute targets, judged on the redb runs: 2 threads ≥ [`TARGET_TWO_THREADS`]
+/// decisions/s, and all cores ≥ [`TARGET_SCALING`] × the faster one-core setting.
+pub fn targets(redb: &RedbFigure) -> Result<Vec<Ratio>> {
+    let rate = |t: Threads| {
+        redb.runs
+            .iter()
+            .find(|r| r.threads == t.name())
+            .map(|r| r.decisions_per_second)
+            .ok_or_else(|| format!("no redb run under {}", t.name()))
+    };
+    let decisions = redb.runs.first().map_or(0, |r| r.decisions);
+    let one_core = rate(Threads::Sequential)?.max(rate(Threads::OneThreadPool)?);
+    Ok(vec![
+        Ratio::new(
+            "recompute_2_threads_vs_target",
+            &format!(
+                "recompute end to end from redb, {decisions} decisions, decisions/s: 2-thread \
+                 rayon pool / 2,000,000"
+            ),
+            rate(Threads::TwoThreads)?,
+            TARGET_TWO_THREADS,
+            Bound::AtLeast,
+            1.0,
+        ),
+        Ratio::new(
+            "recompute_all_cores_vs_one_core",
+            &format!(
+                "recompute end to end from redb, {decisions} decisions, decisions/s: all cores \
+                 ({} threads) / the faster one-core setting (parallel=false or a 1-thread pool)",
+                Threads::AllCores.threads()
+            ),
+            rate(Threads::AllCores)?,
+            one_core,
+            Bound::AtLeast,
+            TARGET_SCALING,
+        ),
+    ])
 }
 
 /// Measures every recompute figure of `plan`; `log` hears progress.
@@ -622,6 +766,14 @@ pub fn measure_all(plan: Plan, log: &mut dyn FnMut(&str)) -> Result<RecomputeFig
     let ring_capacity = options.ring_capacity;
     let mut store = docsuggest_store::RedbStore::open(options)?;
     let (moves, fill) = fill_decisions(&mut store, plan.redb)?;
+    let kept = store.ring_len()?;
+    if kept != plan.redb {
+        return Err(format!(
+            "the ring of capacity {ring_capacity} kept {kept} of {} decisions",
+            plan.redb
+        )
+        .into());
+    }
     let file_bytes = std::fs::metadata(&path)?.len();
     log(&format!(
         "recompute: redb fill took {:.2} s",
@@ -635,6 +787,7 @@ pub fn measure_all(plan: Plan, log: &mut dyn FnMut(&str)) -> Result<RecomputeFig
         rows_read.push(start.elapsed());
     }
     let runs = measure_runs(&runner, &store, moves, &Threads::ALL, plan.redb_rounds)?;
+    let input_read = measure_reads(&runner, &store, &Threads::ALL, plan.redb_rounds)?;
     Ok(RecomputeFigures {
         key_space: KeySpaceFigure {
             workspaces: space.workspaces.len(),
@@ -653,6 +806,7 @@ pub fn measure_all(plan: Plan, log: &mut dyn FnMut(&str)) -> Result<RecomputeFig
             history_read,
             rows_read_median_seconds: median(&rows_read).as_secs_f64(),
             runs,
+            input_read,
         },
     })
 }
