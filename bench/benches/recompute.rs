@@ -1,26 +1,28 @@
 //! Recompute throughput, in decisions per second: `recompute` over synthetic in-memory store
 //! contents of 10^5 and 10^6 decisions (the fold without redb's I/O) on one core
-//! (`parallel: false`, and a one-thread rayon pool) and on all cores; and end to end over a
-//! redb store of 10^5 decisions filled through the public write API.
+//! (`parallel: false`, and a one-thread rayon pool), on a two-thread pool and on all cores;
+//! and end to end over a redb store of 10^6 decisions filled through the public write API
+//! (the store the targets are judged on).
 //!
-//! `cargo bench -p docsuggest-bench --bench recompute` (about 3 minutes on 2 cores: one
-//! recompute of 10^6 decisions takes seconds, and criterion takes at least 10 samples).
-//! Contents are built only for the benchmarks a filter selects, so
-//! `cargo bench -p docsuggest-bench --bench recompute -- '/100000$'` skips the 10^6 history.
+//! `cargo bench -p docsuggest-bench --bench recompute` (about 5 minutes on 2 cores, a minute
+//! of it filling the redb store). Contents are built only for the benchmarks a filter
+//! selects, so `cargo bench -p docsuggest-bench --bench recompute -- 'synthetic/.*/100000$'`
+//! skips the 10^6 histories and the fill.
 
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
     criterion_main, measurement::WallTime,
 };
 use docsuggest_bench::recompute::{Recomputer, SyntheticContents, Threads, fill_decisions};
-use docsuggest_schema::{Durability, StoreContents};
+use docsuggest_schema::Durability;
+use docsuggest_store::recompute::RecomputeSource;
 use docsuggest_store::{RedbStore, StoreOptions};
 use std::cell::OnceCell;
 use std::hint::black_box;
 use std::time::Duration;
 
 /// One benchmark per setting over contents made on first use by `make`.
-fn measure<C: StoreContents + Sync>(
+fn measure<C: RecomputeSource + Sync>(
     group: &mut BenchmarkGroup<'_, WallTime>,
     runner: &Recomputer,
     decisions: u64,
@@ -49,7 +51,7 @@ fn measure<C: StoreContents + Sync>(
 fn recompute(c: &mut Criterion) {
     let runner = Recomputer::new().expect("a one-thread pool");
     let mut group = c.benchmark_group("recompute/synthetic");
-    // One recompute per sample: a run takes 0.1 to 4 s.
+    // One recompute per sample: a run takes 0.05 to 2 s.
     group.sampling_mode(SamplingMode::Flat);
     for decisions in [100_000u64, 1_000_000] {
         measure(&mut group, &runner, decisions, &Threads::ALL, || {
@@ -61,8 +63,8 @@ fn recompute(c: &mut Criterion) {
     let mut group = c.benchmark_group("recompute/redb");
     group.sampling_mode(SamplingMode::Flat);
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let decisions = 100_000;
-    let settings = [Threads::Sequential, Threads::AllCores];
+    let decisions = 1_000_000;
+    let settings = [Threads::Sequential, Threads::TwoThreads, Threads::AllCores];
     measure(&mut group, &runner, decisions, &settings, || {
         let mut options = StoreOptions::new(dir.path().join("s.redb"));
         options.durability = Durability::Group;

@@ -6,6 +6,10 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+mod moves;
+
+pub use moves::{MoveSink, StoredKey};
+
 /// The version tag of values written by this build. Version 2 (schema v2) added the shadow
 /// counts to rate rows and the shadow events to rate moves; other layouts are unchanged.
 pub const VALUE_VERSION: u8 = 2;
@@ -60,6 +64,19 @@ pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
 /// entries: v2 only appended enum variants).
 pub fn decode_v1<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
     decode_tagged(bytes, V1_VALUE_VERSION)
+}
+
+/// Decodes only the moves of a history entry written by [`encode`], handing each to `sink` in
+/// stored order, and answers the entry's resolution sequence number. Allocates nothing. The
+/// rest of the entry is walked and its layout checked, so bytes [`decode`] refuses are refused
+/// here too — except a decision string that is not UTF-8, which no move depends on and which
+/// is not checked (the moves read before a fault have reached `sink`).
+pub fn decode_moves(bytes: &[u8], sink: &mut (impl MoveSink + ?Sized)) -> Result<u64, CodecError> {
+    let (&tag, body) = bytes.split_first().ok_or(CodecError::Empty)?;
+    if tag != VALUE_VERSION {
+        return Err(CodecError::UnknownVersion(tag));
+    }
+    moves::walk(body, sink)
 }
 
 /// A rate row as schema v1 stored it: the step value and the accept/reject counts.
@@ -143,121 +160,77 @@ mod tests {
         bytes.push(0);
         assert_eq!(decode::<RateKey>(&bytes), Err(CodecError::Trailing(1)));
     }
+
+    #[test]
+    fn decode_moves_skips_what_the_fold_does_not_read() {
+        use crate::decision::{Decision, HistoryEntry, Outcome, StoreKind};
+        use crate::heuristic::Table;
+        use crate::rate::{RateEvent, RateMove};
+        struct Steps(Vec<(Vec<u8>, f64)>);
+        impl MoveSink for Steps {
+            fn push(
+                &mut self,
+                key: StoredKey<'_>,
+                _: RateEvent,
+                step: f64,
+            ) -> Result<(), CodecError> {
+                key.decode()?;
+                self.0.push((key.bytes().to_vec(), step));
+                Ok(())
+            }
+        }
+        let key = RateKey::companion("ws", "Plan", "A.md");
+        let entry = HistoryEntry {
+            resolution_seq: 300,
+            decision: Decision {
+                seq: 9,
+                workspace: "ws".into(),
+                agent: "agent-zz".into(),
+                family: "Plan".into(),
+                kappa: 0.5,
+                companions: vec![],
+                weights: Table::DEFAULT_WEIGHTS,
+                enabled: vec![],
+                outcome: Outcome::Rejected,
+                silence: None,
+                accepted: None,
+                store: StoreKind::Redb,
+            },
+            moves: vec![RateMove {
+                key: key.clone(),
+                event: RateEvent::Reject,
+                step: -0.2,
+            }],
+        };
+        let mut bytes = encode(&entry).expect("encodes");
+        let mut steps = Steps(vec![]);
+        assert_eq!(decode_moves(&bytes, &mut steps), Ok(300));
+        // A key is handed over as its stored bytes: the key's own encoding.
+        assert_eq!(
+            steps.0,
+            [(encode(&key).expect("encodes")[1..].to_vec(), -0.2)]
+        );
+        // The agent's "zz" made invalid UTF-8: decode refuses, the moves still read.
+        let at = bytes
+            .windows(2)
+            .position(|w| w == b"zz")
+            .expect("the agent");
+        bytes[at..at + 2].copy_from_slice(&[0xff, 0xfe]);
+        assert!(
+            matches!(decode::<HistoryEntry>(&bytes), Err(CodecError::Malformed(m)) if m.starts_with("Utf8"))
+        );
+        assert_eq!(decode_moves(&bytes, &mut Steps(vec![])), Ok(300));
+        // The same in the move's key is refused by the key's decode.
+        let at = bytes
+            .windows(4)
+            .position(|w| w == b"A.md")
+            .expect("the companion");
+        bytes[at] = 0xff;
+        assert!(
+            matches!(decode_moves(&bytes, &mut Steps(vec![])), Err(CodecError::Malformed(m)) if m.contains("UTF-8"))
+        );
+    }
 }
 
 #[cfg(test)]
-mod props {
-    use super::*;
-    use crate::decision::{
-        CompanionRow, Decision, HistoryEntry, Outcome, SilenceReason, StoreKind,
-    };
-    use crate::heuristic::{Heuristic, Table};
-    use crate::rate::{RateEvent, RateKey, RateMove};
-    use proptest::prelude::*;
-
-    fn table() -> impl Strategy<Value = Table> {
-        proptest::array::uniform6(any::<f64>()).prop_map(Table)
-    }
-
-    fn entry() -> impl Strategy<Value = HistoryEntry> {
-        let row =
-            (".{0,40}", any::<f64>(), table()).prop_map(|(path, score, values)| CompanionRow {
-                path,
-                score,
-                values,
-            });
-        let outcome = prop_oneof![
-            Just(Outcome::Pending),
-            Just(Outcome::Accepted),
-            Just(Outcome::Rejected),
-            Just(Outcome::Abandoned),
-            Just(Outcome::Silent),
-        ];
-        let event = prop_oneof![
-            Just(RateEvent::Accept),
-            Just(RateEvent::Reject),
-            Just(RateEvent::ShadowHit),
-            Just(RateEvent::ShadowMiss),
-        ];
-        let mv = (".{0,8}", ".{0,8}", ".{0,8}", event, any::<f64>()).prop_map(
-            |(w, f, c, event, step)| RateMove {
-                key: RateKey::companion(&w, &f, &c),
-                event,
-                step,
-            },
-        );
-        (
-            (any::<u64>(), ".{0,16}", ".{0,16}", ".{0,16}", any::<f64>()),
-            prop::collection::vec(row, 0..8),
-            (
-                table(),
-                prop::sample::subsequence(Heuristic::ALL.to_vec(), 0..=6),
-                outcome,
-            ),
-            (
-                any::<bool>(),
-                proptest::option::of(".{0,16}"),
-                any::<bool>(),
-            ),
-            (any::<u64>(), prop::collection::vec(mv, 0..6)),
-        )
-            .prop_map(
-                |(
-                    (seq, workspace, agent, family, kappa),
-                    companions,
-                    (weights, enabled, outcome),
-                    (silent, accepted, redb),
-                    (resolution_seq, moves),
-                )| HistoryEntry {
-                    resolution_seq,
-                    decision: Decision {
-                        seq,
-                        workspace,
-                        agent,
-                        family,
-                        kappa,
-                        companions,
-                        weights,
-                        enabled,
-                        outcome,
-                        silence: silent.then_some(SilenceReason::LowConfidence),
-                        accepted,
-                        store: if redb {
-                            StoreKind::Redb
-                        } else {
-                            StoreKind::Memory
-                        },
-                    },
-                    moves,
-                },
-            )
-    }
-
-    proptest! {
-        #[test]
-        fn decode_inverts_encode(e in entry()) {
-            let bytes = encode(&e).expect("encodes");
-            let back: HistoryEntry = decode(&bytes).expect("decodes");
-            // Compare encodings: NaN != NaN, but equal values encode to equal bytes.
-            prop_assert_eq!(encode(&back).expect("encodes"), bytes);
-        }
-
-        #[test]
-        fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
-            let mut tagged = vec![VALUE_VERSION];
-            tagged.extend(&bytes);
-            for input in [&bytes, &tagged] {
-                // Whatever decodes must encode back to the same value; whatever does not is
-                // an error with a message.
-                match decode::<HistoryEntry>(input) {
-                    Ok(entry) => {
-                        let again = encode(&entry).expect("encodes");
-                        let back: HistoryEntry = decode(&again).expect("decodes");
-                        prop_assert_eq!(encode(&back).expect("encodes"), again);
-                    }
-                    Err(e) => prop_assert!(!e.to_string().is_empty()),
-                }
-            }
-        }
-    }
-}
+mod props;

@@ -99,7 +99,7 @@ impl RateRow {
     /// This row after one move. The step rule clamps, so moves do not commute.
     pub fn apply(self, mv: &RateMove) -> RateRow {
         let mut next = self;
-        next.step = (self.step + mv.step).clamp(0.0, 1.0);
+        next.step = step_rule(self.step, mv.step);
         match mv.event {
             RateEvent::Accept => next.accepts += 1,
             RateEvent::Reject => next.rejects += 1,
@@ -136,6 +136,12 @@ impl RateRow {
 /// or 1.
 fn beta_mean(hits: u64, misses: u64) -> f64 {
     (1.0 + hits as f64) / (3.0 + hits as f64 + misses as f64)
+}
+
+/// The step rule: `step` moved by the signed `delta`, clamped to 0..1. The clamp is why moves
+/// do not commute (and why a replay must keep each key's order).
+pub fn step_rule(step: f64, delta: f64) -> f64 {
+    (step + delta).clamp(0.0, 1.0)
 }
 
 /// `fold(base, moves)`: the row that results from replaying `moves` in order over `base`.

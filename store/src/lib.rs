@@ -52,6 +52,7 @@ mod fail_open;
 mod file;
 mod fold;
 mod group;
+mod history_read;
 mod memory;
 mod migrate;
 mod ops;

@@ -99,6 +99,18 @@ impl StoreView {
         }
     }
 
+    /// The history table of this snapshot, for reads that split it (see `history_read`).
+    pub(crate) fn history_table(&self) -> Result<ReadOnlyTable<u64, &'static [u8]>, StoreError> {
+        self.txn
+            .open_table(HISTORY)
+            .at(&self.label, "reading history")
+    }
+
+    /// The store file, as errors name it.
+    pub(crate) fn label(&self) -> &str {
+        &self.label
+    }
+
     pub(crate) fn pending_len(&self) -> Result<u64, StoreError> {
         let doing = "counting pending";
         let table = self.txn.open_table(PENDING).at(&self.label, doing)?;

@@ -1,24 +1,30 @@
-//! The offline recompute: every rate row rebuilt from base + history, in parallel across keys
-//! (each key's moves stay in resolution order), compared with the live rows.
+//! The offline recompute: every rate row rebuilt from base + history and compared with the
+//! live rows.
 //!
-//! Under the `step` model this reproduces the live rows exactly: rows keep both the step value
-//! and the accept/reject counts, and the fold is the same function the stores apply live.
+//! The history is grouped by key in chunks of consecutive entries, in parallel — from a redb
+//! snapshot, read in parallel ranges and decoded moves-only (`history_read`); from memory, by
+//! slices — then every key is folded over its chunks in chunk order, keys in parallel (see
+//! [`HistoryMoves`]). Each key's moves thus replay in resolution order, so the result is the
+//! same bit for bit as `rate::fold` over the whole history, parallel or not, under every model:
+//! rows keep both the step value and the counts, and the fold is the function the stores apply
+//! live.
 
 use crate::fold::same_bits;
-use docsuggest_schema::rate::fold;
-use docsuggest_schema::{
-    HistoryEntry, RateKey, RateModel, RateMove, RateRow, StoreContents, StoreError,
-};
-use rayon::prelude::*;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::atomic::{AtomicU64, Ordering};
+use docsuggest_schema::{HistoryEntry, RateKey, RateModel, RateRow, StoreContents, StoreError};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::AtomicU64;
+
+pub(crate) mod grouped;
+mod source;
+
+pub use grouped::HistoryMoves;
 
 /// How to recompute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RecomputeOptions {
     /// The model the drift is measured in (rows hold what every model needs).
     pub model: RateModel,
-    /// Fold keys on rayon's pool (`false`: one thread, same result).
+    /// Read, group and fold on rayon's pool (`false`: one thread, same result).
     pub parallel: bool,
 }
 
@@ -60,17 +66,38 @@ pub struct Recomputed {
     pub report: DriftReport,
 }
 
-/// History entries one core groups at a time in a parallel recompute.
-const CHUNK: usize = 4096;
+/// What a recompute reads, all from one snapshot of a store.
+#[derive(Debug, Default)]
+pub struct RecomputeInput {
+    /// The base rows (state folded from evicted history).
+    pub base: Vec<(RateKey, RateRow)>,
+    /// The live rows.
+    pub live: Vec<(RateKey, RateRow)>,
+    /// The history's moves, grouped by key.
+    pub history: HistoryMoves,
+}
 
-type Groups<'h> = HashMap<&'h RateKey, Vec<&'h RateMove>>;
-
-fn group(entries: &[HistoryEntry]) -> Groups<'_> {
-    let mut groups: Groups<'_> = HashMap::new();
-    for mv in entries.iter().flat_map(|e| &e.moves) {
-        groups.entry(&mv.key).or_default().push(mv);
+impl RecomputeInput {
+    /// Reads `contents` through [`StoreContents`] (its history copied, then grouped), for
+    /// contents whose reads agree with one another (held in memory, or one snapshot).
+    pub fn from_contents(
+        contents: &(impl StoreContents + ?Sized),
+        parallel: bool,
+    ) -> Result<RecomputeInput, StoreError> {
+        Ok(RecomputeInput {
+            base: contents.base_rows()?,
+            live: contents.rate_rows()?,
+            history: HistoryMoves::from_entries(&contents.history()?, parallel),
+        })
     }
-    groups
+}
+
+/// Store contents a recompute can read from one snapshot: the redb store, its views and
+/// readers, a read-only store, the memory store, any `dyn StoreContents`.
+pub trait RecomputeSource {
+    /// Base rows, live rows and the grouped history, from one snapshot; `parallel` reads and
+    /// groups on rayon's pool where the source can.
+    fn recompute_input(&self, parallel: bool) -> Result<RecomputeInput, StoreError>;
 }
 
 /// `fold(base, moves)` for every key with a base row or a move in `history` (resolution
@@ -81,51 +108,39 @@ pub fn fold_all(
     parallel: bool,
     done: &AtomicU64,
 ) -> Vec<(RateKey, RateRow)> {
-    let by_key: Groups<'_> = if parallel {
-        // Chunks are grouped on every core, then joined in history order, so each key's moves
-        // keep resolution order.
-        let chunks: Vec<Groups<'_>> = history.par_chunks(CHUNK).map(group).collect();
-        let mut joined: Groups<'_> = HashMap::new();
-        for chunk in chunks {
-            for (key, mut moves) in chunk {
-                joined.entry(key).or_default().append(&mut moves);
-            }
-        }
-        joined
-    } else {
-        group(history)
-    };
-    let mut keys: Vec<&RateKey> = base.keys().chain(by_key.keys().copied()).collect();
-    keys.sort_unstable();
-    keys.dedup();
-    let one = |key: &&RateKey| {
-        let moves = by_key.get(*key).into_iter().flatten().copied();
-        let row = fold(base.get(*key).copied(), moves);
-        done.fetch_add(1, Ordering::Relaxed);
-        ((*key).clone(), row)
-    };
-    if parallel {
-        keys.par_iter().map(one).collect()
-    } else {
-        keys.iter().map(one).collect()
-    }
+    HistoryMoves::from_entries(history, parallel).fold(base, parallel, done)
 }
 
-/// Rebuilds every row of `contents` from base + history and compares it with the live rows.
-/// Read-only: writing the rows back is the caller's choice (`RedbStore::replace_rates`).
+/// Rebuilds every row of `source` from base + history and compares it with the live rows, all
+/// read from one snapshot. Read-only: writing the rows back is the caller's choice
+/// (`RedbStore::replace_rates`).
 pub fn recompute(
-    contents: &(impl StoreContents + ?Sized),
+    source: &(impl RecomputeSource + ?Sized),
     options: RecomputeOptions,
     done: &AtomicU64,
 ) -> Result<Recomputed, StoreError> {
-    let base: BTreeMap<RateKey, RateRow> = contents.base_rows()?.into_iter().collect();
-    let history = contents.history()?;
-    let rows = fold_all(&base, &history, options.parallel, done);
-    let live: BTreeMap<RateKey, RateRow> = contents.rate_rows()?.into_iter().collect();
+    Ok(recompute_read(
+        source.recompute_input(options.parallel)?,
+        options,
+        done,
+    ))
+}
+
+/// [`recompute`] over input already read.
+pub(crate) fn recompute_read(
+    input: RecomputeInput,
+    options: RecomputeOptions,
+    done: &AtomicU64,
+) -> Recomputed {
+    let base: BTreeMap<RateKey, RateRow> = input.base.into_iter().collect();
+    let decisions = input.history.decisions();
+    let rows = input.history.fold(&base, options.parallel, done);
+    drop(input.history);
+    let live: BTreeMap<RateKey, RateRow> = input.live.into_iter().collect();
     let recomputed: BTreeMap<&RateKey, &RateRow> = rows.iter().map(|(k, r)| (k, r)).collect();
     let keys: BTreeSet<&RateKey> = live.keys().chain(recomputed.keys().copied()).collect();
     let mut report = DriftReport {
-        decisions: history.len(),
+        decisions,
         rows_compared: keys.len(),
         ..DriftReport::default()
     };
@@ -153,137 +168,8 @@ pub fn recompute(
             });
         }
     }
-    Ok(Recomputed { rows, report })
+    Recomputed { rows, report }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::MemoryStore;
-    use docsuggest_schema::{
-        Decision, DecisionStore, Outcome, RateEvent, Resolution, StoreKind, Table,
-    };
-
-    fn decision() -> Decision {
-        Decision {
-            seq: 0,
-            workspace: "ws".into(),
-            agent: "a".into(),
-            family: "Plan".into(),
-            kappa: 0.9,
-            companions: vec![],
-            weights: Table::DEFAULT_WEIGHTS,
-            enabled: vec![],
-            outcome: Outcome::Pending,
-            silence: None,
-            accepted: None,
-            store: StoreKind::Memory,
-        }
-    }
-
-    fn workload(store: &mut MemoryStore, n: u64) {
-        for i in 0..n {
-            let seq = store.record_pending(decision()).expect("record");
-            let accept = i % 3 == 0;
-            let companion = format!("c{}", i % 7);
-            let (event, step) = if accept {
-                (RateEvent::Accept, 0.1)
-            } else {
-                (RateEvent::Reject, -0.2)
-            };
-            let keys = [
-                RateKey::companion("ws", "Plan", &companion),
-                RateKey::family("ws", "Plan"),
-            ];
-            store
-                .resolve(Resolution {
-                    decision_seq: seq,
-                    outcome: if accept {
-                        Outcome::Accepted
-                    } else {
-                        Outcome::Rejected
-                    },
-                    accepted: accept.then_some(companion.clone()),
-                    moves: keys
-                        .into_iter()
-                        .map(|key| RateMove { key, event, step })
-                        .collect(),
-                })
-                .expect("resolve");
-        }
-    }
-
-    #[test]
-    fn reproduces_live_rows_and_parallel_equals_sequential() {
-        let mut store = MemoryStore::new(64);
-        workload(&mut store, 500);
-        let done = AtomicU64::new(0);
-        let options = RecomputeOptions {
-            model: RateModel::Step,
-            parallel: true,
-        };
-        let par = recompute(&store, options, &done).expect("recompute");
-        let seq = recompute(
-            &store,
-            RecomputeOptions {
-                parallel: false,
-                ..options
-            },
-            &done,
-        )
-        .expect("recompute");
-        assert_eq!(par, seq);
-        assert_eq!(par.report.rows_differing, 0);
-        assert_eq!(par.report.rows_compared, 8);
-        assert_eq!(par.report.decisions, 64);
-        assert_eq!(done.load(Ordering::Relaxed), 16);
-        let live = store.rate_rows().expect("rows");
-        assert_eq!(par.rows.len(), live.len());
-        assert!(
-            par.rows
-                .iter()
-                .zip(&live)
-                .all(|(a, b)| a.0 == b.0 && same_bits(&a.1, &b.1))
-        );
-    }
-
-    #[test]
-    fn chunks_join_in_resolution_order() {
-        // Order-sensitive moves (the step rule clamps) over a few keys, across many chunks.
-        let history: Vec<HistoryEntry> = (0..3 * CHUNK as u64 + 17)
-            .map(|i| {
-                let accept = (i * 7919) % 5 < 2;
-                let (event, step) = if accept {
-                    (RateEvent::Accept, 0.1)
-                } else {
-                    (RateEvent::Reject, -0.2)
-                };
-                HistoryEntry {
-                    resolution_seq: i + 1,
-                    decision: decision(),
-                    moves: vec![RateMove {
-                        key: RateKey::companion("ws", "Plan", &format!("c{}", i % 3)),
-                        event,
-                        step,
-                    }],
-                }
-            })
-            .collect();
-        let base = BTreeMap::new();
-        let done = AtomicU64::new(0);
-        let sequential = fold_all(&base, &history, false, &done);
-        let parallel = fold_all(&base, &history, true, &done);
-        assert_eq!(sequential.len(), 3);
-        assert!(
-            sequential
-                .iter()
-                .zip(&parallel)
-                .all(|(a, b)| a.0 == b.0 && same_bits(&a.1, &b.1))
-        );
-        let by_hand = history
-            .iter()
-            .filter(|e| e.moves[0].key.companion == "c0")
-            .fold(RateRow::default(), |row, e| row.apply(&e.moves[0]));
-        assert!(same_bits(&sequential[0].1, &by_hand));
-    }
-}
+mod tests;

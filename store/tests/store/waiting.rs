@@ -440,3 +440,46 @@ fn resolutions_count_toward_the_bound() {
     assert!(on_file(&reader).is_empty(), "closed in the same commit");
     assert_eq!(s.last_durable_seq(), 0, "that commit was not fsynced");
 }
+
+/// A recompute over the handle sees the waiting resolutions: no drift, and swapping its rows
+/// in keeps their moves.
+#[test]
+fn a_recompute_sees_and_keeps_the_waiting_moves() {
+    use docsuggest_schema::RateModel;
+    use docsuggest_store::recompute::{RecomputeOptions, recompute};
+    use std::sync::atomic::AtomicU64;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut s = RedbStore::open(group(&dir.path().join("s.redb"))).expect("open");
+    for i in 0..5 {
+        let d = record(&mut s, "Plan");
+        let r = if i % 2 == 0 {
+            resolution(&d, Outcome::Accepted, Some(COMPANIONS[0]))
+        } else {
+            resolution(&d, Outcome::Rejected, None)
+        };
+        s.resolve(r).expect("resolve");
+    }
+    assert!(s.waiting() > 0);
+    let live = s.rate_rows().expect("rows");
+    for parallel in [false, true] {
+        let options = RecomputeOptions {
+            model: RateModel::Step,
+            parallel,
+        };
+        let done = AtomicU64::new(0);
+        let got = recompute(&s, options, &done).expect("recompute");
+        assert_eq!(got.report.rows_differing, 0, "{:?}", got.report);
+        assert_eq!(got.report.decisions, 5);
+        assert_eq!(got.rows, live);
+    }
+    let done = AtomicU64::new(0);
+    let options = RecomputeOptions {
+        model: RateModel::Step,
+        parallel: true,
+    };
+    let rows = recompute(&s, options, &done).expect("recompute").rows;
+    s.replace_rates(&rows).expect("swap");
+    s.flush().expect("flush");
+    assert_eq!(s.view().expect("view").rate_rows().expect("rows"), live);
+    assert!(check_fold(&s).expect("fold").is_clean());
+}

@@ -1,0 +1,189 @@
+//! Properties of the codec: decode inverts encode, no input panics, and the moves-only
+//! decode reads what bincode's decode reads.
+
+use super::*;
+use crate::decision::{CompanionRow, Decision, HistoryEntry, Outcome, SilenceReason, StoreKind};
+use crate::heuristic::{Heuristic, Table};
+use crate::rate::{RateEvent, RateKey, RateMove};
+use proptest::prelude::*;
+
+/// The moves `decode_moves` hands over, rebuilt as values.
+#[derive(Default)]
+struct Collect(Vec<RateMove>);
+
+impl MoveSink for Collect {
+    fn push(&mut self, key: StoredKey<'_>, event: RateEvent, step: f64) -> Result<(), CodecError> {
+        let key = key.decode()?;
+        self.0.push(RateMove { key, event, step });
+        Ok(())
+    }
+}
+
+/// `decode_moves` reads the moves `decode` reads, and refuses what `decode` refuses but for
+/// a decision string that is not UTF-8.
+fn same_verdict(input: &[u8]) -> Result<(), TestCaseError> {
+    let full = decode::<HistoryEntry>(input);
+    let mut sink = Collect::default();
+    match (full, decode_moves(input, &mut sink)) {
+        (Ok(entry), Ok(seq)) => {
+            prop_assert_eq!(seq, entry.resolution_seq);
+            prop_assert_eq!(
+                encode(&sink.0).expect("encodes"),
+                encode(&entry.moves).expect("encodes")
+            );
+        }
+        (Err(_), Err(e)) => prop_assert!(!e.to_string().is_empty()),
+        // The one fault left unchecked: a decision string that is not UTF-8.
+        (Err(CodecError::Malformed(m)), Ok(_)) if m.starts_with("Utf8") => {}
+        (full, partial) => prop_assert!(false, "full {:?}, moves only {:?}", full, partial),
+    }
+    Ok(())
+}
+
+fn table() -> impl Strategy<Value = Table> {
+    proptest::array::uniform6(any::<f64>()).prop_map(Table)
+}
+
+fn entry() -> impl Strategy<Value = HistoryEntry> {
+    let row = (".{0,40}", any::<f64>(), table()).prop_map(|(path, score, values)| CompanionRow {
+        path,
+        score,
+        values,
+    });
+    let outcome = prop_oneof![
+        Just(Outcome::Pending),
+        Just(Outcome::Accepted),
+        Just(Outcome::Rejected),
+        Just(Outcome::Abandoned),
+        Just(Outcome::Silent),
+    ];
+    let event = prop_oneof![
+        Just(RateEvent::Accept),
+        Just(RateEvent::Reject),
+        Just(RateEvent::ShadowHit),
+        Just(RateEvent::ShadowMiss),
+    ];
+    let mv =
+        (".{0,8}", ".{0,8}", ".{0,8}", event, any::<f64>()).prop_map(|(w, f, c, event, step)| {
+            RateMove {
+                key: RateKey::companion(&w, &f, &c),
+                event,
+                step,
+            }
+        });
+    (
+        (any::<u64>(), ".{0,16}", ".{0,16}", ".{0,16}", any::<f64>()),
+        prop::collection::vec(row, 0..8),
+        (
+            table(),
+            prop::sample::subsequence(Heuristic::ALL.to_vec(), 0..=6),
+            outcome,
+        ),
+        (
+            any::<bool>(),
+            proptest::option::of(".{0,16}"),
+            any::<bool>(),
+        ),
+        (any::<u64>(), prop::collection::vec(mv, 0..6)),
+    )
+        .prop_map(
+            |(
+                (seq, workspace, agent, family, kappa),
+                companions,
+                (weights, enabled, outcome),
+                (silent, accepted, redb),
+                (resolution_seq, moves),
+            )| HistoryEntry {
+                resolution_seq,
+                decision: Decision {
+                    seq,
+                    workspace,
+                    agent,
+                    family,
+                    kappa,
+                    companions,
+                    weights,
+                    enabled,
+                    outcome,
+                    silence: silent.then_some(SilenceReason::LowConfidence),
+                    accepted,
+                    store: if redb {
+                        StoreKind::Redb
+                    } else {
+                        StoreKind::Memory
+                    },
+                },
+                moves,
+            },
+        )
+}
+
+proptest! {
+    #[test]
+    fn decode_inverts_encode(e in entry()) {
+        let bytes = encode(&e).expect("encodes");
+        let back: HistoryEntry = decode(&bytes).expect("decodes");
+        // Compare encodings: NaN != NaN, but equal values encode to equal bytes.
+        prop_assert_eq!(encode(&back).expect("encodes"), bytes);
+    }
+
+    #[test]
+    fn decode_moves_reads_what_the_full_decode_reads(e in entry()) {
+        let bytes = encode(&e).expect("encodes");
+        let mut sink = Collect::default();
+        let seq = decode_moves(&bytes, &mut sink).expect("decodes");
+        prop_assert_eq!(seq, e.resolution_seq);
+        // Compare encodings: NaN != NaN, but equal moves encode to equal bytes.
+        prop_assert_eq!(encode(&sink.0).expect("encodes"), encode(&e.moves).expect("encodes"));
+        for cut in [1, bytes.len() / 2, bytes.len() - 1] {
+            prop_assert!(decode_moves(&bytes[..cut], &mut Collect::default()).is_err());
+        }
+    }
+
+    #[test]
+    fn decode_moves_refuses_what_the_full_decode_refuses(
+        bytes in prop::collection::vec(any::<u8>(), 0..256),
+    ) {
+        let mut tagged = vec![VALUE_VERSION];
+        tagged.extend(&bytes);
+        for input in [&bytes, &tagged] {
+            same_verdict(input)?;
+        }
+    }
+
+    #[test]
+    fn a_damaged_entry_gets_the_full_decode_s_verdict(
+        e in entry(),
+        at in any::<prop::sample::Index>(),
+        byte in any::<u8>(),
+        cut in any::<bool>(),
+    ) {
+        // One byte replaced (or the value cut there) anywhere: every field's check is hit.
+        let mut bytes = encode(&e).expect("encodes");
+        let i = at.index(bytes.len());
+        if cut {
+            bytes.truncate(i);
+        } else {
+            bytes[i] = byte;
+        }
+        same_verdict(&bytes)?;
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
+        let mut tagged = vec![VALUE_VERSION];
+        tagged.extend(&bytes);
+        for input in [&bytes, &tagged] {
+            // Whatever decodes must encode back to the same value; whatever does not is
+            // an error with a message.
+            match decode::<HistoryEntry>(input) {
+                Ok(entry) => {
+                    let again = encode(&entry).expect("encodes");
+                    let back: HistoryEntry = decode(&again).expect("decodes");
+                    prop_assert_eq!(encode(&back).expect("encodes"), again);
+                }
+                Err(e) => prop_assert!(!e.to_string().is_empty()),
+            }
+        }
+    }
+}
