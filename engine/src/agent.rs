@@ -160,7 +160,13 @@ pub struct AgentState {
 impl AgentState {
     /// Remembers a touched path, forgetting the oldest past [`MAX_TOUCHED`].
     pub fn touch(&mut self, path: &Path) {
-        if self.touched.iter().any(|p| p == path) {
+        // Touched paths are normalised, so equal paths have equal bytes (and comparing bytes
+        // is much cheaper than comparing `Path` components, once per touched path per call).
+        if self
+            .touched
+            .iter()
+            .any(|p| p.as_os_str() == path.as_os_str())
+        {
             return;
         }
         if self.touched.len() >= MAX_TOUCHED {

@@ -19,7 +19,7 @@ pub(crate) struct Shape {
 
 /// What a decision is about: the call, its family, and the bases its companions live under.
 pub(crate) struct Subject<'a> {
-    pub(crate) located: &'a Located,
+    pub(crate) located: &'a Located<'a>,
     pub(crate) family: &'a CompiledFamily,
     pub(crate) bases: &'a [PathBuf],
 }

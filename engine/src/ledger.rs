@@ -111,18 +111,86 @@ pub fn left_out(family: &str, companions: &[&str]) -> String {
 
 /// `doc-suggester: abstained <reason> [<family> ]<kappa>`
 pub fn abstained(reason: Abstain, family: Option<&str>, kappa: f64) -> String {
-    match family {
-        Some(family) => format!("{PREFIX}abstained {} {family} {kappa:.2}", reason.name()),
-        None => format!("{PREFIX}abstained {} {kappa:.2}", reason.name()),
+    // Most calls of a session abstain: built by appending, not through `format!`.
+    let mut line = String::with_capacity(64);
+    line.push_str(PREFIX);
+    line.push_str("abstained ");
+    line.push_str(reason.name());
+    line.push(' ');
+    if let Some(family) = family {
+        line.push_str(family);
+        line.push(' ');
+    }
+    push_kappa(&mut line, kappa);
+    line
+}
+
+/// `kappa` as `{:.2}` writes it; the 0.0 of every abstention without a measure is spelled out.
+fn push_kappa(line: &mut String, kappa: f64) {
+    use std::fmt::Write;
+    if kappa.to_bits() == 0 {
+        line.push_str("0.00");
+    } else {
+        // Writing to a `String` cannot fail.
+        let _ = write!(line, "{kappa:.2}");
     }
 }
 
 /// `doc-suggester: suppressed <cooldown|dedupe|cap> <family> <kappa>`
 pub fn suppressed(kind: Suppress, family: &str, kappa: f64) -> String {
-    format!("{PREFIX}suppressed {} {family} {kappa:.2}", kind.name())
+    let mut line = String::with_capacity(64);
+    line.push_str(PREFIX);
+    line.push_str("suppressed ");
+    line.push_str(kind.name());
+    line.push(' ');
+    line.push_str(family);
+    line.push(' ');
+    push_kappa(&mut line, kappa);
+    line
 }
 
 /// `doc-suggester: store unavailable (<reason>), using memory`
 pub fn store_unavailable(reason: &str) -> String {
     format!("{PREFIX}store unavailable ({reason}), using memory")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The appended lines are byte for byte what the pinned `format!` spelling gives.
+    #[test]
+    fn appended_lines_are_the_pinned_forms() {
+        for kappa in [
+            0.0,
+            -0.0,
+            0.004,
+            0.005,
+            0.125,
+            0.5,
+            0.775,
+            0.999,
+            1.0,
+            f64::NAN,
+        ] {
+            for (reason, family) in [
+                (Abstain::NoSignal, None),
+                (Abstain::LowConfidence, Some("Plan")),
+            ] {
+                let expect = match family {
+                    Some(f) => format!("{PREFIX}abstained {} {f} {kappa:.2}", reason.name()),
+                    None => format!("{PREFIX}abstained {} {kappa:.2}", reason.name()),
+                };
+                assert_eq!(abstained(reason, family, kappa), expect);
+            }
+            assert_eq!(
+                suppressed(Suppress::Dedupe, "Plan", kappa),
+                format!("{PREFIX}suppressed dedupe Plan {kappa:.2}")
+            );
+        }
+        assert_eq!(
+            abstained(Abstain::NoSignal, None, 0.0),
+            "doc-suggester: abstained no-signal 0.00"
+        );
+    }
 }
