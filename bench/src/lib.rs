@@ -6,8 +6,9 @@
 //! binary use: a sample workspace on disk with the PoC's doc graph ([`fixture`]), a fill of a
 //! store with many rate rows through its own write API ([`fill`]), a SQLite-backed store with
 //! the same traits for comparison ([`sqlite`]), a probe that switches between the naive and
-//! the caching probe ([`probe`]), a rig that puts them under one engine ([`rig`]), and
-//! synthetic store contents for the recompute throughput ([`recompute`]).
+//! the caching probe ([`probe`]), a rig that puts them under one engine ([`rig`]),
+//! synthetic store contents for the recompute throughput ([`recompute`]), and synthetic git
+//! histories for the backtest's scaling ([`history`], run by the `backtest` binary).
 //!
 //! ```
 //! use docsuggest_bench::probe::ProbeMode;
@@ -27,6 +28,7 @@
 
 pub mod fill;
 pub mod fixture;
+pub mod history;
 pub mod measure;
 pub mod probe;
 pub mod recompute;

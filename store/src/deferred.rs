@@ -1,176 +1,251 @@
-//! Pending records that wait in memory for the next commit (`group` durability only).
+//! Writes that wait in memory for the next commit (`group` durability only): pending records
+//! and resolutions.
 //!
 //! In `group` mode a commit is made without fsync, and redb keeps a non-durable commit's
 //! header in memory only: until the next durable commit, a process kill loses it exactly as a
-//! power cut does. A pending record held here and written with the next write transaction
-//! therefore survives exactly what its own non-durable commit would have, and costs no commit.
+//! power cut does. A write held here and made by the next commit therefore survives exactly
+//! what its own non-durable commit would have, and costs no commit. The next commit is the
+//! one an fsync falls due at, a flush, close, any other write, or the [`BOUND`].
 //!
-//! The queue numbers its records itself, continuing after every number handed out so far.
-//! The transaction that writes them checks that the file's counter hands out exactly those
-//! numbers, so a disagreement is an error, never a wrongly numbered record. The queue is
-//! emptied only after that transaction commits: a failed one leaves every record waiting, to
-//! be written once by a later commit.
+//! The queue numbers what it holds itself, continuing after every number handed out so far:
+//! records by decision number, resolutions by resolution number. The transaction that writes
+//! them checks that the file's counters hand out exactly those numbers, so a disagreement is
+//! an error, never a wrongly numbered entry. Each waiting resolution carries the live rows it
+//! leaves (folded with the same `RateRow::apply` the commit uses, in the same order), so a
+//! snapshot reads what the commit will write. The queue is emptied only after that
+//! transaction commits: a failed one leaves everything waiting, to be written once by a later
+//! commit.
 
 use crate::ops::Tx;
 use crate::tables::{self, meta};
-use docsuggest_schema::{Decision, StoreError};
+use docsuggest_schema::{Decision, HistoryEntry, RateKey, RateRow, StoreError};
+use std::collections::{HashMap, HashSet};
 
-/// How many records may wait; one more first writes them all in one commit.
+/// How many writes may wait; one more first writes them all in one commit.
 pub(crate) const BOUND: usize = 1024;
 
-/// A numbered record and its stored bytes, encoded when it was handed out so an encoding
-/// failure is reported by the call that recorded it.
+/// A numbered record; its decision moves to the waiting resolution that closes it (the
+/// commit then only takes its number, it never reaches `pending`). It is encoded by the
+/// commit: an encoding failure fails that commit and leaves everything waiting, as any
+/// failed write does.
 #[derive(Debug)]
 struct Waiting {
-    decision: Decision,
-    bytes: Vec<u8>,
+    seq: u64,
+    decision: Option<Decision>,
 }
 
-/// The records handed out since the last commit, in sequence order.
+/// A numbered resolution: its history entry, and whether its decision is in the committed
+/// `pending` table (otherwise it is a waiting record).
+#[derive(Debug)]
+pub(crate) struct WaitingEntry {
+    pub(crate) entry: HistoryEntry,
+    pub(crate) committed_pending: bool,
+}
+
+/// What waits for the next commit.
 #[derive(Debug, Default)]
 pub(crate) struct Deferred {
-    waiting: Vec<Waiting>,
+    /// Records in decision order.
+    records: Vec<Waiting>,
+    /// Resolutions in resolution order.
+    resolutions: Vec<WaitingEntry>,
+    /// Committed pending decisions that a waiting resolution closed.
+    closed: HashSet<u64>,
+    /// The live row of every key a waiting resolution moved, after all of them (read by
+    /// every snapshot while they wait: hashed with foldhash, not SipHash).
+    rows: HashMap<RateKey, RateRow, foldhash::fast::RandomState>,
 }
 
 impl Deferred {
-    /// How many records wait.
+    /// How many writes wait.
     pub(crate) fn len(&self) -> usize {
-        self.waiting.len()
+        self.records.len() + self.resolutions.len()
     }
 
     pub(crate) fn is_empty(&self) -> bool {
-        self.waiting.is_empty()
+        self.records.is_empty() && self.resolutions.is_empty()
     }
 
-    /// Whether one more record needs a commit first.
+    /// Whether one more write needs a commit first.
     pub(crate) fn is_full(&self) -> bool {
-        self.waiting.len() >= BOUND
+        self.len() >= BOUND
     }
 
     /// The last decision number handed out, given the last committed one.
     pub(crate) fn last_seq(&self, committed: u64) -> u64 {
-        self.waiting
+        self.records
             .last()
-            .map_or(committed, |w| w.decision.seq.max(committed))
+            .map_or(committed, |w| w.seq.max(committed))
+    }
+
+    /// The last resolution number handed out, given the last committed one.
+    pub(crate) fn last_resolution(&self, committed: u64) -> u64 {
+        self.resolutions
+            .last()
+            .map_or(committed, |w| w.entry.resolution_seq.max(committed))
     }
 
     /// Numbers `decision` after every number handed out so far (`committed`, then the waiting
-    /// records), encodes it as `Tx::record_pending` would, and queues it; answers its number.
+    /// records) and queues it; answers its number.
     pub(crate) fn push(
         &mut self,
         path: &str,
         committed: u64,
         mut decision: Decision,
     ) -> Result<u64, StoreError> {
-        let seq = self
-            .last_seq(committed)
-            .checked_add(1)
-            .ok_or_else(|| StoreError::Corrupt {
-                path: path.to_string(),
-                detail: format!("meta {} is at its maximum", meta::NEXT_DECISION_SEQ),
-            })?;
+        let seq = next(path, self.last_seq(committed), meta::NEXT_DECISION_SEQ)?;
         decision.seq = seq;
-        let bytes = tables::encode_decision(&decision)?;
-        self.waiting.push(Waiting { decision, bytes });
+        self.records.push(Waiting {
+            seq,
+            decision: Some(decision),
+        });
         Ok(seq)
     }
 
-    /// Writes every waiting record into `tx`, oldest first. The records stay queued until
-    /// [`Deferred::clear`] is called after the commit.
+    fn index(&self, seq: u64) -> Option<usize> {
+        self.records.binary_search_by_key(&seq, |w| w.seq).ok()
+    }
+
+    /// Whether the waiting record numbered `seq` is open (no waiting resolution closed it).
+    pub(crate) fn is_open_record(&self, seq: u64) -> bool {
+        self.index(seq)
+            .is_some_and(|i| self.records[i].decision.is_some())
+    }
+
+    /// Whether a waiting resolution closed decision `seq` (a waiting record or a committed one).
+    pub(crate) fn closed(&self, seq: u64) -> bool {
+        self.closed.contains(&seq)
+            || self
+                .index(seq)
+                .is_some_and(|i| self.records[i].decision.is_none())
+    }
+
+    /// Takes the decision of the open waiting record `seq` for the resolution closing it.
+    pub(crate) fn take_record(&mut self, seq: u64) -> Option<Decision> {
+        let i = self.index(seq)?;
+        self.records[i].decision.take()
+    }
+
+    /// The live row of `key` as the waiting resolutions leave it, if one of them moved it.
+    pub(crate) fn row(&self, key: &RateKey) -> Option<RateRow> {
+        self.rows.get(key).copied()
+    }
+
+    /// Whether a waiting resolution moved any row.
+    pub(crate) fn has_rows(&self) -> bool {
+        !self.rows.is_empty()
+    }
+
+    /// The next resolution number, given the last committed one.
+    pub(crate) fn next_resolution(&self, path: &str, committed: u64) -> Result<u64, StoreError> {
+        next(
+            path,
+            self.last_resolution(committed),
+            meta::NEXT_RESOLUTION_SEQ,
+        )
+    }
+
+    /// Queues a resolution numbered by [`Deferred::next_resolution`], with the rows its moves
+    /// leave. Its decision was taken from a waiting record, or is a committed one when
+    /// `committed_pending`.
+    /// `rows` holds, for each key moved, the index of its last move and the row it leaves.
+    pub(crate) fn push_resolution(
+        &mut self,
+        entry: HistoryEntry,
+        committed_pending: bool,
+        rows: Vec<(usize, RateRow)>,
+    ) {
+        if committed_pending {
+            self.closed.insert(entry.decision.seq);
+        }
+        for (i, row) in rows {
+            let Some(mv) = entry.moves.get(i) else {
+                continue;
+            };
+            // A key already waiting keeps its allocation.
+            match self.rows.get_mut(&mv.key) {
+                Some(slot) => *slot = row,
+                None => {
+                    self.rows.insert(mv.key.clone(), row);
+                }
+            }
+        }
+        self.resolutions.push(WaitingEntry {
+            entry,
+            committed_pending,
+        });
+    }
+
+    /// Writes everything waiting into `tx`, with the tables left exactly as committing each
+    /// write on its own would leave them: the counters take the waiting numbers (which must be
+    /// the next ones they hand out) once; the records no waiting resolution closed go to
+    /// `pending`; the committed decisions that one closed leave it; the entries are appended
+    /// in resolution order; every moved key gets its final row once (the rows were folded
+    /// from the committed ones, which nothing else writes while they wait). Everything stays
+    /// queued until [`Deferred::clear`] is called after the commit.
     pub(crate) fn write_into(&self, tx: &mut Tx<'_>) -> Result<(), StoreError> {
-        for w in &self.waiting {
-            tx.record_numbered_pending(w.decision.seq, &w.bytes)?;
+        if let Some(first) = self.records.first() {
+            tx.take_numbers(
+                meta::NEXT_DECISION_SEQ,
+                "decision",
+                first.seq,
+                self.records.len(),
+            )?;
+        }
+        if let Some(first) = self.resolutions.first() {
+            tx.take_numbers(
+                meta::NEXT_RESOLUTION_SEQ,
+                "resolution",
+                first.entry.resolution_seq,
+                self.resolutions.len(),
+            )?;
+        }
+        for decision in self.records.iter().filter_map(|w| w.decision.as_ref()) {
+            tx.insert_pending(decision.seq, &tables::encode_decision(decision)?)?;
+        }
+        for w in &self.resolutions {
+            if w.committed_pending {
+                tx.remove_pending(w.entry.decision.seq)?;
+            }
+            tx.append(&w.entry)?;
+        }
+        for (key, row) in &self.rows {
+            tx.set_row(key, row)?;
         }
         Ok(())
     }
 
-    /// Forgets the records: they are committed.
+    /// Forgets everything: it is committed.
     pub(crate) fn clear(&mut self) {
-        self.waiting.clear();
+        self.records.clear();
+        self.resolutions.clear();
+        self.closed.clear();
+        self.rows.clear();
     }
 
-    /// The waiting decisions, oldest first.
+    /// The waiting records no waiting resolution closed, oldest first.
     pub(crate) fn decisions(&self) -> impl Iterator<Item = &Decision> {
-        self.waiting.iter().map(|w| &w.decision)
+        self.records.iter().filter_map(|w| w.decision.as_ref())
     }
+
+    /// The waiting history entries, in resolution order.
+    pub(crate) fn entries(&self) -> impl ExactSizeIterator<Item = &HistoryEntry> + Clone {
+        self.resolutions.iter().map(|w| &w.entry)
+    }
+
+    /// Every row a waiting resolution moved, as it leaves it.
+    pub(crate) fn rows(&self) -> impl Iterator<Item = (&RateKey, &RateRow)> {
+        self.rows.iter()
+    }
+}
+
+/// The number after `last` of the counter `key`.
+fn next(path: &str, last: u64, key: &str) -> Result<u64, StoreError> {
+    last.checked_add(1).ok_or_else(|| StoreError::Corrupt {
+        path: path.to_string(),
+        detail: format!("meta {key} is at its maximum"),
+    })
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::crash::CrashHook;
-    use crate::migrate;
-    use crate::tables::PENDING;
-    use crate::testkit::decision;
-    use redb::{Database, ReadableDatabase};
-
-    /// A new store database in `dir`.
-    fn database(dir: &tempfile::TempDir) -> Database {
-        let db = Database::create(dir.path().join("s.redb")).expect("create");
-        migrate::initialise(&db, "s", 1, &CrashHook::default()).expect("initialise");
-        db
-    }
-
-    #[test]
-    fn records_are_numbered_after_everything_handed_out() {
-        let mut q = Deferred::default();
-        assert_eq!(q.last_seq(7), 7);
-        assert_eq!(q.push("s", 7, decision("Plan")).expect("push"), 8);
-        assert_eq!(q.push("s", 7, decision("Plan")).expect("push"), 9);
-        assert_eq!(q.last_seq(7), 9);
-        let seqs: Vec<u64> = q.decisions().map(|d| d.seq).collect();
-        assert_eq!(seqs, [8, 9]);
-        let err = Deferred::default()
-            .push("s", u64::MAX, decision("Plan"))
-            .expect_err("no number left");
-        assert_eq!(
-            err.to_string(),
-            "store s is corrupt or not a docsuggest store: meta next_decision_seq is at its maximum"
-        );
-        q.clear();
-        assert!(q.is_empty());
-    }
-
-    #[test]
-    fn waiting_records_are_written_as_record_pending_writes_them() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let db = database(&dir);
-        let mut q = Deferred::default();
-        q.push("s", 0, decision("Plan")).expect("push");
-        q.push("s", 0, decision("Scheme")).expect("push");
-        let txn = db.begin_write().expect("txn");
-        {
-            let mut tx = Tx::open(&txn, "s").expect("tables");
-            q.write_into(&mut tx).expect("write");
-            // A record made the ordinary way after them takes the next number.
-            assert_eq!(tx.record_pending(decision("Plan")).expect("record"), 3);
-        }
-        txn.commit().expect("commit");
-        let read = db.begin_read().expect("read");
-        let pending =
-            tables::read_pending("s", &read.open_table(PENDING).expect("pending")).expect("decode");
-        let got: Vec<(u64, &str)> = pending.iter().map(|d| (d.seq, d.family.as_str())).collect();
-        assert_eq!(got, [(1, "Plan"), (2, "Scheme"), (3, "Plan")]);
-        let mut want = decision("Scheme");
-        want.seq = 2;
-        assert_eq!(pending[1], want);
-    }
-
-    #[test]
-    fn numbers_the_counter_would_not_hand_out_are_refused() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let db = database(&dir);
-        let mut q = Deferred::default();
-        // Numbered as if five decisions had been committed; the file has none.
-        q.push("s", 5, decision("Plan")).expect("push");
-        let txn = db.begin_write().expect("txn");
-        let mut tx = Tx::open(&txn, "s").expect("tables");
-        let err = q.write_into(&mut tx).expect_err("mismatch");
-        assert_eq!(
-            err.to_string(),
-            "store s is corrupt or not a docsuggest store: decision 6 was handed out ahead of \
-             its commit, but meta next_decision_seq would number it 1"
-        );
-        assert_eq!(q.len(), 1, "a failed write leaves the record waiting");
-    }
-}
+mod tests;

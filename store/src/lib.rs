@@ -70,6 +70,7 @@ pub use fail_open::FailOpenStore;
 pub use fold::{FoldMismatch, FoldReport, check_fold, folded_rates, same_bits};
 pub use memory::{MemoryStore, Resume};
 pub use migrate::{PLAN, Plan, SCHEMA_VERSION, Step};
+pub use ops::forget::Forgotten;
 pub use options::{BackendFactory, StoreOptions};
 pub use read_only::ReadOnlyStore;
 pub use reader::{StoreReader, StoreView};

@@ -15,6 +15,8 @@ use docsuggest_schema::codec;
 use docsuggest_schema::{Decision, HistoryEntry, RateMove, RateRow, Resolution, StoreError};
 use redb::{ReadableTable, ReadableTableMetadata, Table, WriteTransaction};
 
+pub(crate) mod forget;
+
 /// The five tables of a store, open in one write transaction.
 pub(crate) struct Tx<'t> {
     path: &'t str,
@@ -75,31 +77,55 @@ impl<'t> Tx<'t> {
         Ok(seq)
     }
 
-    /// Writes a pending record that was numbered and encoded before this transaction (a
-    /// record waiting under `group` durability, see [`crate::deferred`]). The counter must
-    /// hand out exactly `seq`; anything else means the numbering went wrong, and writing the
-    /// record under another number would break it.
-    pub(crate) fn record_numbered_pending(
+    /// Takes `count` numbers of the counter `key` at once, from `first`, which must be the one
+    /// it hands out next (numbers handed out ahead of their commit under `group` durability,
+    /// see [`crate::deferred`]). Anything else means the numbering went wrong, and writing
+    /// under other numbers would break it.
+    pub(crate) fn take_numbers(
         &mut self,
-        seq: u64,
-        bytes: &[u8],
+        key: &str,
+        what: &str,
+        first: u64,
+        count: usize,
     ) -> Result<(), StoreError> {
-        let next = self.meta(meta::NEXT_DECISION_SEQ)?;
-        if next != seq {
+        let next = self.meta(key)?;
+        if next != first {
             return Err(StoreError::Corrupt {
                 path: self.path.to_string(),
                 detail: format!(
-                    "decision {seq} was handed out ahead of its commit, but meta {} would \
-                     number it {next}",
-                    meta::NEXT_DECISION_SEQ
+                    "{what} {first} was handed out ahead of its commit, but meta {key} would \
+                     number it {next}"
                 ),
             });
         }
-        self.take(meta::NEXT_DECISION_SEQ)?;
-        self.insert_pending(seq, bytes)
+        let after = u64::try_from(count)
+            .ok()
+            .and_then(|n| first.checked_add(n))
+            .ok_or_else(|| StoreError::Corrupt {
+                path: self.path.to_string(),
+                detail: format!("meta {key} is at its maximum"),
+            })?;
+        self.set_meta(key, after)
     }
 
-    fn insert_pending(&mut self, seq: u64, bytes: &[u8]) -> Result<(), StoreError> {
+    /// Removes a committed pending decision, which must be there.
+    pub(crate) fn remove_pending(&mut self, seq: u64) -> Result<(), StoreError> {
+        match self.pending.remove(seq).at(self.path, "removing pending")? {
+            Some(_) => Ok(()),
+            None => Err(StoreError::UnknownDecision(seq)),
+        }
+    }
+
+    /// Writes the live row of `key`.
+    pub(crate) fn set_row(
+        &mut self,
+        key: &docsuggest_schema::RateKey,
+        row: &RateRow,
+    ) -> Result<(), StoreError> {
+        write_row(self.path, "rates", &mut self.rates, key_tuple(key), row)
+    }
+
+    pub(crate) fn insert_pending(&mut self, seq: u64, bytes: &[u8]) -> Result<(), StoreError> {
         self.pending
             .insert(seq, bytes)
             .at(self.path, "writing pending")?;
@@ -142,7 +168,7 @@ impl<'t> Tx<'t> {
         Ok(seqs.len())
     }
 
-    fn append(&mut self, entry: &HistoryEntry) -> Result<(), StoreError> {
+    pub(crate) fn append(&mut self, entry: &HistoryEntry) -> Result<(), StoreError> {
         let bytes = tables::encode_entry(entry)?;
         self.history
             .insert(entry.resolution_seq, bytes.as_slice())

@@ -89,6 +89,16 @@ impl StoreView {
         table.len().at(&self.label, doing)
     }
 
+    /// The committed pending decision numbered `seq`, if it is still pending.
+    pub(crate) fn pending_decision(&self, seq: u64) -> Result<Option<Decision>, StoreError> {
+        let doing = "reading pending";
+        let table = self.txn.open_table(PENDING).at(&self.label, doing)?;
+        match table.get(seq).at(&self.label, doing)? {
+            Some(bytes) => tables::decode_pending(&self.label, seq, bytes.value()).map(Some),
+            None => Ok(None),
+        }
+    }
+
     pub(crate) fn pending_len(&self) -> Result<u64, StoreError> {
         let doing = "counting pending";
         let table = self.txn.open_table(PENDING).at(&self.label, doing)?;

@@ -3,8 +3,8 @@
 //!
 //! Every write is one redb write transaction (see [`crate::ops`]); every judge call reads its
 //! rates through one read transaction ([`DecisionStore::snapshot`]). Durability follows
-//! [`crate::group`]; under `group` durability a pending record waits in memory for the next
-//! commit (see [`crate::deferred`]). Opening creates, upgrades or refuses the file (see
+//! [`crate::group`]; under `group` durability pending records and resolutions wait in memory
+//! for the next commit (see [`crate::deferred`] and `waiting.rs`). Opening creates, upgrades or refuses the file (see
 //! [`crate::migrate`]).
 
 use crate::crash::{CrashHook, CrashPoint};
@@ -26,6 +26,7 @@ use redb::Database;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use waiting::WaitingSnapshot;
 
 /// An upgrade performed when the file was opened.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,7 +87,7 @@ pub struct RedbStore {
     policy: CommitPolicy,
     committed: SeqMarks,
     durable: SeqMarks,
-    /// Pending records handed out but not yet committed (`group` durability only).
+    /// Records and resolutions handed out but not yet committed (`group` durability only).
     deferred: Deferred,
     report: OpenReport,
     crash: CrashHook,
@@ -107,8 +108,8 @@ impl std::fmt::Debug for RedbStore {
 }
 
 impl RedbStore {
-    /// How many pending records may wait for a commit under `group` durability; recording
-    /// one more first writes them all in one (non-durable) commit.
+    /// How many records and resolutions may wait for a commit under `group` durability; one
+    /// more first writes them all in one (non-durable) commit.
     pub const WAITING_BOUND: usize = deferred::BOUND;
 
     /// Opens the store file, creating it when missing, upgrading an older schema (after copying
@@ -250,21 +251,23 @@ impl RedbStore {
         self.committed
     }
 
-    /// The sequence numbers handed out: the last commit's, then the records waiting for the
-    /// next commit. New numbers continue after these.
+    /// The sequence numbers handed out: the last commit's, then the records and resolutions
+    /// waiting for the next commit. New numbers continue after these.
     pub fn handed_out(&self) -> SeqMarks {
         SeqMarks {
             decision_seq: self.deferred.last_seq(self.committed.decision_seq),
-            ..self.committed
+            resolution_seq: self.deferred.last_resolution(self.committed.resolution_seq),
         }
     }
 
-    /// How many pending records wait in memory for the next commit (`group` durability).
+    /// How many records and resolutions wait in memory for the next commit (`group`
+    /// durability).
     pub fn waiting(&self) -> usize {
         self.deferred.len()
     }
 
-    /// The pending decisions waiting for the next commit, oldest first.
+    /// The pending records waiting for the next commit that no waiting resolution closed,
+    /// oldest first.
     pub(crate) fn waiting_decisions(&self) -> Vec<Decision> {
         self.deferred.decisions().cloned().collect()
     }
@@ -360,6 +363,20 @@ impl RedbStore {
         self.view()?.marks()
     }
 
+    /// Whether a write may wait for the next commit (`group` durability, no fsync due). A
+    /// closed store queues nothing; a full queue is written first, in one commit, so a
+    /// failure there leaves this write undone for a fallback to retry.
+    fn defers(&mut self, doing: &str) -> Result<bool, StoreError> {
+        if self.policy.mode() != Durability::Group || self.policy.durable_at(Instant::now()) {
+            return Ok(false);
+        }
+        self.db()?;
+        if self.deferred.is_full() {
+            self.write(doing, |_| Ok(()))?;
+        }
+        Ok(true)
+    }
+
     /// Whether anything handed out or committed is not yet fsynced.
     fn unflushed(&self) -> bool {
         self.policy.unsynced() || !self.deferred.is_empty()
@@ -367,7 +384,7 @@ impl RedbStore {
 
     /// Runs `op` and the ring eviction in one write transaction, durable or not as the policy
     /// says; nothing of it is committed if any part fails.
-    fn write<R>(
+    pub(crate) fn write<R>(
         &mut self,
         doing: &str,
         op: impl FnOnce(&mut Tx<'_>) -> Result<R, StoreError>,
@@ -465,7 +482,14 @@ impl DecisionStore for RedbStore {
     }
 
     fn snapshot(&self) -> Result<Box<dyn RateSnapshot + '_>, StoreError> {
-        Ok(Box::new(self.view()?))
+        let view = self.view()?;
+        if !self.deferred.has_rows() {
+            return Ok(Box::new(view));
+        }
+        Ok(Box::new(WaitingSnapshot {
+            view,
+            deferred: &self.deferred,
+        }))
     }
 
     /// Under `group` durability the record waits in memory for the next commit (which a
@@ -473,15 +497,8 @@ impl DecisionStore for RedbStore {
     /// fsync is due, it is committed now.
     fn record_pending(&mut self, decision: Decision) -> Result<u64, StoreError> {
         let doing = "recording a pending decision";
-        if self.policy.mode() != Durability::Group || self.policy.durable_at(Instant::now()) {
+        if !self.defers(doing)? {
             return self.write(doing, |tx| tx.record_pending(decision));
-        }
-        // A closed store records nothing, not even in memory.
-        self.db()?;
-        if self.deferred.is_full() {
-            // Memory stays bounded: the waiting records go out first, in one commit, so a
-            // failure here leaves this record unnumbered for a fallback to retry.
-            self.write(doing, |_| Ok(()))?;
         }
         self.deferred
             .push(&self.label, self.committed.decision_seq, decision)
@@ -491,8 +508,14 @@ impl DecisionStore for RedbStore {
         self.write("recording a silence", |tx| tx.record_silent(decision))
     }
 
+    /// Waits for the next commit as a pending record does (`group` durability), or is
+    /// committed now.
     fn resolve(&mut self, resolution: Resolution) -> Result<(), StoreError> {
-        self.write("resolving a decision", |tx| tx.resolve(resolution))
+        let doing = "resolving a decision";
+        if !self.defers(doing)? {
+            return self.write(doing, |tx| tx.resolve(resolution));
+        }
+        self.defer_resolution(resolution)
     }
 
     fn flush(&mut self) -> Result<u64, StoreError> {
@@ -522,27 +545,28 @@ impl DecisionStore for RedbStore {
 }
 
 /// Each call reads through its own view; use [`RedbStore::view`] for several reads of one
-/// snapshot. `pending` also lists the records waiting for the next commit, after the
-/// committed ones: what this handle handed out.
+/// snapshot. What waits for the next commit is included, as that commit will leave the tables:
+/// the live rows it moved, its history entries after the committed ones (the ring trimmed and
+/// base folded as the commit's eviction will), the pending records it holds and not the
+/// decisions it closed.
 impl StoreContents for RedbStore {
     fn rate_rows(&self) -> Result<Vec<(RateKey, RateRow)>, StoreError> {
-        self.view()?.rate_rows()
+        self.live_rows()
     }
 
     fn base_rows(&self) -> Result<Vec<(RateKey, RateRow)>, StoreError> {
-        self.view()?.base_rows()
+        Ok(self.ring()?.base)
     }
 
     fn history(&self) -> Result<Vec<HistoryEntry>, StoreError> {
-        self.view()?.history()
+        Ok(self.ring()?.history)
     }
 
     fn pending(&self) -> Result<Vec<Decision>, StoreError> {
-        let mut pending = self.view()?.pending()?;
-        pending.extend(self.deferred.decisions().cloned());
-        Ok(pending)
+        self.open_pending()
     }
 }
 
 #[cfg(test)]
 mod tests;
+mod waiting;

@@ -118,6 +118,17 @@ fn sweep(fault: impl Fn(u64) -> Fault, salt: u64) {
     }
 }
 
+/// The largest ring bound a script sets (the workload starts at [`RING`]).
+fn largest_ring(script: &[Step]) -> u64 {
+    script
+        .iter()
+        .filter_map(|step| match step {
+            Step::Ring(bound) => Some(*bound),
+            _ => None,
+        })
+        .fold(RING, u64::max)
+}
+
 fn sweep_one(base: &Base, fault: &impl Fn(u64) -> Fault, at: u64, tally: &mut Tally) {
     let dir = tempfile::tempdir().expect("tempdir");
     let disk = Disk::from_image(&base.image);
@@ -156,7 +167,7 @@ fn sweep_one(base: &Base, fault: &impl Fn(u64) -> Fault, at: u64, tally: &mut Ta
         committed: run.committed,
         history: &run.model.history,
         acked: run.acked,
-        ring_max: RING,
+        ring_max: largest_ring(&base.script),
     };
     match invariants::check(&disk, dir.path(), &expect) {
         Ok(found) => {

@@ -28,6 +28,8 @@ pub const COMPANIONS: [&str; 3] = ["Documentation/INDEX.md", "README.md", "CHANG
 pub const RING: u64 = 6;
 /// The bound after the workload shrinks the ring.
 pub const SMALL_RING: u64 = 3;
+/// The ring bound the workload's last phase grows to.
+pub const GROWN_RING: u64 = 4096;
 
 const RATES: TableDefinition<(&str, &str, &str), &[u8]> = TableDefinition::new("rates");
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
@@ -203,7 +205,7 @@ pub fn setup_script(rng: &mut Rng) -> Vec<Step> {
 }
 
 /// The workload: the upgrade, immediate commits, group commits with flushes, an integrity
-/// check, recompute in both modes, a ring shrink, a reopen, and a close.
+/// check, recompute in both modes, a ring shrink, a reopen, a ring that grows, and a close.
 pub fn workload_script(rng: &mut Rng) -> Vec<Step> {
     let mut s = vec![Step::Open];
     s.extend(random_steps(rng, 18, None));
@@ -219,6 +221,10 @@ pub fn workload_script(rng: &mut Rng) -> Vec<Step> {
     s.extend(random_steps(rng, 10, None));
     s.push(Step::Reopen);
     s.extend(random_steps(rng, 8, None));
+    // A larger ring lets the history grow past what the file held, so the storage must grow
+    // (group commits wait in memory and no longer grow the file by themselves).
+    s.push(Step::Ring(GROWN_RING));
+    s.extend(random_steps(rng, 120, None));
     s.push(Step::Close);
     s
 }

@@ -7,8 +7,8 @@
 //! `doc-suggester: store unavailable (<reason>), using memory`.
 
 use crate::home;
-use docsuggest_engine::Engine;
 use docsuggest_engine::probe_cache::CachingProbe;
+use docsuggest_engine::{BoxedStore, Engine};
 use docsuggest_schema::{Config, ConfigError};
 use docsuggest_store::{FailOpenStore, StoreOptions};
 use std::path::{Path, PathBuf};
@@ -107,12 +107,18 @@ pub fn start(config: Config, choice: &StoreChoice, multi_process: bool) -> Host 
         }
         None => FailOpenStore::memory(config.store_limit),
     };
-    let mut engine = Engine::new(config, Box::new(store), CachingProbe::default());
+    start_on(config, Box::new(store), path)
+}
+
+/// Builds the engine over a store the caller opened (a backtest's warm start, bootstrap's
+/// store opened strictly rather than fail-open); `store_path` is what `hello` reports.
+pub fn start_on(config: Config, store: BoxedStore, store_path: Option<PathBuf>) -> Host {
+    let mut engine = Engine::new(config, store, CachingProbe::default());
     let startup = engine.startup();
     Host {
         engine,
         startup,
-        store_path: path,
+        store_path,
     }
 }
 

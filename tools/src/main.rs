@@ -112,6 +112,10 @@ struct BacktestArgs {
     /// over the rest.
     #[arg(long, value_name = "F")]
     train_fraction: Option<f64>,
+    /// Start the learning engine from a copy of this store's learned rates for the repository
+    /// (as `bootstrap --rev` leaves them); the file is only read.
+    #[arg(long, value_name = "PATH")]
+    store: Option<PathBuf>,
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
@@ -126,7 +130,7 @@ struct BootstrapArgs {
     store: PathBuf,
     #[command(flatten)]
     history: HistoryOptions,
-    /// Replay even when the store already holds rates for the workspace.
+    /// Replace what the store holds for the workspace (rates and history) with the replay.
     #[arg(long)]
     force: bool,
     /// Print the report as JSON.
@@ -635,6 +639,7 @@ fn backtest_cmd(args: &BacktestArgs) -> Result<()> {
     let mut options = args.history.options(&args.repo);
     options.since = args.since.clone();
     options.train_fraction = args.train_fraction;
+    options.store = args.store.clone();
     let report = backtest::backtest(&options)?;
     if args.json {
         out!("{}", serde_json::to_string(&report)?);
@@ -651,12 +656,23 @@ fn bootstrap_cmd(args: &BootstrapArgs) -> Result<()> {
         out!("{}", serde_json::to_string(&report)?);
     } else {
         out!(
-            "replayed {} commits of {} into {} ({} notes)",
+            "replayed {} commits of {} (up to {}) into {} as {} ({} notes)",
             report.commits,
             report.workspace,
+            &report.tip[..report.tip.len().min(12)],
             report.store,
+            report.workspace_key,
             report.notes
         );
+        if let Some(r) = &report.replaced {
+            out!(
+                "replaced what it held for the workspace: {} rate rows, {} base rows, {} history entries, {} pending",
+                r.rates,
+                r.base,
+                r.history,
+                r.pending
+            );
+        }
     }
     Ok(())
 }

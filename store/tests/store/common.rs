@@ -233,6 +233,6 @@ pub fn contents(s: &RedbStore) -> impl PartialEq + std::fmt::Debug + use<> {
         s.base_rows().expect("base"),
         s.history().expect("history"),
         s.pending().expect("pending"),
-        s.committed(),
+        s.handed_out(),
     )
 }

@@ -1,5 +1,6 @@
-//! Under `group` durability a pending record waits in memory and is written with the next
-//! commit: the same numbers and contents as a commit of its own, one commit fewer.
+//! Under `group` durability pending records and resolutions wait in memory and are written by
+//! the next commit: the same numbers and contents as commits of their own, without the
+//! commits.
 
 use crate::common::{COMPANIONS, Op, RedbHarness, contents, decision, options, resolution, run};
 use crate::common::{Harness, silence};
@@ -110,7 +111,9 @@ fn group_numbers_and_contents_equal_immediate_ones() {
     let b = run(&mut group, &ops);
     assert_eq!(a, (1..=13).collect::<Vec<u64>>());
     assert_eq!(a, b);
-    assert_eq!(group.get().waiting(), 2);
+    // Since the last commit (the last silence): a resolution and two records.
+    assert_eq!(group.get().waiting(), 3);
+    assert_eq!(contents(immediate.get()), contents(group.get()));
     assert_eq!(
         group.get().pending().expect("pending"),
         immediate.get().pending().expect("pending")
@@ -122,15 +125,48 @@ fn group_numbers_and_contents_equal_immediate_ones() {
 }
 
 #[test]
-fn a_waiting_decision_resolves_in_the_commit_that_writes_it() {
+fn a_waiting_decision_and_its_resolution_are_written_by_one_commit() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut s = RedbStore::open(group(&dir.path().join("s.redb"))).expect("open");
     let reader = s.reader().expect("reader");
     let d = record(&mut s, "Plan");
     let r = resolution(&d, Outcome::Accepted, Some(COMPANIONS[0]));
     s.resolve(r.clone()).expect("resolve");
+    // The resolution waits with its record: nothing on the file yet, everything in the
+    // handle's own reads, the judge's snapshot included.
+    assert_eq!(s.waiting(), 2);
+    assert!(
+        reader
+            .view()
+            .expect("view")
+            .history()
+            .expect("h")
+            .is_empty()
+    );
+    assert_eq!(s.committed(), SeqMarks::default());
+    assert_eq!(
+        s.handed_out(),
+        SeqMarks {
+            decision_seq: 1,
+            resolution_seq: 1
+        }
+    );
+    assert!(s.pending().expect("pending").is_empty());
+    let waiting_history = s.history().expect("history");
+    let waiting_rows = s.rate_rows().expect("rows");
+    let family = RateKey::family(&d.workspace, "Plan");
+    let snapshot_row = s.snapshot().expect("snapshot").row(&family).expect("row");
+    assert_eq!(snapshot_row.map(|r| r.accepts), Some(1));
+    assert!(check_fold(&s).expect("fold").is_clean());
+    // A second resolution of the same decision is refused as the commit would refuse it.
+    let again = s.resolve(r.clone()).expect_err("already closed");
+    assert!(matches!(again, StoreError::UnknownDecision(1)), "{again}");
+    assert_eq!(s.waiting(), 2);
+    s.flush().expect("flush");
     assert_eq!(s.waiting(), 0);
     let view = reader.view().expect("view");
+    assert_eq!(view.history().expect("history"), waiting_history);
+    assert_eq!(view.rate_rows().expect("rows"), waiting_rows);
     assert_eq!(
         view.marks().expect("marks"),
         SeqMarks {
@@ -335,4 +371,72 @@ fn immediate_and_multi_process_modes_commit_each_record() {
             assert_eq!(s.last_durable_seq(), seq);
         }
     }
+}
+
+/// A resolution of a decision committed earlier waits too; the handle stops listing the
+/// decision as pending at once, the file when the resolution is written.
+#[test]
+fn a_committed_pending_decision_resolves_while_waiting() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut s = RedbStore::open(group(&dir.path().join("s.redb"))).expect("open");
+    let reader = s.reader().expect("reader");
+    let a = record(&mut s, "Plan");
+    let b = record(&mut s, "Plan");
+    s.flush().expect("flush");
+    assert_eq!(on_file(&reader), [1, 2]);
+    s.resolve(resolution(&a, Outcome::Rejected, None))
+        .expect("resolve");
+    assert_eq!(s.waiting(), 1);
+    assert_eq!(seqs(&s.pending().expect("pending")), [2]);
+    assert_eq!(on_file(&reader), [1, 2]);
+    let err = s
+        .resolve(resolution(&a, Outcome::Rejected, None))
+        .expect_err("closed already");
+    assert!(matches!(err, StoreError::UnknownDecision(1)), "{err}");
+    s.resolve(resolution(&b, Outcome::Accepted, Some(COMPANIONS[1])))
+        .expect("resolve");
+    assert!(s.pending().expect("pending").is_empty());
+    let rows = s.rate_rows().expect("rows");
+    s.flush().expect("flush");
+    assert!(on_file(&reader).is_empty());
+    let view = reader.view().expect("view");
+    assert_eq!(view.rate_rows().expect("rows"), rows);
+    let order: Vec<(u64, u64)> = view
+        .history()
+        .expect("history")
+        .iter()
+        .map(|e| (e.resolution_seq, e.decision.seq))
+        .collect();
+    assert_eq!(order, [(1, 1), (2, 2)]);
+    assert!(check_fold(&view).expect("fold").is_clean());
+}
+
+/// The queue bound counts resolutions too: one more write first commits the full queue.
+#[test]
+fn resolutions_count_toward_the_bound() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut s = RedbStore::open(group(&dir.path().join("s.redb"))).expect("open");
+    let reader = s.reader().expect("reader");
+    let half = RedbStore::WAITING_BOUND / 2;
+    for _ in 0..half {
+        let d = record(&mut s, "Plan");
+        s.resolve(resolution(&d, Outcome::Rejected, None))
+            .expect("resolve");
+    }
+    assert_eq!(s.waiting(), RedbStore::WAITING_BOUND);
+    assert!(
+        reader
+            .view()
+            .expect("view")
+            .history()
+            .expect("h")
+            .is_empty()
+    );
+    record(&mut s, "Plan");
+    assert_eq!(s.waiting(), 1);
+    let marks = reader.view().expect("view").marks().expect("marks");
+    assert_eq!(marks.resolution_seq, half as u64);
+    assert_eq!(marks.decision_seq, half as u64);
+    assert!(on_file(&reader).is_empty(), "closed in the same commit");
+    assert_eq!(s.last_durable_seq(), 0, "that commit was not fsynced");
 }

@@ -15,6 +15,8 @@ pub const MAX_TIP_PATHS: usize = 2_000_000;
 pub const MAX_PACK_BYTES: u64 = 4 << 20;
 /// At most this many commits are read from the first-parent chain.
 pub const MAX_COMMITS: usize = 5_000_000;
+/// The memory gix may keep for recently read objects while the history is read.
+const OBJECT_CACHE_BYTES: usize = 64 << 20;
 
 /// How a path changed in a commit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -119,6 +121,9 @@ enum Kind {
 
 type Entries = BTreeMap<Vec<u8>, (Kind, ObjectId)>;
 
+/// A tree's entries borrowed from its object, by name.
+type Borrowed<'a> = Vec<(&'a [u8], (Kind, ObjectId))>;
+
 fn entries(repo: &gix::Repository, id: Option<ObjectId>) -> Result<Entries, HistoryError> {
     let mut out = Entries::new();
     let Some(id) = id else { return Ok(out) };
@@ -195,17 +200,42 @@ impl Diff {
         new: Option<ObjectId>,
         prefix: &str,
     ) -> Result<(), HistoryError> {
-        let old = entries(repo, old)?;
-        let new = entries(repo, new)?;
-        let mut names: Vec<&Vec<u8>> = old.keys().chain(new.keys()).collect();
-        names.sort();
-        names.dedup();
-        for name in names {
+        let (old_tree, new_tree) = (load(repo, old)?, load(repo, new)?);
+        let old = sorted(old_tree.as_ref())?;
+        let new = sorted(new_tree.as_ref())?;
+        // Both sides are sorted by name: one merge pass pairs them.
+        let (mut i, mut j) = (0, 0);
+        loop {
             if self.full() {
                 return Ok(());
             }
+            let (name, a, b) = match (old.get(i), new.get(j)) {
+                (Some(x), Some(y)) => match x.0.cmp(y.0) {
+                    std::cmp::Ordering::Less => {
+                        i += 1;
+                        (x.0, Some(x.1), None)
+                    }
+                    std::cmp::Ordering::Greater => {
+                        j += 1;
+                        (y.0, None, Some(y.1))
+                    }
+                    std::cmp::Ordering::Equal => {
+                        (i, j) = (i + 1, j + 1);
+                        (x.0, Some(x.1), Some(y.1))
+                    }
+                },
+                (Some(x), None) => {
+                    i += 1;
+                    (x.0, Some(x.1), None)
+                }
+                (None, Some(y)) => {
+                    j += 1;
+                    (y.0, None, Some(y.1))
+                }
+                (None, None) => return Ok(()),
+            };
             let sub = || join(prefix, name);
-            match (old.get(name), new.get(name)) {
+            match (a.as_ref(), b.as_ref()) {
                 (Some(a), Some(b)) if a == b => {}
                 (Some((Kind::Tree, a)), Some((Kind::Tree, b))) => match sub() {
                     Some(p) => self.trees(repo, Some(*a), Some(*b), &p)?,
@@ -241,8 +271,49 @@ impl Diff {
                 (None, None) => {}
             }
         }
-        Ok(())
     }
+}
+
+/// The tree object `id`, when there is one.
+fn load(
+    repo: &gix::Repository,
+    id: Option<ObjectId>,
+) -> Result<Option<gix::Tree<'_>>, HistoryError> {
+    let Some(id) = id else { return Ok(None) };
+    let object = repo.find_object(id).map_err(|e| object_error(id, e))?;
+    object
+        .try_into_tree()
+        .map(Some)
+        .map_err(|e| object_error(id, e))
+}
+
+/// A tree's entries borrowed from it, sorted by plain name (git sorts a subtree as if its name
+/// ended in `/`, a diff pairs entries by name), the last of any repeated name kept as
+/// [`entries`] keeps it.
+fn sorted<'a>(tree: Option<&'a gix::Tree<'_>>) -> Result<Borrowed<'a>, HistoryError> {
+    let Some(tree) = tree else {
+        return Ok(Vec::new());
+    };
+    let decoded = tree.decode().map_err(|e| object_error(tree.id, e))?;
+    let mut out: Borrowed<'a> = Vec::with_capacity(decoded.entries.len());
+    for entry in decoded.entries {
+        let kind = if entry.mode.is_tree() {
+            Kind::Tree
+        } else {
+            Kind::File(entry.mode.value())
+        };
+        out.push((entry.filename.as_ref(), (kind, entry.oid.to_owned())));
+    }
+    // Nearly sorted already: a stable sort of runs is linear.
+    out.sort_by(|a, b| a.0.cmp(b.0));
+    let mut kept: Borrowed<'a> = Vec::with_capacity(out.len());
+    for e in out {
+        match kept.last_mut() {
+            Some(last) if last.0 == e.0 => *last = e,
+            _ => kept.push(e),
+        }
+    }
+    Ok(kept)
 }
 
 /// The paths `commit` changed against `parent` (the empty tree for a root commit), at most
@@ -340,10 +411,13 @@ pub fn read(
     mut progress: impl FnMut(usize),
 ) -> Result<History, HistoryError> {
     let name = dir.display().to_string();
-    let repo = gix::open(dir).map_err(|e| HistoryError::NotARepository {
+    let mut repo = gix::open(dir).map_err(|e| HistoryError::NotARepository {
         path: name.clone(),
         reason: e.to_string(),
     })?;
+    // Each commit's trees are read again as the next commit's parent side: a cache of
+    // decoded objects saves inflating them twice.
+    repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
     if repo.is_shallow() {
         return Err(HistoryError::Shallow(name));
     }

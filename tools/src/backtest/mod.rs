@@ -4,15 +4,25 @@
 //! run through the same [`Dispatcher`] as `serve`, once with the static engine and once with
 //! the config's learning engine, each on a throwaway memory store, and every note is scored
 //! against what its commit really changed ([`score`]), next to a co-change baseline.
-//! `bootstrap` runs the same turns into a real store. docs/BACKTEST.md describes every figure.
+//! `bootstrap` runs the same turns into a real store, and `backtest --store` starts the
+//! learning engine from a copy of such a store's learned rows ([`warm`]). docs/BACKTEST.md
+//! describes every figure.
 
+mod bootstrap;
 pub mod history;
+mod report;
 pub mod score;
 pub mod trace;
+mod warm;
 
-use crate::host::{self, HostError, StoreChoice};
+pub use bootstrap::{BootstrapReport, Replaced, bootstrap};
+pub use warm::WarmStart;
+
+use crate::host::{self, HostError};
+use crate::inspect::InspectError;
 use crate::ledger_log::LedgerLog;
 use crate::protocol::Dispatcher;
+use docsuggest_engine::BoxedStore;
 use docsuggest_engine::compiled::CompiledPack;
 use docsuggest_schema::Config;
 use docsuggest_schema::pack::{Pack, REPO_PACK_PATH};
@@ -20,7 +30,6 @@ use history::{History, HistoryError};
 use score::{Bases, Figures, Matchers, Note, Scoring};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use trace::{Skipped, Turn};
@@ -51,6 +60,9 @@ pub struct Options {
     pub pack_file: Option<PathBuf>,
     /// Where to write the trace as protocol lines.
     pub trace_out: Option<PathBuf>,
+    /// Start the learning engine from a copy of this store's learned rows (backtest only;
+    /// the file is only read).
+    pub store: Option<PathBuf>,
 }
 
 /// A backtest or bootstrap that could not run.
@@ -95,6 +107,32 @@ pub enum BacktestError {
     /// The store could not be closed cleanly.
     #[error("closing the store failed: {0}")]
     Close(String),
+    /// A store to start from or replay into cannot be used.
+    #[error("cannot use the store {store}: {reason}")]
+    Store {
+        /// The store file.
+        store: String,
+        /// Why.
+        reason: String,
+    },
+    /// The store to start from holds nothing learned for the workspace.
+    #[error(
+        "the store {store} holds no learned rates for {workspace} (key {key}; it holds {held}): \
+         fill it with `docsuggest bootstrap {workspace} --store {store} --rev REV` first"
+    )]
+    OtherWorkspace {
+        /// The store file.
+        store: String,
+        /// The workspace judged in.
+        workspace: String,
+        /// Its key.
+        key: String,
+        /// The keys the store does hold, or "no rates at all".
+        held: String,
+    },
+    /// The workspace the engine judges in is no workspace of the pack.
+    #[error(transparent)]
+    Workspace(InspectError),
 }
 
 fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> BacktestError {
@@ -324,6 +362,9 @@ pub struct EngineRun {
     pub notes: Vec<Note>,
     /// Requests the engine refused, by error code.
     pub errors: BTreeMap<String, u64>,
+    /// The first `store unavailable` ledger line: the store failed and the engine went on in
+    /// memory.
+    pub degraded: Option<String>,
     /// The dispatcher, still open (its store can be read or closed).
     pub dispatcher: Dispatcher,
 }
@@ -342,15 +383,31 @@ fn starts(turn: &Turn, exclude: &[String]) -> Vec<usize> {
         .collect()
 }
 
+/// A throwaway memory store bounded as the config bounds one.
+pub fn memory_store(config: &Config) -> BoxedStore {
+    Box::new(docsuggest_store::FailOpenStore::memory(config.store_limit))
+}
+
+/// The first ledger line of `answer` saying the store became unavailable.
+fn degradation(answer: &Value) -> Option<String> {
+    answer
+        .get("ledger")?
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|l| l.contains("store unavailable"))
+        .map(String::from)
+}
+
 /// Runs every turn through a dispatcher on `store` under `config`.
 pub fn run_engine(
     prepared: &Prepared,
     config: Config,
-    store: &StoreChoice,
+    store: BoxedStore,
     label: &str,
 ) -> EngineRun {
     let exclude = config.exclude.clone();
-    let built = host::start(config, store, false);
+    let built = host::start_on(config, store, None);
     let mut dispatcher =
         Dispatcher::new(built.engine, LedgerLog::new()).with_startup(built.startup);
     let bar = crate::replay::progress_bar_for(
@@ -360,6 +417,7 @@ pub fn run_engine(
     );
     let mut notes = Vec::new();
     let mut errors = BTreeMap::new();
+    let mut degraded = None;
     for (t, turn) in prepared.turns.iter().enumerate() {
         let starts = starts(turn, &exclude);
         let scored = starts.last().copied().unwrap_or(0);
@@ -367,6 +425,9 @@ pub fn run_engine(
         for (r, request) in requests.iter().enumerate() {
             match dispatcher.handle_value(request) {
                 Ok(answer) => {
+                    if degraded.is_none() {
+                        degraded = degradation(&answer);
+                    }
                     // Request 0 is the `turn`; 1..=files are the commit's files, then pads.
                     if r == 0 {
                         continue;
@@ -405,13 +466,16 @@ pub fn run_engine(
     }
     // Windows still open close as abandoned, as at the end of a replay.
     let end = serde_json::json!({"op": "turn", "agent": trace::AGENT});
-    if let Err(e) = dispatcher.handle_value(&end) {
-        *errors.entry(e.code().to_string()).or_default() += 1;
+    match dispatcher.handle_value(&end) {
+        Ok(answer) if degraded.is_none() => degraded = degradation(&answer),
+        Ok(_) => {}
+        Err(e) => *errors.entry(e.code().to_string()).or_default() += 1,
     }
     bar.finish_and_clear();
     EngineRun {
         notes,
         errors,
+        degraded,
         dispatcher,
     }
 }
@@ -482,6 +546,14 @@ pub struct Report {
     pub scored_commits: usize,
     /// The follow-through window and neutral reads per turn.
     pub learn_window: usize,
+    /// The last commit the learning engine trained on before scoring (with `--since` or
+    /// `--train-fraction`): `bootstrap --rev` it for a warm start that has seen no scored
+    /// commit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_training_commit: Option<String>,
+    /// The store whose learned rows the learning engine started from (`--store`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warm_start: Option<WarmStart>,
     /// The static engine (`learn: false`), the learning engine, then the co-change baselines.
     pub runs: Vec<Run>,
 }
@@ -508,9 +580,22 @@ pub fn backtest(options: &Options) -> Result<Report, BacktestError> {
         trigger_cov: &trigger_cov,
         any_cov: &any_cov,
     };
+    let (warm_start, mut warm_store) = match &options.store {
+        Some(store) => {
+            let (start, rows) = warm::learned(store, &prepared, &learning)?;
+            (Some(start), Some(rows))
+        }
+        None => (None, None),
+    };
     let mut runs = Vec::new();
     for (name, config) in [("static", fixed), ("learning", learning.clone())] {
-        let run = run_engine(&prepared, config, &StoreChoice::Memory, name);
+        // Only the learning engine starts warm: the static one reads no rate.
+        let store = match name {
+            "learning" => warm_store.take(),
+            _ => None,
+        }
+        .unwrap_or_else(|| memory_store(&config));
+        let run = run_engine(&prepared, config, store, name);
         runs.push(Run {
             name: name.into(),
             figures: scoring.engine(&run.notes, &matchers, &mut bases),
@@ -536,180 +621,12 @@ pub fn backtest(options: &Options) -> Result<Report, BacktestError> {
         training_commits: prepared.split,
         scored_commits: prepared.turns.len() - prepared.split,
         learn_window: prepared.pad,
+        last_training_commit: prepared
+            .split
+            .checked_sub(1)
+            .and_then(|i| prepared.turns.get(i))
+            .map(|t| t.id.clone()),
+        warm_start,
         runs,
     })
-}
-
-/// What `docsuggest bootstrap` did.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct BootstrapReport {
-    /// The store file.
-    pub store: String,
-    /// The workspace the history was recorded for.
-    pub workspace: String,
-    /// Commits replayed.
-    pub commits: usize,
-    /// Notes made.
-    pub notes: usize,
-    /// Requests the engine refused, by code.
-    pub errors: BTreeMap<String, u64>,
-}
-
-/// `docsuggest bootstrap`: replays the history into the store at `store` under the config's
-/// learning engine. A store that already holds rates for the workspace is refused unless
-/// `force`. The engine must judge in the repository's own work tree, so the store's keys
-/// are those a later session there uses.
-pub fn bootstrap(
-    options: &Options,
-    store: &Path,
-    force: bool,
-) -> Result<BootstrapReport, BacktestError> {
-    let config = run_config(options, true)?;
-    let prepared = prepare(options, &config)?;
-    if prepared.shadowed() {
-        return Err(BacktestError::Argument(format!(
-            "{} has no work tree holding the pack in use: bootstrap records for the work tree, check it out first",
-            options.repo.display()
-        )));
-    }
-    let choice = StoreChoice::File(store.to_path_buf());
-    if !force {
-        let probe = host::start(config.clone(), &choice, false);
-        let mut dispatcher = Dispatcher::new(probe.engine, LedgerLog::new());
-        let rates = serde_json::json!({"op": "rates", "workspace": prepared.workspace});
-        let held = dispatcher
-            .handle_value(&rates)
-            .ok()
-            .and_then(|v| {
-                v.get("rows")
-                    .and_then(Value::as_array)
-                    .map(|r| !r.is_empty())
-            })
-            .unwrap_or(false);
-        dispatcher
-            .finish()
-            .map_err(|e| BacktestError::Close(e.to_string()))?;
-        if held {
-            return Err(BacktestError::Refused {
-                store: store.display().to_string(),
-                workspace: prepared.workspace.clone(),
-            });
-        }
-    }
-    let mut run = run_engine(&prepared, config, &choice, "bootstrap");
-    run.dispatcher
-        .finish()
-        .map_err(|e| BacktestError::Close(e.to_string()))?;
-    Ok(BootstrapReport {
-        store: store.display().to_string(),
-        workspace: prepared.workspace.clone(),
-        commits: prepared.turns.len(),
-        notes: run.notes.len(),
-        errors: run.errors,
-    })
-}
-
-fn share(x: Option<f64>) -> String {
-    x.map_or("-".into(), |v| format!("{v:.3}"))
-}
-
-impl fmt::Display for Report {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let s = &self.skipped;
-        writeln!(
-            f,
-            "{} at {}: {} first-parent commits, {} kept ({} empty, {} over the file limit, {} odd paths, {} touch no family skipped)",
-            self.repo,
-            &self.tip[..self.tip.len().min(12)],
-            self.first_parent_commits,
-            self.kept,
-            s.empty,
-            s.bulk,
-            s.odd,
-            s.no_family
-        )?;
-        writeln!(
-            f,
-            "pack: {}; scored commits: {} (after {} training); window {}{}",
-            self.pack,
-            self.scored_commits,
-            self.training_commits,
-            self.learn_window,
-            if self.scratch_workspace {
-                "; judged in a scratch copy of the tip's paths"
-            } else {
-                ""
-            }
-        )?;
-        writeln!(
-            f,
-            "\n  {:<20} {:>6} {:>9} {:>10} {:>10} {:>7} {:>8} {:>15} {:>15}",
-            "suggester",
-            "notes",
-            "notes/100",
-            "comp.prec",
-            "note.prec",
-            "recall",
-            "nag/100",
-            "comp.prec h1->h2",
-            "note.prec h1->h2"
-        )?;
-        for r in &self.runs {
-            let g = &r.figures;
-            writeln!(
-                f,
-                "  {:<20} {:>6} {:>9.1} {:>10} {:>10} {:>7} {:>8.1} {:>15} {:>15}",
-                r.name,
-                g.notes,
-                g.notes_per_100_commits,
-                share(g.companion_precision),
-                share(g.note_precision),
-                share(g.recall_trigger),
-                g.nag_per_100_commits,
-                format!(
-                    "{} -> {}",
-                    share(g.companion_precision_h1),
-                    share(g.companion_precision_h2)
-                ),
-                format!(
-                    "{} -> {}",
-                    share(g.note_precision_h1),
-                    share(g.note_precision_h2)
-                ),
-            )?;
-        }
-        for r in self.runs.iter().filter(|r| !r.figures.by_family.is_empty()) {
-            writeln!(f, "\n  {} by family:", r.name)?;
-            for (name, fam) in &r.figures.by_family {
-                writeln!(
-                    f,
-                    "    {:<28} {:>6} notes  comp.prec {}",
-                    name,
-                    fam.notes,
-                    share(fam.companion_precision)
-                )?;
-            }
-            writeln!(f, "  {} companions (worst first):", r.name)?;
-            let mut rows: Vec<_> = r.figures.companion_hit_rate.iter().collect();
-            rows.sort_by(|a, b| {
-                a.1.hit_rate
-                    .unwrap_or(0.0)
-                    .total_cmp(&b.1.hit_rate.unwrap_or(0.0))
-                    .then(a.0.cmp(b.0))
-            });
-            for (name, c) in rows {
-                writeln!(
-                    f,
-                    "    {:<50} named {:>6}  hit rate {}",
-                    name,
-                    c.named,
-                    share(c.hit_rate)
-                )?;
-            }
-            if !r.errors.is_empty() {
-                writeln!(f, "  {} refused requests: {:?}", r.name, r.errors)?;
-            }
-        }
-        Ok(())
-    }
 }

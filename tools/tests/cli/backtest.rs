@@ -1,5 +1,6 @@
 //! `backtest` and `bootstrap` over small repositories built here with gix, figures computed
-//! by hand; `--trace-out` served again gives the backtest's notes.
+//! by hand; `--trace-out` served again gives the backtest's notes; a bootstrapped store
+//! starts the learning engine warm.
 
 use crate::common::Env;
 use gix::ObjectId;
@@ -52,7 +53,7 @@ fn tree(repo: &gix::Repository, files: &BTreeMap<String, String>) -> ObjectId {
 
 /// Builds a repository at `dir` whose first-parent history holds one commit per state, and a
 /// work tree with the tip's files.
-fn repository(dir: &Path, states: &[BTreeMap<String, String>]) {
+pub fn repository(dir: &Path, states: &[BTreeMap<String, String>]) {
     let repo = gix::init(dir).expect("git init");
     let sig = gix::actor::Signature {
         name: "t".into(),
@@ -88,7 +89,7 @@ fn repository(dir: &Path, states: &[BTreeMap<String, String>]) {
 /// The history of the hand-computed figures: a root (5 files: bulk at --max-files 4), then
 /// c1 src+docs, c2 src+CHANGELOG, c3 src alone, c4 LICENSE only (no family), c5 empty,
 /// c6 src+docs+CHANGELOG.
-fn small_history(dir: &Path) {
+pub fn small_history(dir: &Path) {
     let mut s: BTreeMap<String, String> = [
         ("src/a.rs", "0"),
         ("docs/a.md", "0"),
@@ -117,10 +118,10 @@ fn small_history(dir: &Path) {
 
 /// A gate every trigger of the small history passes (its kappa is 0.72 before learning), and
 /// a window (and so the trailing reads) long enough to clear the cooldown between turns.
-const CONFIG: &str = r#"{"threshold": 0.5, "learnWindow": 40}"#;
+pub const CONFIG: &str = r#"{"threshold": 0.5, "learnWindow": 40}"#;
 
 /// Runs a subcommand with `--config` (the file [`CONFIG`]) and parses its JSON report.
-fn json(env: &Env, args: &[&str]) -> serde_json::Value {
+pub fn json(env: &Env, args: &[&str]) -> serde_json::Value {
     let config = env.home().join("backtest-config.json");
     std::fs::write(&config, CONFIG).expect("config");
     let mut all = args.to_vec();
@@ -128,7 +129,7 @@ fn json(env: &Env, args: &[&str]) -> serde_json::Value {
     serde_json::from_str(&env.ok(&all, b"")).expect("JSON report")
 }
 
-fn run<'a>(report: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+pub fn run<'a>(report: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
     report["runs"]
         .as_array()
         .expect("runs")
@@ -395,4 +396,233 @@ fn bad_input_is_one_clear_error() {
         !err.status.success() && text.contains("has no commits"),
         "{text}"
     );
+}
+
+const TWO_FAMILIES: &str = r#"{"signature": ["LICENSE"], "families": [
+  {"name": "Src", "kind": "doc", "rules": ["src/*.rs"],
+   "companions": [{"path": "docs/*.md", "prior": 1.0}, {"path": "CHANGELOG.md", "prior": 1.0}]},
+  {"name": "Test", "kind": "doc", "rules": ["tests/*.rs"],
+   "companions": [{"path": "tests/README.md", "prior": 1.0}]}]}"#;
+
+/// A history where learning matters: `CHANGELOG.md`, a companion of `Src`, is never changed.
+/// After a bulk root (5 files at --max-files 4): c1 src+docs, c2 and c3 tests+README (the
+/// `Test` family, which moves no `Src` row), then c4 src+docs, c5 tests+README, c6 src+docs.
+/// With --train-fraction 0.5, c1–c3 train and c4–c6 are scored.
+fn learning_history(dir: &Path) {
+    let mut s: BTreeMap<String, String> = [
+        ("src/a.rs", "0"),
+        ("docs/a.md", "0"),
+        ("CHANGELOG.md", "0"),
+        ("tests/t.rs", "0"),
+        ("tests/README.md", "0"),
+        ("LICENSE", "0"),
+        (".dsh/doc-pack.json", TWO_FAMILIES),
+    ]
+    .into_iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    let mut states = vec![s.clone()];
+    let src = ["src/a.rs", "docs/a.md"];
+    let test = ["tests/t.rs", "tests/README.md"];
+    for (i, paths) in [src, test, test, src, test, src].iter().enumerate() {
+        for p in paths {
+            s.insert(p.to_string(), format!("{}", i + 1));
+        }
+        states.push(s.clone());
+    }
+    repository(dir, &states);
+}
+
+#[test]
+fn a_store_bootstrapped_up_to_the_split_is_at_least_as_precise_as_a_cold_start() {
+    let env = Env::new();
+    let repo = env.home().join("repo");
+    learning_history(&repo);
+    let path = repo.to_str().expect("utf-8");
+    let split = ["--max-files", "4", "--train-fraction", "0.5", "--json"];
+    let mut args = vec!["backtest", path];
+    args.extend(split);
+    let cold = json(&env, &args);
+    assert_eq!(
+        (&cold["training_commits"], &cold["scored_commits"]),
+        (&3.into(), &3.into()),
+        "{cold}"
+    );
+    let last = cold["last_training_commit"]
+        .as_str()
+        .expect("a split commit");
+
+    let store = env.store("warm.redb");
+    let store_arg = store.to_str().expect("utf-8");
+    let boot = json(
+        &env,
+        &[
+            "bootstrap",
+            path,
+            "--store",
+            store_arg,
+            "--rev",
+            last,
+            "--max-files",
+            "4",
+            "--json",
+        ],
+    );
+    assert_eq!(boot["commits"], 3, "only the history up to --rev: {boot}");
+    assert_eq!(boot["tip"], last);
+    let bytes = std::fs::read(&store).expect("the store file");
+
+    args.extend(["--store", store_arg]);
+    let warm = json(&env, &args);
+    assert_eq!(
+        std::fs::read(&store).expect("the store file"),
+        bytes,
+        "only read"
+    );
+    assert_eq!(warm["warm_start"]["store"], store_arg, "{warm}");
+    assert_eq!(warm["warm_start"]["workspace_key"], boot["workspace_key"]);
+    assert!(warm["warm_start"]["rows"].as_u64().expect("rows") > 0);
+    assert!(cold.get("warm_start").is_none());
+
+    // Cold: c1's note leaves one miss on CHANGELOG (rate 1/4, not below pruneBelow 0.25), so
+    // c4's note still names it (1 of 2 hit) and its second miss prunes it: c6 names docs
+    // alone; c5's Test note hits. Warm: the store holds c1's miss and the training replays
+    // it on top, so CHANGELOG is left out from c4 on: every companion named is followed.
+    let (c, w) = (run(&cold, "learning"), run(&warm, "learning"));
+    assert_eq!(c["companion_precision"], 0.75, "{c}");
+    assert_eq!(w["companion_precision"], 1.0, "{w}");
+    assert!(w["note_precision"].as_f64() >= c["note_precision"].as_f64());
+    assert_eq!(c["companion_hit_rate"]["Src CHANGELOG.md"]["named"], 1);
+    assert!(
+        w["companion_hit_rate"].get("Src CHANGELOG.md").is_none(),
+        "{w}"
+    );
+    // The static engine reads no rate: the same either way.
+    assert_eq!(run(&cold, "static"), run(&warm, "static"));
+}
+
+#[test]
+fn a_store_to_start_from_must_be_readable_and_hold_the_workspace() {
+    let env = Env::new();
+    let repo = env.home().join("repo");
+    small_history(&repo);
+    let path = repo.to_str().expect("utf-8");
+    let backtest = |store: &Path| {
+        let out = env.run(
+            &[
+                "backtest",
+                path,
+                "--max-files",
+                "4",
+                "--store",
+                store.to_str().expect("utf-8"),
+            ],
+            b"",
+        );
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+        err
+    };
+    let missing = env.store("missing.redb");
+    let err = backtest(&missing);
+    assert!(
+        err.contains("missing.redb") && err.contains("no such file"),
+        "{err}"
+    );
+    assert!(!missing.exists(), "nothing was created");
+
+    let junk = env.store("junk.redb");
+    std::fs::write(&junk, b"not a store").expect("junk");
+    let err = backtest(&junk);
+    assert!(
+        err.contains("cannot use the store") && err.contains("junk.redb"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&junk).expect("junk"), b"not a store");
+
+    // A store that learned for another workspace (the Env's `ws/`) only.
+    let other = env.store("other.redb");
+    let other_arg = other.to_str().expect("utf-8");
+    env.serve_judges(
+        other_arg,
+        &["Documentation/Plans/X.md", "Documentation/INDEX.md"],
+    );
+    let err = backtest(&other);
+    assert!(
+        err.contains("holds no learned rates") && err.contains(&env.key()),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_file_that_becomes_a_directory_is_a_deletion_and_additions() {
+    let env = Env::new();
+    let repo = env.home().join("repo");
+    let base: BTreeMap<String, String> = [
+        ("src/a.rs", "0"),
+        ("docs", "a file"),
+        ("LICENSE", "0"),
+        (".dsh/doc-pack.json", PACK),
+    ]
+    .into_iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    let mut next = base.clone();
+    next.remove("docs");
+    next.insert("docs/b.md".into(), "1".into());
+    next.insert("docs/a.md".into(), "1".into());
+    next.insert("src/a.rs".into(), "1".into());
+    let mut back = next.clone();
+    back.remove("docs/a.md");
+    back.remove("docs/b.md");
+    back.insert("docs".into(), "a file again".into());
+    back.insert("src/a.rs".into(), "2".into());
+    // Both swaps in one history; the work tree holds the tip (docs a file).
+    repository(&repo, &[base, next, back]);
+    let trace = env.home().join("trace.jsonl");
+    json(
+        &env,
+        &[
+            "backtest",
+            repo.to_str().expect("utf-8"),
+            "--trace-out",
+            trace.to_str().expect("utf-8"),
+            "--json",
+        ],
+    );
+    // Each turn: the trigger, then the other files in path order, `write` for an added one.
+    let calls: Vec<(String, String)> = std::fs::read_to_string(&trace)
+        .expect("trace")
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON"))
+        .filter(|v| v["op"] == "judge" && v["tool"] != "read")
+        .map(|v| {
+            (
+                v["tool"].as_str().expect("tool").to_string(),
+                v["path"].as_str().expect("path").to_string(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, String)> = [
+        // The root adds everything.
+        ("write", "src/a.rs"),
+        ("write", ".dsh/doc-pack.json"),
+        ("write", "LICENSE"),
+        ("write", "docs"),
+        // The file docs is deleted, docs/a.md and docs/b.md are added.
+        ("edit", "src/a.rs"),
+        ("edit", "docs"),
+        ("write", "docs/a.md"),
+        ("write", "docs/b.md"),
+        // And back.
+        ("edit", "src/a.rs"),
+        ("write", "docs"),
+        ("edit", "docs/a.md"),
+        ("edit", "docs/b.md"),
+    ]
+    .into_iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    assert_eq!(calls, want);
 }

@@ -2,6 +2,7 @@
 //! temporary HOME and store.
 
 mod backtest;
+mod bootstrap;
 mod commands;
 mod common;
 #[cfg(unix)]

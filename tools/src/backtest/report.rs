@@ -1,0 +1,119 @@
+//! The human table of a backtest report.
+
+use super::Report;
+use std::fmt;
+
+fn share(x: Option<f64>) -> String {
+    x.map_or("-".into(), |v| format!("{v:.3}"))
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = &self.skipped;
+        writeln!(
+            f,
+            "{} at {}: {} first-parent commits, {} kept ({} empty, {} over the file limit, {} odd paths, {} touch no family skipped)",
+            self.repo,
+            &self.tip[..self.tip.len().min(12)],
+            self.first_parent_commits,
+            self.kept,
+            s.empty,
+            s.bulk,
+            s.odd,
+            s.no_family
+        )?;
+        writeln!(
+            f,
+            "pack: {}; scored commits: {} (after {} training); window {}{}",
+            self.pack,
+            self.scored_commits,
+            self.training_commits,
+            self.learn_window,
+            if self.scratch_workspace {
+                "; judged in a scratch copy of the tip's paths"
+            } else {
+                ""
+            }
+        )?;
+        if let Some(last) = &self.last_training_commit {
+            writeln!(f, "last training commit: {last}")?;
+        }
+        if let Some(w) = &self.warm_start {
+            writeln!(
+                f,
+                "learning engine started from {} rate rows of {} in {}",
+                w.rows, w.workspace_key, w.store
+            )?;
+        }
+        writeln!(
+            f,
+            "\n  {:<20} {:>6} {:>9} {:>10} {:>10} {:>7} {:>8} {:>15} {:>15}",
+            "suggester",
+            "notes",
+            "notes/100",
+            "comp.prec",
+            "note.prec",
+            "recall",
+            "nag/100",
+            "comp.prec h1->h2",
+            "note.prec h1->h2"
+        )?;
+        for r in &self.runs {
+            let g = &r.figures;
+            writeln!(
+                f,
+                "  {:<20} {:>6} {:>9.1} {:>10} {:>10} {:>7} {:>8.1} {:>15} {:>15}",
+                r.name,
+                g.notes,
+                g.notes_per_100_commits,
+                share(g.companion_precision),
+                share(g.note_precision),
+                share(g.recall_trigger),
+                g.nag_per_100_commits,
+                format!(
+                    "{} -> {}",
+                    share(g.companion_precision_h1),
+                    share(g.companion_precision_h2)
+                ),
+                format!(
+                    "{} -> {}",
+                    share(g.note_precision_h1),
+                    share(g.note_precision_h2)
+                ),
+            )?;
+        }
+        for r in self.runs.iter().filter(|r| !r.figures.by_family.is_empty()) {
+            writeln!(f, "\n  {} by family:", r.name)?;
+            for (name, fam) in &r.figures.by_family {
+                writeln!(
+                    f,
+                    "    {:<28} {:>6} notes  comp.prec {}",
+                    name,
+                    fam.notes,
+                    share(fam.companion_precision)
+                )?;
+            }
+            writeln!(f, "  {} companions (worst first):", r.name)?;
+            let mut rows: Vec<_> = r.figures.companion_hit_rate.iter().collect();
+            rows.sort_by(|a, b| {
+                a.1.hit_rate
+                    .unwrap_or(0.0)
+                    .total_cmp(&b.1.hit_rate.unwrap_or(0.0))
+                    .then(a.0.cmp(b.0))
+            });
+            for (name, c) in rows {
+                writeln!(
+                    f,
+                    "    {:<50} named {:>6}  hit rate {}",
+                    name,
+                    c.named,
+                    share(c.hit_rate)
+                )?;
+            }
+            if !r.errors.is_empty() {
+                writeln!(f, "  {} refused requests: {:?}", r.name, r.errors)?;
+            }
+        }
+        Ok(())
+    }
+}
