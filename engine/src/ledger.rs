@@ -135,7 +135,7 @@ fn push_joined(line: &mut String, parts: &[&str]) {
 /// on its exact binary value, ties to even as the standard formatter rounds, in integer
 /// arithmetic (the formatter's exact mode costs several times more); anything else is written
 /// by the formatter itself.
-fn push_fixed2(line: &mut String, x: f64) {
+pub(crate) fn push_fixed2(line: &mut String, x: f64) {
     use std::fmt::Write;
     if !(x.is_finite() && x.is_sign_positive() && x < (1u64 << 40) as f64) {
         // Writing to a `String` cannot fail.
@@ -168,7 +168,30 @@ fn push_fixed2(line: &mut String, x: f64) {
             whole
         }
     };
-    let _ = write!(line, "{}.{:02}", hundredths / 100, hundredths % 100);
+    // Below 2^40 * 100 + 1: fits a u64 (whose digits are cheaper to write than a u128's).
+    let hundredths = u64::try_from(hundredths).unwrap_or(u64::MAX);
+    push_digits(line, hundredths / 100);
+    line.push('.');
+    let cents = (hundredths % 100) as u8;
+    line.push(char::from(b'0' + cents / 10));
+    line.push(char::from(b'0' + cents % 10));
+}
+
+/// Appends `n` in decimal.
+fn push_digits(line: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        line.push(char::from(d));
+    }
 }
 
 /// `doc-suggester: accepted <family> <companion>`
