@@ -3,7 +3,7 @@
 //! looks again, which gives the pipeline's cost without any file-system call (a floor, not a
 //! probe anyone should use: it is stale by construction).
 
-use docsuggest_engine::probe::{EntryKind, FileProbe, OsProbe, RealRoot, Stamp};
+use docsuggest_engine::probe::{EntryKind, FileProbe, Freshness, OsProbe, RealRoot, Stamp};
 use docsuggest_engine::probe_cache::CachingProbe;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -35,21 +35,30 @@ impl ProbeMode {
     }
 }
 
+/// The probe selected, and how often the selection was made.
+#[derive(Debug)]
+struct Selection {
+    mode: Cell<ProbeMode>,
+    /// Counts every switch: what one probe vouched for says nothing about another's answers.
+    switches: Cell<u64>,
+}
+
 /// The switch a [`SwitchProbe`]'s owner keeps to change probes.
 #[derive(Clone, Debug)]
-pub struct ProbeSwitch(Rc<Cell<ProbeMode>>);
+pub struct ProbeSwitch(Rc<Selection>);
 
 impl ProbeSwitch {
     /// Makes `mode` answer from the next query on.
     pub fn set(&self, mode: ProbeMode) {
-        self.0.set(mode);
+        self.0.mode.set(mode);
+        self.0.switches.set(self.0.switches.get() + 1);
     }
 }
 
 /// Forwards every query to the probe the switch selects. Both probes stay alive, so the
 /// caching probe keeps its listings across switches.
 pub struct SwitchProbe {
-    mode: Rc<Cell<ProbeMode>>,
+    selection: Rc<Selection>,
     os: OsProbe,
     caching: CachingProbe,
     frozen: FrozenProbe,
@@ -58,9 +67,12 @@ pub struct SwitchProbe {
 impl SwitchProbe {
     /// A probe starting in `mode`, and its switch.
     pub fn new(mode: ProbeMode) -> (SwitchProbe, ProbeSwitch) {
-        let cell = Rc::new(Cell::new(mode));
+        let cell = Rc::new(Selection {
+            mode: Cell::new(mode),
+            switches: Cell::new(0),
+        });
         let probe = SwitchProbe {
-            mode: cell.clone(),
+            selection: cell.clone(),
             os: OsProbe,
             caching: CachingProbe::new(),
             frozen: FrozenProbe::default(),
@@ -69,7 +81,7 @@ impl SwitchProbe {
     }
 
     fn active(&self) -> &dyn FileProbe {
-        match self.mode.get() {
+        match self.selection.mode.get() {
             ProbeMode::Os => &self.os,
             ProbeMode::Caching => &self.caching,
             ProbeMode::Frozen => &self.frozen,
@@ -98,6 +110,14 @@ impl FileProbe for SwitchProbe {
     }
     fn begin_call(&self) {
         self.active().begin_call();
+    }
+    fn freshness(&self) -> Option<Freshness> {
+        // Every switch starts a new epoch (a probe's epochs stay far below 2^40).
+        let f = self.active().freshness()?;
+        Some(Freshness {
+            epoch: f.epoch ^ (self.selection.switches.get() << 40),
+            unsure: f.unsure,
+        })
     }
 }
 
@@ -141,5 +161,12 @@ impl FileProbe for FrozenProbe {
     }
     fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
         remembered(&self.real, path, || self.os.canonicalize(path))
+    }
+    fn freshness(&self) -> Option<Freshness> {
+        // Its answers never change, by construction.
+        Some(Freshness {
+            epoch: 0,
+            unsure: 0,
+        })
     }
 }

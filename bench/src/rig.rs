@@ -9,10 +9,11 @@ use crate::fill::{self, FillReport};
 use crate::fixture::{PLAN, PLAN_COMPANION, SOURCE, Workspace};
 use crate::probe::{ProbeMode, ProbeSwitch, SwitchProbe};
 use crate::sqlite::{SqliteOptions, SqliteStore};
-use docsuggest_engine::{BoxedStore, Engine, Verdict};
+use docsuggest_engine::{BoxedStore, Call, Engine, Verdict};
 use docsuggest_schema::{Config, Durability};
 use docsuggest_store::{FailOpenStore, MemoryStore, RedbStore, StoreOptions};
 use serde_json::json;
+use std::collections::HashMap;
 use std::error::Error;
 
 /// What a rig operation answers.
@@ -171,6 +172,11 @@ pub struct Rig {
     switch: ProbeSwitch,
     workspace: Workspace,
     key: String,
+    /// Each scenario's call, built once: a host hands the engine a decoded call, so building
+    /// one is not part of what a judged call costs.
+    calls: HashMap<Scenario, Call>,
+    /// The learning cycle's two calls: a Plan read and its first companion's read.
+    cycle: [Call; 2],
     _store_dir: tempfile::TempDir,
 }
 
@@ -217,6 +223,10 @@ impl Rig {
         if located.as_deref() != Some(key.as_str()) {
             return Err(format!("the engine keys the workspace as {located:?}, not {key}").into());
         }
+        let cycle = [
+            workspace.call("c", PLAN),
+            workspace.call("c", PLAN_COMPANION),
+        ];
         Ok(Rig {
             backend,
             fill,
@@ -224,6 +234,8 @@ impl Rig {
             switch,
             workspace,
             key,
+            calls: HashMap::new(),
+            cycle,
             _store_dir: store_dir,
         })
     }
@@ -288,8 +300,11 @@ impl Rig {
 
     /// One timed call.
     pub fn call(&mut self, scenario: Scenario) -> Result<Verdict> {
-        let call = self.workspace.call(scenario.agent(), scenario.target());
-        Ok(self.engine.judge(&call)?)
+        let call = self
+            .calls
+            .entry(scenario)
+            .or_insert_with(|| self.workspace.call(scenario.agent(), scenario.target()));
+        Ok(self.engine.judge(call)?)
     }
 
     /// Sets up [`Rig::learning_cycle`]: learning on, the default gate, `probe` and `durability`.
@@ -310,9 +325,9 @@ impl Rig {
     pub fn learning_cycle(&mut self) -> Result<u64> {
         let before = self.decisions();
         self.engine.turn("c");
-        self.engine.judge(&self.workspace.call("c", PLAN))?;
-        self.engine
-            .judge(&self.workspace.call("c", PLAN_COMPANION))?;
+        let [plan, companion] = &self.cycle;
+        self.engine.judge(plan)?;
+        self.engine.judge(companion)?;
         Ok(self.decisions() - before)
     }
 

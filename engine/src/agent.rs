@@ -4,6 +4,7 @@ use crate::paths::relative_to;
 use globset::GlobMatcher;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The most paths remembered as touched in one turn; older ones are forgotten first.
 pub const MAX_TOUCHED: usize = 4096;
@@ -25,10 +26,10 @@ pub struct Window {
     /// The family.
     pub family: String,
     /// The named companions with their matchers (a silence: the would-be named ones).
-    pub companions: Vec<(String, GlobMatcher)>,
+    pub companions: Vec<(String, Arc<GlobMatcher>)>,
     /// Under the evidence model: companions watched but not named (left out, or past
     /// `maxCompanions`), so what is not named still gathers evidence.
-    pub watched: Vec<(String, GlobMatcher)>,
+    pub watched: Vec<(String, Arc<GlobMatcher>)>,
     /// Under the evidence model: which of `companions`, then `watched`, were touched.
     pub touched: Vec<bool>,
     /// Under the evidence model: which of `companions`, then `watched`, this window counts.
@@ -98,22 +99,23 @@ pub fn names(matcher: &GlobMatcher, path: &Path, bases: &[PathBuf]) -> bool {
 #[derive(Clone, Debug, Default)]
 pub struct Emitted {
     /// Notes by a hash of their family and companions; each bucket compared exactly.
-    by_hash: HashMap<u64, Vec<(String, Vec<String>)>>,
+    by_hash: HashMap<u64, Vec<(String, Vec<String>)>, foldhash::fast::RandomState>,
+    /// Hashes the notes (its seed is fixed per state, so one note always hashes the same).
+    hasher: foldhash::fast::RandomState,
 }
 
 impl Emitted {
-    fn hash_of(family: &str, companions: &[&str]) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::hash::DefaultHasher::new();
-        family.hash(&mut h);
-        companions.hash(&mut h);
-        h.finish()
+    fn hash_of(&self, family: &str, companions: &[&str]) -> u64 {
+        use std::hash::BuildHasher;
+        // A fast hash: the dedupe check runs on every call that passes the gate, and a
+        // collision only costs an exact comparison.
+        self.hasher.hash_one((family, companions))
     }
 
     /// Whether the note (family, companions) was emitted.
     pub fn contains(&self, family: &str, companions: &[&str]) -> bool {
         self.by_hash
-            .get(&Self::hash_of(family, companions))
+            .get(&self.hash_of(family, companions))
             .is_some_and(|bucket| {
                 bucket.iter().any(|(f, cs)| {
                     f == family && cs.iter().map(String::as_str).eq(companions.iter().copied())
@@ -125,8 +127,9 @@ impl Emitted {
     pub fn insert(&mut self, family: &str, companions: &[&str]) {
         if !self.contains(family, companions) {
             let owned = companions.iter().map(|c| c.to_string()).collect();
+            let hash = self.hash_of(family, companions);
             self.by_hash
-                .entry(Self::hash_of(family, companions))
+                .entry(hash)
                 .or_default()
                 .push((family.to_string(), owned));
         }
@@ -145,8 +148,9 @@ pub struct AgentState {
     pub calls: u64,
     /// Paths touched this turn.
     pub touched: Vec<PathBuf>,
-    /// The call number of each family's last note this turn.
-    pub last_noted: HashMap<String, u64>,
+    /// The call number of each family's last note this turn (asked on every call that gets
+    /// past the filter: a fast hash).
+    pub last_noted: HashMap<String, u64, foldhash::fast::RandomState>,
     /// The notes emitted this turn, as (family, companions).
     pub emitted: Emitted,
     /// Notes emitted this turn.
@@ -160,7 +164,13 @@ pub struct AgentState {
 impl AgentState {
     /// Remembers a touched path, forgetting the oldest past [`MAX_TOUCHED`].
     pub fn touch(&mut self, path: &Path) {
-        if self.touched.iter().any(|p| p == path) {
+        // Touched paths are normalised, so equal paths have equal bytes (and comparing bytes
+        // is much cheaper than comparing `Path` components, once per touched path per call).
+        if self
+            .touched
+            .iter()
+            .any(|p| p.as_os_str() == path.as_os_str())
+        {
             return;
         }
         if self.touched.len() >= MAX_TOUCHED {
@@ -253,7 +263,7 @@ mod tests {
     fn a_shared_hash_bucket_still_compares_exactly() {
         let mut emitted = Emitted::default();
         // Two notes forced into one bucket, as a hash collision would put them.
-        let hash = Emitted::hash_of("Plan", &["a.md"]);
+        let hash = emitted.hash_of("Plan", &["a.md"]);
         emitted
             .by_hash
             .entry(hash)

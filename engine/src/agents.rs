@@ -16,7 +16,9 @@ struct Slot {
 /// The agents an engine knows, with when each was last seen.
 #[derive(Default)]
 pub(crate) struct Agents {
-    slots: HashMap<String, Slot>,
+    /// Looked up on every judged call: a fast hash (an id chosen to collide costs its sender
+    /// slower lookups, nothing else).
+    slots: HashMap<String, Slot, foldhash::fast::RandomState>,
     tick: u64,
 }
 
@@ -25,17 +27,15 @@ impl Agents {
     pub(crate) fn seen(&mut self, agent: &str) {
         self.tick += 1;
         // The name is copied only the first time it is seen.
-        if !self.slots.contains_key(agent) {
-            self.slots.insert(
-                agent.to_string(),
-                Slot {
+        match self.slots.get_mut(agent) {
+            Some(slot) => slot.seen = self.tick,
+            None => {
+                let slot = Slot {
                     state: AgentState::default(),
                     seen: self.tick,
-                },
-            );
-        }
-        if let Some(slot) = self.slots.get_mut(agent) {
-            slot.seen = self.tick;
+                };
+                self.slots.insert(agent.to_string(), slot);
+            }
         }
     }
 

@@ -3,6 +3,7 @@
 use crate::paths::is_pattern;
 use docsuggest_schema::pack::{DOC_KIND, Pack, PackError};
 use globset::{Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
+use std::sync::Arc;
 
 /// How a companion is checked for existence (SPEC §5, Filter).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,7 +36,8 @@ pub struct CompiledCompanion {
     /// How its existence is checked.
     pub form: CompanionForm,
     /// Matches a base-relative call path that names this companion (placeholders match any name).
-    pub matcher: GlobMatcher,
+    /// Shared: every window a note or silence opens holds its companions' matchers.
+    pub matcher: Arc<GlobMatcher>,
 }
 
 /// One family, ready to detect and measure.
@@ -161,7 +163,7 @@ impl CompiledPack {
                         path: c.path.clone(),
                         prior: c.prior,
                         form: form_of(&c.path),
-                        matcher: g.compile_matcher(),
+                        matcher: Arc::new(g.compile_matcher()),
                     }),
                     Err(e) => problems.push(format!(
                         "families[{i}].companions[{j}].path: invalid glob: {e}"

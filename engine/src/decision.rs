@@ -7,6 +7,7 @@ use crate::judge::{Effects, Located, Record, Settings};
 use crate::ledger::{self, Abstain};
 use docsuggest_schema::{CompanionRow, Decision, Outcome, RateModel, SilenceReason};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// The companions of one decision: those the note names (or would name) and, under the
 /// evidence model, those its window watches without naming them.
@@ -19,7 +20,7 @@ pub(crate) struct Shape {
 
 /// What a decision is about: the call, its family, and the bases its companions live under.
 pub(crate) struct Subject<'a> {
-    pub(crate) located: &'a Located,
+    pub(crate) located: &'a Located<'a>,
     pub(crate) family: &'a CompiledFamily,
     pub(crate) bases: &'a [PathBuf],
 }
@@ -34,7 +35,7 @@ impl Subject<'_> {
         observe_only: bool,
         evidence: bool,
     ) -> Window {
-        let matchers = |rows: &[CompanionRow]| -> Vec<(String, globset::GlobMatcher)> {
+        let matchers = |rows: &[CompanionRow]| -> Vec<(String, Arc<globset::GlobMatcher>)> {
             rows.iter()
                 .filter_map(|r| {
                     let c = self.family.companions.iter().find(|c| c.path == r.path)?;

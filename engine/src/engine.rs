@@ -8,9 +8,11 @@ use crate::locate::PackCache;
 use crate::note::Note;
 use crate::paths::{self, CallError};
 use crate::probe::{FileProbe, OsProbe};
+use crate::scene::{Scene, Scenes};
 use crate::stats::Stats;
 use docsuggest_schema::{Config, ConfigError, DecisionStore, Resolution, StoreError};
 use std::path::Path;
+use std::sync::Arc;
 
 /// The engine's version, as the activation line names it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -51,6 +53,10 @@ pub struct Engine<P: FileProbe = OsProbe> {
     store: BoxedStore,
     probe: P,
     stats: Stats,
+    /// What the disk said about recent call paths, while the probe vouches for it.
+    scenes: Scenes,
+    /// The call path, resolved in place (a judged call allocates no path of its own).
+    path: String,
 }
 
 impl<P: FileProbe> Engine<P> {
@@ -67,6 +73,8 @@ impl<P: FileProbe> Engine<P> {
             store,
             probe,
             stats: Stats::default(),
+            scenes: Scenes::default(),
+            path: String::new(),
         }
     }
 
@@ -106,30 +114,41 @@ impl<P: FileProbe> Engine<P> {
     pub fn judge(&mut self, call: &Call) -> Result<Verdict, CallError> {
         paths::check_field("agent", &call.agent)?;
         paths::check_field("tool", &call.tool)?;
-        let path = paths::resolve(&call.path, call.cwd.as_deref())?;
+        let mut path = std::mem::take(&mut self.path);
+        let verdict = paths::resolve_into(&mut path, &call.path, call.cwd.as_deref())
+            .map(|()| self.judge_at(Path::new(&path), call));
+        self.path = path;
+        verdict
+    }
+
+    /// The scene of `path`: kept from an earlier call while the probe vouches for it, else
+    /// read (and kept when the probe can vouch for it from now on).
+    fn scene(&mut self, path: &Path) -> Arc<Scene> {
+        let before = self.probe.freshness();
+        if let Some(scene) = self.scenes.get(path, before) {
+            return scene;
+        }
+        let scene = Arc::new(Scene::read(
+            path,
+            &mut self.packs,
+            &self.probe,
+            &self.config.exclude,
+        ));
+        self.scenes.keep(&scene, before, self.probe.freshness());
+        scene
+    }
+
+    fn judge_at(&mut self, path: &Path, call: &Call) -> Verdict {
         let mut verdict = Verdict::default();
         if !self.config.enabled || !self.config.tools.contains(&call.tool) {
-            return Ok(verdict);
+            return verdict;
         }
         self.probe.begin_call();
-        let mut warnings = Vec::new();
-        let lookup = paths::literal_prefix(&path);
-        let workspace = self.packs.locate(&lookup, &self.probe, &mut warnings);
-        // `exclude` names components below the workspace root, so a workspace that itself
-        // lives under `dist/` is judged; a path in no workspace has no root to be below.
-        let below = workspace
-            .as_ref()
-            .and_then(|w| paths::strip_base(&path, &w.root))
-            .unwrap_or(&path);
-        if below.components().any(|c| {
-            self.config
-                .exclude
-                .iter()
-                .any(|x| c.as_os_str() == x.as_str())
-        }) {
-            return Ok(verdict);
+        let scene = self.scene(path);
+        if scene.excluded {
+            return verdict;
         }
-        verdict.warnings = warnings;
+        verdict.warnings.clone_from(&scene.warnings);
         self.stats.judged += 1;
         self.agents.seen(&call.agent);
         // Past `maxAgents`, the agents seen longest ago are forgotten and their windows close
@@ -137,19 +156,14 @@ impl<P: FileProbe> Engine<P> {
         let evicted = self.agents.evict_over(self.config.max_agents);
         self.abandon(evicted);
         let Some(state) = self.agents.get_mut(&call.agent) else {
-            return Ok(verdict);
+            return verdict;
         };
         state.calls += 1;
-        let Some(workspace) = workspace else {
+        let Some(located) = Located::of(&scene) else {
             let line = ledger::abstained(Abstain::ForeignWorkspace, None, 0.0);
             self.stats.observe(&line);
             verdict.ledger.push(line);
-            return Ok(verdict);
-        };
-        let located = Located {
-            rel: judge::relative_target(&path, &workspace.root),
-            path,
-            workspace,
+            return verdict;
         };
         let learn = self.config.learn;
         let resolutions = if learn {
@@ -157,7 +171,7 @@ impl<P: FileProbe> Engine<P> {
         } else {
             Vec::new()
         };
-        state.touch(&located.path);
+        state.touch(located.path);
         for resolution in resolutions {
             resolve(self.store.as_mut(), resolution);
         }
@@ -166,7 +180,6 @@ impl<P: FileProbe> Engine<P> {
             config: &self.config,
             weights: self.weights,
             store: self.store.as_ref(),
-            probe: &self.probe,
             agent: &call.agent,
         };
         verdict.note = judge::decide(
@@ -181,7 +194,7 @@ impl<P: FileProbe> Engine<P> {
         for line in &verdict.ledger {
             self.stats.observe(line);
         }
-        Ok(verdict)
+        verdict
     }
 
     fn apply(&mut self, agent: &str, effects: Effects) {
@@ -258,6 +271,8 @@ impl<P: FileProbe> Engine<P> {
             next.enabled != self.config.enabled || next.threshold != self.config.threshold;
         let stop_learning = self.config.learn && !next.learn;
         self.store.configure(&next);
+        // A scene depends on `exclude`: read every path afresh under the new config.
+        self.scenes.clear();
         self.weights = next.effective_weights();
         self.config = next;
         let mut lines = Vec::new();

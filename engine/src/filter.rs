@@ -75,6 +75,11 @@ impl Bases {
         &self.distinct
     }
 
+    /// The distinct bases, root first, kept past the filter.
+    pub fn into_all(self) -> Vec<PathBuf> {
+        self.distinct
+    }
+
     /// Whether `path` exists and, symlinks resolved, stays inside the root.
     fn inside(&self, path: &Path, probe: &dyn FileProbe) -> bool {
         probe.resolves_within(path, &self.root, &self.real_root)

@@ -16,7 +16,7 @@ use docsuggest_schema::{Config, Outcome, RateEvent, RateKey, RateMove, Resolutio
 /// Step 4: follows the agent's open window and shadow windows with an in-workspace call.
 pub fn follow(
     state: &mut AgentState,
-    located: &Located,
+    located: &Located<'_>,
     config: &Config,
     ledger: &mut Vec<String>,
 ) -> Vec<Resolution> {
@@ -30,7 +30,7 @@ pub fn follow(
             continue;
         }
         if shadow.evidence {
-            if shadow.observe(&located.path)
+            if shadow.observe(located.path)
                 && let Some(companion) = &shadow.accepted
             {
                 ledger.push(ledger::accepted(&shadow.family, companion));
@@ -43,7 +43,7 @@ pub fn follow(
             }
             continue;
         }
-        let touched = shadow.named_by(&located.path).map(str::to_string);
+        let touched = shadow.named_by(located.path).map(str::to_string);
         shadow.age += 1;
         if touched.is_some() || shadow.age >= config.learn_window {
             out.push(Resolution {
@@ -62,7 +62,7 @@ pub fn follow(
 
 fn follow_note(
     state: &mut AgentState,
-    located: &Located,
+    located: &Located<'_>,
     config: &Config,
     ledger: &mut Vec<String>,
 ) -> Option<Resolution> {
@@ -70,7 +70,7 @@ fn follow_note(
     if window.workspace != located.workspace.key {
         return None;
     }
-    if let Some(companion) = window.named_by(&located.path).map(str::to_string) {
+    if let Some(companion) = window.named_by(located.path).map(str::to_string) {
         let window = state.window.take()?;
         ledger.push(ledger::accepted(&window.family, &companion));
         let step = config.accept_bonus;

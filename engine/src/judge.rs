@@ -1,16 +1,16 @@
-//! The judge pipeline's pure steps (SPEC §2): it reads rates through a snapshot and files
-//! through a probe, mutates only the agent's state, and returns the writes it intends.
+//! The judge pipeline's pure steps (SPEC §2): it reads rates through a snapshot and what the
+//! disk says from the call's [`Scene`], mutates only the agent's state, and returns the writes
+//! it intends.
 
 use crate::agent::{AgentState, Window};
 use crate::compiled::Detection;
 use crate::decision::{Shape, Subject, decision, push_decided, silence};
-use crate::filter::Bases;
 use crate::ledger::{self, Abstain, Suppress};
 use crate::locate::Workspace;
 use crate::measure::{self, Rates};
 use crate::note::{self, Note};
-use crate::paths::{is_pattern, literal_prefix, relative_to};
-use crate::probe::FileProbe;
+use crate::paths::relative_to;
+use crate::scene::Scene;
 
 pub use crate::follow::{abandon, close_with_evidence, cut_short, follow, soft_reject};
 use docsuggest_schema::rate::NEUTRAL;
@@ -18,17 +18,32 @@ use docsuggest_schema::{
     CompanionRow, Config, Decision, DecisionStore, RateKey, RateModel, RateSnapshot, Resolution,
     SilenceReason, Table,
 };
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A call resolved to a path inside a workspace.
-#[derive(Clone, Debug)]
-pub struct Located {
+#[derive(Clone, Copy, Debug)]
+pub struct Located<'a> {
     /// The resolved, normalised call path (may hold a pattern).
-    pub path: PathBuf,
+    pub path: &'a Path,
     /// The path relative to the workspace root.
-    pub rel: String,
+    pub rel: &'a str,
     /// The workspace.
-    pub workspace: Workspace,
+    pub workspace: &'a Workspace,
+    /// What the disk says about the path: its family and which companions exist.
+    pub scene: &'a Scene,
+}
+
+impl<'a> Located<'a> {
+    /// The located call of a scene, if its path lies in a workspace.
+    pub fn of(scene: &'a Scene) -> Option<Located<'a>> {
+        let workspace = scene.workspace.as_ref()?;
+        Some(Located {
+            path: &scene.path,
+            rel: &scene.rel,
+            workspace,
+            scene,
+        })
+    }
 }
 
 /// What the engine must write for one call, in order.
@@ -59,8 +74,6 @@ pub struct Settings<'a> {
     /// The store: the call opens one snapshot of it, and only once it has companions to
     /// measure (a call that stops earlier reads nothing).
     pub store: &'a (dyn DecisionStore + Send),
-    /// The disk.
-    pub probe: &'a dyn FileProbe,
     /// The agent that made the call.
     pub agent: &'a str,
 }
@@ -107,14 +120,13 @@ impl Rates for SnapshotRates<'_> {
 pub fn decide(
     settings: &Settings<'_>,
     state: &mut AgentState,
-    located: &Located,
+    located: &Located<'_>,
     ledger: &mut Vec<String>,
     effects: &mut Effects,
 ) -> Option<Note> {
     let config = settings.config;
-    let probe = settings.probe;
     let pack = &located.workspace.pack;
-    let family = match pack.detect(&located.rel) {
+    let family = match located.scene.detection {
         Detection::NoSignal => {
             ledger.push(ledger::abstained(Abstain::NoSignal, None, 0.0));
             return None;
@@ -127,22 +139,13 @@ pub fn decide(
         Detection::Family(f) => &pack.families[f],
     };
     let name = family.name.as_str();
-    let prefix;
-    let lookup = if is_pattern(&located.rel) {
-        prefix = literal_prefix(&located.path);
-        &prefix
-    } else {
-        &located.path
-    };
-    let bases = Bases::find(&located.workspace.root, lookup, probe);
+    let filtered = located.scene.filtered.as_ref()?;
     let subject = Subject {
         located,
         family,
-        bases: bases.all(),
+        bases: &filtered.bases,
     };
-    let existing: Vec<usize> = (0..family.companions.len())
-        .filter(|&i| bases.keeps(&family.companions[i], probe))
-        .collect();
+    let existing = &filtered.existing;
     if existing.is_empty() {
         ledger.push(ledger::abstained(Abstain::NoCompanions, Some(name), 0.0));
         return None;
@@ -172,7 +175,7 @@ pub fn decide(
         family: std::cell::OnceCell::new(),
     };
     let candidates = if untouched.is_empty() {
-        &existing
+        existing
     } else {
         &untouched
     };

@@ -45,6 +45,7 @@ pub mod paths;
 pub mod probe;
 pub mod probe_cache;
 mod probe_watch;
+pub mod scene;
 mod stats;
 pub mod testing;
 

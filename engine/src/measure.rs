@@ -90,7 +90,7 @@ mod tests {
             path: path.into(),
             prior,
             form: crate::compiled::CompanionForm::Literal,
-            matcher: globset::Glob::new(path).expect("glob").compile_matcher(),
+            matcher: std::sync::Arc::new(globset::Glob::new(path).expect("glob").compile_matcher()),
         }
     }
 

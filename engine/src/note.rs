@@ -17,9 +17,13 @@ pub struct Note {
 }
 
 fn header(family: &str, kappa: f64) -> String {
-    format!(
-        "[doc-suggester] {family} task (kappa {kappa:.2}): companions this task conventionally needs:"
-    )
+    let mut text = String::with_capacity(128);
+    text.push_str("[doc-suggester] ");
+    text.push_str(family);
+    text.push_str(" task (kappa ");
+    crate::ledger::push_fixed2(&mut text, kappa);
+    text.push_str("): companions this task conventionally needs:");
+    text
 }
 
 /// `header(family, kappa).chars().count()` for any kappa in 0..=1, without composing it.
@@ -66,12 +70,13 @@ fn summary(family: &str, companions: &[&str]) -> String {
     for (i, c) in companions.iter().enumerate() {
         let sep = if i == 0 { "" } else { ", " };
         let left = companions.len() - i - 1;
+        // The characters of ` (+<left> more)`, counted without composing it.
         let more = if left > 0 {
-            format!(" (+{left} more)")
+            " (+ more)".len() + left.ilog10() as usize + 1
         } else {
-            String::new()
+            0
         };
-        let len = out.chars().count() + sep.len() + c.chars().count() + more.chars().count();
+        let len = out.chars().count() + sep.len() + c.chars().count() + more;
         if len > SUMMARY_CHARS {
             break;
         }

@@ -97,6 +97,76 @@ pub fn resolve(path: &str, cwd: Option<&str>) -> Result<PathBuf, CallError> {
     Ok(out)
 }
 
+/// [`resolve`] into `out`, a buffer reused from call to call (so resolving allocates nothing
+/// once it is large enough). On Unix the parts are split on `/` as bytes, which is what
+/// `Path::components` does there, without building a `PathBuf` part by part.
+pub fn resolve_into(out: &mut String, path: &str, cwd: Option<&str>) -> Result<(), CallError> {
+    if !cfg!(unix) {
+        let resolved = resolve(path, cwd)?;
+        out.clear();
+        out.push_str(&resolved.to_string_lossy());
+        return Ok(());
+    }
+    check_field("path", path)?;
+    let cwd = if path.starts_with('/') {
+        None
+    } else {
+        let cwd = cwd.ok_or_else(|| CallError::RelativeWithoutCwd(path.into()))?;
+        check_field("cwd", cwd)?;
+        if !cwd.starts_with('/') {
+            return Err(CallError::RelativeCwd(cwd.into()));
+        }
+        Some(cwd)
+    };
+    out.clear();
+    // The common case, both plainly spelled: the answer is their concatenation.
+    if has_plain_parts(path) && cwd.is_none_or(has_plain_parts) {
+        if let Some(cwd) = cwd.filter(|c| *c != "/") {
+            out.push_str(cwd);
+        }
+        if !path.starts_with('/') {
+            out.push('/');
+        }
+        out.push_str(path);
+        return Ok(());
+    }
+    // Built without the leading `/` of the root (empty = the root), added once at the end.
+    for part in cwd.into_iter().chain([path]).flat_map(|p| p.split('/')) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if out.is_empty() {
+                    return Err(CallError::AboveRoot(path.into()));
+                }
+                let cut = out.rfind('/').unwrap_or(0);
+                out.truncate(cut);
+            }
+            name => {
+                out.push('/');
+                out.push_str(name);
+            }
+        }
+    }
+    if out.is_empty() {
+        out.push('/');
+    }
+    Ok(())
+}
+
+/// Whether every `/`-separated part of `text` (after a leading `/`) is a name: none is empty,
+/// `.` or `..`. `/` itself is plain; the empty text is not.
+fn has_plain_parts(text: &str) -> bool {
+    if text == "/" {
+        return true;
+    }
+    let rest = text.strip_prefix('/').unwrap_or(text);
+    !rest.is_empty()
+        && rest
+            .as_bytes()
+            .split(|&b| b == b'/')
+            .all(|part| !part.is_empty() && part != b"." && part != b"..")
+}
+
 /// `path` relative to `base` as a `/`-separated string, when `path` lies under `base`.
 pub fn relative_to<'a>(path: &'a Path, base: &Path) -> Option<&'a str> {
     // Call paths are normalised (no `.`, `..` or doubled separators), so the rest of the
@@ -195,10 +265,24 @@ mod tests {
             let expected = path.parent().zip(path.file_name());
             prop_assert_eq!(split_name(path), expected);
         }
+
+        /// Resolving in place answers what `resolve` answers, error or path.
+        #[test]
+        fn resolve_into_is_resolve(
+            path in "(/?([a.]{0,3}/){0,4}[a.]{0,3})",
+            cwd in proptest::option::of("(/?([a.]{0,2}/){0,3}[a.]{0,2})"),
+        ) {
+            let mut out = String::from("left over");
+            let got = resolve_into(&mut out, &path, cwd.as_deref()).map(|()| PathBuf::from(&out));
+            prop_assert_eq!(got, resolve(&path, cwd.as_deref()));
+        }
     }
 
     fn check(path: &str, cwd: Option<&str>, expect: Result<&str, &str>) {
         let got = resolve(path, cwd);
+        let mut out = String::new();
+        let in_place = resolve_into(&mut out, path, cwd).map(|()| PathBuf::from(&out));
+        assert_eq!(in_place, got, "{path} in {cwd:?}");
         match expect {
             Ok(p) => assert_eq!(got, Ok(PathBuf::from(p)), "{path} in {cwd:?}"),
             Err(code) => assert_eq!(got.map_err(|e| e.code()), Err(code), "{path} in {cwd:?}"),
@@ -214,6 +298,9 @@ mod tests {
             Ok("/ws/Documentation/X.md"),
         );
         check("../other/X.md", Some("/ws/pkg"), Ok("/ws/other/X.md"));
+        check("X.md", Some("/"), Ok("/X.md"));
+        check("/", Some("/ws"), Ok("/"));
+        check("a/b/", Some("/ws/"), Ok("/ws/a/b"));
         check("X.md", None, Err("relative-path-without-cwd"));
         check("X.md", Some("ws"), Err("relative-cwd"));
         check("/../../etc", None, Err("path-above-root"));

@@ -33,6 +33,19 @@ pub struct Stamp {
     pub len: u64,
 }
 
+/// How long a probe's answers stay true, for a caller that wants to keep what it derived from
+/// them past the call: `epoch` stays the same for as long as every answer the probe gave from
+/// change-notified listings stays true, and `unsure` counts the answers it gave any other way
+/// (asked of the OS, or from a listing validated by its stamp). What was derived only from
+/// answers given while `unsure` did not move stays true while `epoch` stays the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Freshness {
+    /// Changes whenever something a change-notified answer depended on may have changed.
+    pub epoch: u64,
+    /// Answers given so far that no change notification guards.
+    pub unsure: u64,
+}
+
 /// The file queries the pipeline makes.
 pub trait FileProbe {
     /// What `path` names, or `None` when nothing is there.
@@ -60,6 +73,12 @@ pub trait FileProbe {
     /// Marks the start of one judged call: a caching probe may trust what it validated
     /// earlier in the same call, and must look again after.
     fn begin_call(&self) {}
+
+    /// What the probe promises about how long its answers stay true; `None` (the default)
+    /// promises nothing past the call.
+    fn freshness(&self) -> Option<Freshness> {
+        None
+    }
 }
 
 /// The operating system's file system.

@@ -17,7 +17,7 @@
 //! change without its directory changing).
 
 use crate::paths::{is_plain_relative, split_name, strip_base};
-use crate::probe::{EntryKind, FileProbe, OsProbe, RealRoot, Stamp};
+use crate::probe::{EntryKind, FileProbe, Freshness, OsProbe, RealRoot, Stamp};
 use crate::probe_watch::{DirWatch, Drain};
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
@@ -76,6 +76,10 @@ pub struct CachingProbe {
     too_big: RefCell<HashSet<DirKey, foldhash::fast::RandomState>>,
     /// Change notification, when available and not turned off.
     watch: RefCell<Option<DirWatch>>,
+    /// Moves whenever a drain finds that a watched listing may be stale (see [`Freshness`]).
+    epoch: Cell<u64>,
+    /// Answers given without a watched listing (see [`Freshness`]).
+    unsure: Cell<u64>,
 }
 
 impl Default for CachingProbe {
@@ -123,6 +127,25 @@ impl CachingProbe {
             dirs: RefCell::default(),
             too_big: RefCell::default(),
             watch: RefCell::new(None),
+            epoch: Cell::new(0),
+            unsure: Cell::new(0),
+        }
+    }
+
+    /// The OS, for an answer no watched listing gives (counted as unsure).
+    fn os(&self) -> &OsProbe {
+        self.note_unsure();
+        &self.os
+    }
+
+    fn note_unsure(&self) {
+        self.unsure.set(self.unsure.get() + 1);
+    }
+
+    /// Counts an answer from `listing` as unsure unless change notification guards it.
+    fn used(&self, listing: &Listing) {
+        if !listing.watched {
+            self.note_unsure();
         }
     }
 
@@ -146,7 +169,7 @@ impl CachingProbe {
         };
         match drain {
             Drain::Clean => return,
-            Drain::Stale => {}
+            Drain::Stale => self.epoch.set(self.epoch.get() + 1),
             Drain::Broken => {
                 tracing::warn!("file change notification failed; checking directories per call");
                 *slot = None;
@@ -164,6 +187,7 @@ impl CachingProbe {
         if let Some(listing) = dirs.get_mut(key)
             && (listing.checked == generation || listing.watched)
         {
+            self.used(listing);
             return Some(f(listing));
         }
         // One lstat validates the directory for this generation.
@@ -178,6 +202,7 @@ impl CachingProbe {
             && listing.stamp == stamp
         {
             listing.checked = generation;
+            self.used(listing);
             return Some(f(listing));
         }
         if self.too_big.borrow().contains(key) {
@@ -216,6 +241,7 @@ impl CachingProbe {
             watched,
             entries,
         };
+        self.used(&listing);
         let answer = f(&listing);
         dirs.insert(key.to_os_string(), listing);
         Some(answer)
@@ -244,6 +270,7 @@ impl CachingProbe {
         let listed = match self.dirs.borrow().get(parent.as_os_str()) {
             // The common case, answered with one lookup of the parent.
             Some(l) if l.watched || l.checked == generation => {
+                self.used(l);
                 return Ok(l.entries.get(name).copied());
             }
             Some(_) => true,
@@ -269,25 +296,35 @@ impl FileProbe for CachingProbe {
         self.drain_changes();
     }
 
+    fn freshness(&self) -> Option<Freshness> {
+        // Without change notification every listing is validated by stamp: nothing is
+        // promised past the call.
+        self.watch.borrow().as_ref()?;
+        Some(Freshness {
+            epoch: self.epoch.get(),
+            unsure: self.unsure.get(),
+        })
+    }
+
     fn kind(&self, path: &Path) -> Option<EntryKind> {
         match self.entry(path) {
             Ok(None) => None,
             Ok(Some(EntryType::File)) => Some(EntryKind::File),
             Ok(Some(EntryType::Dir)) => Some(EntryKind::Dir),
             Ok(Some(EntryType::Other)) => Some(EntryKind::Other),
-            Ok(Some(EntryType::Symlink)) | Err(()) => self.os.kind(path),
+            Ok(Some(EntryType::Symlink)) | Err(()) => self.os().kind(path),
         }
     }
 
     fn stamp(&self, path: &Path) -> Option<Stamp> {
         match self.entry(path) {
             Ok(None) => None,
-            _ => self.os.stamp(path),
+            _ => self.os().stamp(path),
         }
     }
 
     fn read_to_string(&self, path: &Path) -> std::io::Result<String> {
-        self.os.read_to_string(path)
+        self.os().read_to_string(path)
     }
 
     fn subdirectories(&self, dir: &Path) -> Vec<PathBuf> {
@@ -304,15 +341,15 @@ impl FileProbe for CachingProbe {
         match listed {
             Some(names) => names
                 .into_iter()
-                .filter(|(n, link)| !link || self.os.kind(&dir.join(n)) == Some(EntryKind::Dir))
+                .filter(|(n, link)| !link || self.os().kind(&dir.join(n)) == Some(EntryKind::Dir))
                 .map(|(n, _)| n)
                 .collect(),
-            None => self.os.subdirectories(dir),
+            None => self.os().subdirectories(dir),
         }
     }
 
     fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
-        self.os.canonicalize(path)
+        self.os().canonicalize(path)
     }
 
     fn resolves_within(&self, path: &Path, root: &Path, real_root: &RealRoot) -> bool {
@@ -323,7 +360,7 @@ impl FileProbe for CachingProbe {
             .filter(|r| is_plain_relative(r));
         let Some(rest) = rest else {
             // Outside the lexical root, or oddly spelled: let the OS resolve it.
-            return self.os.resolves_within(path, root, real_root);
+            return self.os().resolves_within(path, root, real_root);
         };
         let mut dir = root.to_path_buf();
         let mut names = rest.split('/').filter(|c| !c.is_empty()).peekable();
@@ -334,7 +371,7 @@ impl FileProbe for CachingProbe {
                 Ok(Some(EntryType::File | EntryType::Other)) if names.peek().is_none() => {}
                 Ok(Some(EntryType::File | EntryType::Other)) => return false,
                 Ok(Some(EntryType::Symlink)) | Err(()) => {
-                    return self.os.resolves_within(path, root, real_root);
+                    return self.os().resolves_within(path, root, real_root);
                 }
             }
             dir.push(name);

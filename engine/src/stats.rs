@@ -33,13 +33,19 @@ impl Stats {
             (Some("suggest"), _) => self.notes += 1,
             (Some("accepted"), _) => self.accepted += 1,
             (Some("rejected"), _) => self.rejected += 1,
-            (Some("abstained"), Some(reason)) => {
-                *self.abstained.entry(reason.to_string()).or_default() += 1
-            }
-            (Some("suppressed"), Some(kind)) => {
-                *self.suppressed.entry(kind.to_string()).or_default() += 1
-            }
+            (Some("abstained"), Some(reason)) => count(&mut self.abstained, reason),
+            (Some("suppressed"), Some(kind)) => count(&mut self.suppressed, kind),
             _ => {}
+        }
+    }
+}
+
+/// One more of `name`; its key is copied only the first time (every judged call counts one).
+fn count(counts: &mut BTreeMap<String, u64>, name: &str) {
+    match counts.get_mut(name) {
+        Some(n) => *n += 1,
+        None => {
+            counts.insert(name.to_string(), 1);
         }
     }
 }

@@ -9,3 +9,4 @@ mod pipeline;
 mod props;
 mod recompute;
 mod restart;
+mod scenes;

@@ -196,12 +196,32 @@ fn measure_backend(figures: &mut Figures, backend: Backend, rows: u64) -> Result
     Ok(())
 }
 
+/// What one cell of the interleaved headline measurement times.
+#[derive(Clone, Copy)]
+enum Timed {
+    /// Single judged calls of a scenario through a probe.
+    Call(Scenario, ProbeMode),
+    /// One snapshot and the five reads of a Plan call, hot keys: the store's own cost.
+    StoreReads,
+}
+
 /// One cell of the interleaved headline measurement.
 struct Cell {
     rig: usize,
-    call: Scenario,
-    probe: ProbeMode,
+    timed: Timed,
     samples: Samples,
+}
+
+/// Sustained learning cycles, measured a slice per round like the cells.
+#[derive(Default, Serialize)]
+struct SustainedHeadline {
+    backend: &'static str,
+    rows: u64,
+    durability: &'static str,
+    decisions_per_second: f64,
+    decisions: u64,
+    cycles: u64,
+    seconds: f64,
 }
 
 #[derive(Serialize)]
@@ -224,16 +244,22 @@ const ROUND: Budget = Budget {
     time: Duration::from_millis(400),
 };
 
-/// The five target ratios, from cells measured interleaved on four rigs.
-fn headline() -> Result<(Vec<HeadlineFigure>, Vec<Ratio>)> {
+/// How long sustained learning runs in each round of the headline.
+const SUSTAIN_SLICE: Duration = Duration::from_millis(250);
+
+/// The ten target ratios, from cells measured interleaved on five rigs.
+fn headline() -> Result<(Vec<HeadlineFigure>, SustainedHeadline, Vec<Ratio>)> {
     use ProbeMode::{Caching, Frozen, Os};
-    use Scenario::{Noted, Recording};
-    eprintln!("headline: filling four stores…");
+    use Scenario::{NonMatching, Noted, Recording, Silence};
+    eprintln!("headline: filling five stores…");
     let specs = [
         (Backend::Memory, SMALL),
         (Backend::Redb, SMALL),
         (Backend::Sqlite, SMALL),
         (Backend::Redb, LARGE),
+        // The silences and the learning cycles record and move rates: on their own store, so
+        // the other cells time the same rows in every round.
+        (Backend::Redb, SMALL),
     ];
     let mut rigs = Vec::new();
     for (backend, rows) in specs {
@@ -241,8 +267,7 @@ fn headline() -> Result<(Vec<HeadlineFigure>, Vec<Ratio>)> {
     }
     let cell = |rig, call, probe| Cell {
         rig,
-        call,
-        probe,
+        timed: Timed::Call(call, probe),
         samples: Samples::default(),
     };
     let mut cells = [
@@ -256,22 +281,67 @@ fn headline() -> Result<(Vec<HeadlineFigure>, Vec<Ratio>)> {
         cell(0, Noted, Frozen),
         cell(1, Noted, Frozen),
         cell(2, Noted, Frozen),
+        // The call targets of issue #18, against the store's own cost.
+        cell(1, NonMatching, Caching),
+        Cell {
+            rig: 1,
+            timed: Timed::StoreReads,
+            samples: Samples::default(),
+        },
+        cell(4, Silence, Caching),
     ];
+    let hot = measure::plan_reads(rigs[1].workspace_key());
+    let mut sustained = SustainedHeadline {
+        backend: Backend::Redb.name(),
+        rows: SMALL,
+        durability: "group",
+        ..SustainedHeadline::default()
+    };
+    let mut sustained_time = Duration::ZERO;
     for round in 0..ROUNDS {
         eprintln!("headline: round {}/{ROUNDS}", round + 1);
         for c in &mut cells {
             let rig = &mut rigs[c.rig];
-            rig.prepare(c.call, c.probe, Durability::Group)?;
-            c.samples.append(measure::calls(rig, c.call, ROUND)?);
-            rig.flush()?;
+            match c.timed {
+                Timed::Call(call, probe) => {
+                    rig.prepare(call, probe, Durability::Group)?;
+                    c.samples.append(measure::calls(rig, call, ROUND)?);
+                    rig.flush()?;
+                }
+                Timed::StoreReads => {
+                    c.samples
+                        .append(measure::reads(rig.engine().store(), &hot, ROUND)?);
+                }
+            }
         }
+        let rig = &mut rigs[4];
+        rig.prepare_cycle(Caching, Durability::Group)?;
+        let (decisions, cycles, took) = measure::sustained(rig, SUSTAIN_SLICE)?;
+        rig.flush()?;
+        sustained.decisions += decisions;
+        sustained.cycles += cycles;
+        sustained_time += took;
     }
+    sustained.seconds = sustained_time.as_secs_f64();
+    sustained.decisions_per_second = sustained.decisions as f64 / sustained.seconds;
     let p50: Vec<f64> = cells
         .iter()
         .map(|c| c.samples.percentile_us(50.0))
         .collect();
-    let [memory, redb, sqlite, redb_large, naive, recording, ..] =
-        <[f64; 9]>::try_from(p50).map_err(|_| "nine cells")?;
+    let [
+        memory,
+        redb,
+        sqlite,
+        redb_large,
+        naive,
+        recording,
+        _,
+        _,
+        _,
+        non_matching,
+        store_read,
+        silence,
+    ] = <[f64; 12]>::try_from(p50).map_err(|_| "twelve cells")?;
     let ratios = vec![
         Ratio::new(
             "redb_vs_memory",
@@ -313,19 +383,65 @@ fn headline() -> Result<(Vec<HeadlineFigure>, Vec<Ratio>)> {
             Bound::AtMost,
             2.0,
         ),
+        Ratio::new(
+            "nonmatching_vs_store_read",
+            "p50, redb, 10^3 rows: non-matching call (caching probe) / one snapshot and the five reads of a Plan call (hot keys)",
+            non_matching,
+            store_read,
+            Bound::AtMost,
+            0.4,
+        ),
+        Ratio::new(
+            "noted_vs_store_read",
+            "p50, redb, 10^3 rows: noted call (caching probe) / one snapshot and the five reads of a Plan call (hot keys)",
+            redb,
+            store_read,
+            Bound::AtMost,
+            2.0,
+        ),
+        Ratio::new(
+            "silence_vs_noted",
+            "judge p50, redb, 10^3 rows, caching probe, group: recorded silence / noted call",
+            silence,
+            redb,
+            Bound::AtMost,
+            1.5,
+        ),
+        Ratio::new(
+            "recording_vs_noted",
+            "judge p50, redb, 10^3 rows, caching probe: recording call (group) / noted call",
+            recording,
+            redb,
+            Bound::AtMost,
+            1.5,
+        ),
+        Ratio::new(
+            "sustained_learning_redb",
+            "sustained learning on redb (group), decisions per second (not a ratio: the value itself), against 5x 13,900",
+            sustained.decisions_per_second,
+            1.0,
+            Bound::AtLeast,
+            69_500.0,
+        ),
     ];
     let figures = cells
         .iter()
-        .map(|c| HeadlineFigure {
-            backend: rigs[c.rig].backend().name(),
-            rows: specs[c.rig].1,
-            call: c.call.name(),
-            probe: c.probe.name(),
-            durability: "group",
-            summary: c.samples.summary(),
+        .map(|c| {
+            let (call, probe) = match c.timed {
+                Timed::Call(call, probe) => (call.name(), probe.name()),
+                Timed::StoreReads => ("store-reads-hot", "none"),
+            };
+            HeadlineFigure {
+                backend: rigs[c.rig].backend().name(),
+                rows: specs[c.rig].1,
+                call,
+                probe,
+                durability: "group",
+                summary: c.samples.summary(),
+            }
         })
         .collect();
-    Ok((figures, ratios))
+    Ok((figures, sustained, ratios))
 }
 
 fn print_recompute(r: &RecomputeFigures) {
@@ -364,7 +480,7 @@ fn print_recompute(r: &RecomputeFigures) {
     }
 }
 
-fn print_markdown(f: &Figures, headline: &[HeadlineFigure], ratios: &[Ratio]) {
+fn print_headline(headline: &[HeadlineFigure], sustained: &SustainedHeadline, ratios: &[Ratio]) {
     println!("| headline | rows | call | probe | p50 µs | p99 µs | samples |");
     println!("|---|---:|---|---|---:|---:|---:|");
     for h in headline {
@@ -379,6 +495,31 @@ fn print_markdown(f: &Figures, headline: &[HeadlineFigure], ratios: &[Ratio]) {
             h.summary.samples
         );
     }
+    println!(
+        "\nsustained learning ({}, {}): {:.0} decisions/s ({} decisions, {} cycles, {:.2} s)",
+        sustained.backend,
+        sustained.durability,
+        sustained.decisions_per_second,
+        sustained.decisions,
+        sustained.cycles,
+        sustained.seconds
+    );
+    println!("\n| ratio | value | target | pass |");
+    println!("|---|---:|---|---|");
+    for r in ratios {
+        let bound = match r.bound {
+            Bound::AtMost => "≤",
+            Bound::AtLeast => "≥",
+        };
+        let pass = if r.pass { "pass" } else { "FAIL" };
+        println!(
+            "| {} | {:.2} | {bound} {} | {pass} |",
+            r.name, r.value, r.target
+        );
+    }
+}
+
+fn print_markdown(f: &Figures) {
     println!();
     println!("| store | rows | call | probe | p50 µs | p99 µs |");
     println!("|---|---:|---|---|---:|---:|");
@@ -428,32 +569,72 @@ fn print_markdown(f: &Figures, headline: &[HeadlineFigure], ratios: &[Ratio]) {
             e.probe, e.summary.p50_us, e.summary.p99_us
         );
     }
-    println!("\n| ratio | value | target | pass |");
-    println!("|---|---:|---|---|");
-    for r in ratios {
-        let bound = match r.bound {
-            Bound::AtMost => "≤",
-            Bound::AtLeast => "≥",
-        };
-        let pass = if r.pass { "pass" } else { "FAIL" };
-        println!(
-            "| {} | {:.2} | {bound} {} | {pass} |",
-            r.name, r.value, r.target
-        );
-    }
 }
 
-fn out_path() -> Result<PathBuf> {
+/// What the command line asks for.
+struct Args {
+    out: Option<PathBuf>,
+    /// Only the interleaved headline (printed; written only with `--out`).
+    headline_only: bool,
+}
+
+fn args() -> Result<Args> {
+    let usage = "usage: figures [--headline-only] [--out PATH]";
+    let mut parsed = Args {
+        out: None,
+        headline_only: false,
+    };
     let mut args = std::env::args().skip(1);
-    match (args.next().as_deref(), args.next()) {
-        (None, _) => Ok(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("results.json")),
-        (Some("--out"), Some(path)) => Ok(PathBuf::from(path)),
-        _ => Err("usage: figures [--out PATH]".into()),
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--out" => parsed.out = Some(PathBuf::from(args.next().ok_or(usage)?)),
+            "--headline-only" => parsed.headline_only = true,
+            _ => return Err(usage.into()),
+        }
     }
+    Ok(parsed)
+}
+
+fn default_out() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("results.json")
+}
+
+/// `figures --headline-only`: the interleaved cells and their ratios alone (~1 min).
+fn headline_only(out: Option<PathBuf>) -> Result<()> {
+    let machine = Machine::probe();
+    let date = report::utc_timestamp(SystemTime::now().duration_since(UNIX_EPOCH)?.as_secs());
+    let (headline, sustained, ratios) = headline()?;
+    print_headline(&headline, &sustained, &ratios);
+    println!(
+        "\nload before {}, after {}",
+        machine.load_before,
+        report::load_average()
+    );
+    if let Some(out) = out {
+        let json = serde_json::json!({
+            "generated_by": "cargo run --release -p docsuggest-bench --bin figures -- --headline-only",
+            "date": date,
+            "machine": machine,
+            "load_after": report::load_average(),
+            "headline": {
+                "rounds": ROUNDS,
+                "round_budget": ROUND,
+                "cells": headline,
+                "sustained": sustained,
+                "ratios": ratios,
+            },
+        });
+        std::fs::write(&out, serde_json::to_string_pretty(&json)? + "\n")?;
+    }
+    Ok(())
 }
 
 fn main() -> Result<()> {
-    let out = out_path()?;
+    let args = args()?;
+    if args.headline_only {
+        return headline_only(args.out);
+    }
+    let out = args.out.unwrap_or_else(default_out);
     let started = Instant::now();
     let machine = Machine::probe();
     let date = report::utc_timestamp(SystemTime::now().duration_since(UNIX_EPOCH)?.as_secs());
@@ -495,7 +676,7 @@ fn main() -> Result<()> {
     }
     drop(rig);
 
-    let (headline, mut ratios) = headline()?;
+    let (headline, sustained, mut ratios) = headline()?;
     let recompute_started = Instant::now();
     let recomputed =
         recompute::measure_all(recompute::Plan::FIGURES, &mut |line| eprintln!("{line}"))?;
@@ -523,6 +704,7 @@ fn main() -> Result<()> {
             "rounds": ROUNDS,
             "round_budget": ROUND,
             "cells": headline,
+            "sustained": sustained,
             "ratios": ratios,
         },
         "figures": figures,
@@ -536,7 +718,8 @@ fn main() -> Result<()> {
         ],
     });
     std::fs::write(&out, serde_json::to_string_pretty(&json)? + "\n")?;
-    print_markdown(&figures, &headline, &ratios);
+    print_headline(&headline, &sustained, &ratios);
+    print_markdown(&figures);
     print_recompute(&recomputed);
     println!(
         "\nruntime {runtime:.1} s; {} cores, {}; load before {}, after {}; wrote {}",

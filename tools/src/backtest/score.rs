@@ -89,7 +89,7 @@ impl Matchers {
         let mut by = HashMap::new();
         for f in &pack.families {
             for c in &f.companions {
-                by.insert((f.name.clone(), c.path.clone()), c.matcher.clone());
+                by.insert((f.name.clone(), c.path.clone()), (*c.matcher).clone());
             }
         }
         Matchers { by }

@@ -1,0 +1,167 @@
+//! What the disk says about one call path — its workspace and pack, whether it is excluded,
+//! its family, the bases and which of the family's companions exist — and the cache that keeps
+//! it between calls for as long as the probe promises that nothing it was read from changed.
+//!
+//! Everything else a call decides depends on the agent's state, the config and the store, so
+//! with a kept scene a call that touches no family asks the disk nothing beyond the probe's
+//! change check, and a noted call asks it nothing beyond that either.
+
+use crate::compiled::Detection;
+use crate::filter::Bases;
+use crate::locate::{PackCache, Workspace};
+use crate::paths::{is_pattern, literal_prefix, relative_to, strip_base};
+use crate::probe::{FileProbe, Freshness};
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The most scenes kept; past it the cache starts over (a long-lived host sees many paths).
+const MAX_SCENES: usize = 4096;
+
+/// What the disk says about one resolved call path.
+#[derive(Debug)]
+pub struct Scene {
+    /// The resolved, normalised call path (may hold a pattern).
+    pub path: PathBuf,
+    /// The workspace, if the path lies in one.
+    pub workspace: Option<Workspace>,
+    /// Whether a component below the workspace root (or of the whole path, outside any
+    /// workspace) is excluded by the config.
+    pub excluded: bool,
+    /// The path relative to the workspace root (empty outside any workspace).
+    pub rel: String,
+    /// The family the path belongs to (`NoSignal` outside any workspace or when excluded).
+    pub detection: Detection,
+    /// For a detected family: where its companions are looked up and which exist.
+    pub filtered: Option<Filtered>,
+    /// Problems found on the way (a malformed repo pack).
+    pub warnings: Vec<String>,
+}
+
+/// The existence filter's answer for one call path and its family.
+#[derive(Debug)]
+pub struct Filtered {
+    /// The distinct bases, root first.
+    pub bases: Vec<PathBuf>,
+    /// The family's companions that exist under a base, by index, in pack order.
+    pub existing: Vec<usize>,
+}
+
+impl Scene {
+    /// Reads the scene of `path` (resolved and normalised) through `probe`.
+    pub fn read(
+        path: &Path,
+        packs: &mut PackCache,
+        probe: &dyn FileProbe,
+        exclude: &[String],
+    ) -> Scene {
+        let mut warnings = Vec::new();
+        let prefix;
+        let lookup = if path.to_str().is_some_and(|p| !is_pattern(p)) {
+            path
+        } else {
+            prefix = literal_prefix(path);
+            &prefix
+        };
+        let workspace = packs.locate(lookup, probe, &mut warnings);
+        // `exclude` names components below the workspace root, so a workspace that itself
+        // lives under `dist/` is judged; a path in no workspace has no root to be below.
+        let below = workspace
+            .as_ref()
+            .and_then(|w| strip_base(path, &w.root))
+            .unwrap_or(path);
+        let excluded = below
+            .components()
+            .any(|c| exclude.iter().any(|x| c.as_os_str() == x.as_str()));
+        let mut scene = Scene {
+            path: path.to_path_buf(),
+            workspace: None,
+            excluded,
+            rel: String::new(),
+            detection: Detection::NoSignal,
+            filtered: None,
+            warnings,
+        };
+        let Some(workspace) = workspace.filter(|_| !excluded) else {
+            return scene;
+        };
+        scene.rel = relative_to(path, &workspace.root)
+            .unwrap_or_default()
+            .to_string();
+        scene.detection = workspace.pack.detect(&scene.rel);
+        if let Detection::Family(f) = scene.detection {
+            let family = &workspace.pack.families[f];
+            let pattern_prefix;
+            let lookup = if is_pattern(&scene.rel) {
+                pattern_prefix = literal_prefix(path);
+                &pattern_prefix
+            } else {
+                path
+            };
+            let bases = Bases::find(&workspace.root, lookup, probe);
+            let existing = (0..family.companions.len())
+                .filter(|&i| bases.keeps(&family.companions[i], probe))
+                .collect();
+            scene.filtered = Some(Filtered {
+                bases: bases.into_all(),
+                existing,
+            });
+        }
+        scene.workspace = Some(workspace);
+        scene
+    }
+}
+
+/// Scenes kept between calls, valid for one epoch of the probe's [`Freshness`].
+#[derive(Default)]
+pub(crate) struct Scenes {
+    epoch: Option<u64>,
+    /// Keyed by the path's bytes (cheaper to hash than `Path`'s components; call paths are
+    /// normalised, so one path has one spelling).
+    by_path: HashMap<OsString, Arc<Scene>, foldhash::fast::RandomState>,
+}
+
+impl Scenes {
+    /// The kept scene of `path`, if the probe still vouches for it (`fresh` taken after the
+    /// call began).
+    pub(crate) fn get(&mut self, path: &Path, fresh: Option<Freshness>) -> Option<Arc<Scene>> {
+        let Some(fresh) = fresh else {
+            self.clear();
+            return None;
+        };
+        if self.epoch != Some(fresh.epoch) {
+            self.by_path.clear();
+            self.epoch = Some(fresh.epoch);
+            return None;
+        }
+        self.by_path.get(path.as_os_str()).cloned()
+    }
+
+    /// Keeps `scene` when every answer it was read from is guarded by change notification:
+    /// the probe's freshness did not move while it was read (`before` and `after`).
+    pub(crate) fn keep(
+        &mut self,
+        scene: &Arc<Scene>,
+        before: Option<Freshness>,
+        after: Option<Freshness>,
+    ) {
+        let (Some(before), Some(after)) = (before, after) else {
+            return;
+        };
+        if before != after || self.epoch != Some(after.epoch) {
+            return;
+        }
+        if self.by_path.len() >= MAX_SCENES {
+            self.by_path.clear();
+        }
+        self.by_path
+            .insert(scene.path.clone().into_os_string(), scene.clone());
+    }
+
+    /// Forgets every scene (the config that shaped them changed).
+    pub(crate) fn clear(&mut self) {
+        self.by_path.clear();
+        self.epoch = None;
+    }
+}
