@@ -288,6 +288,10 @@ impl Rig {
             )
             .into());
         }
+        // Nothing of the preparation waits for a commit (under `group` a store keeps waiting
+        // writes in memory): a timed call that records nothing reads every rate from redb,
+        // not from the rows a waiting resolution left.
+        self.engine.flush()?;
         Ok(())
     }
 

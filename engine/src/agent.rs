@@ -52,9 +52,10 @@ pub struct Window {
 impl Window {
     /// The first named companion that `path` names, if any.
     pub fn named_by(&self, path: &Path) -> Option<&str> {
+        let rels = Under::new(path, &self.bases);
         self.companions
             .iter()
-            .find(|(_, m)| names(m, path, &self.bases))
+            .find(|(_, m)| rels.matches(m))
             .map(|(c, _)| c.as_str())
     }
 
@@ -63,9 +64,10 @@ impl Window {
     pub fn observe(&mut self, path: &Path) -> bool {
         let named = self.companions.len();
         let mut first = None;
+        let rels = Under::new(path, &self.bases);
         let all = self.companions.iter().chain(&self.watched).enumerate();
         for (i, (companion, matcher)) in all {
-            if self.touched.get(i) == Some(&false) && names(matcher, path, &self.bases) {
+            if self.touched.get(i) == Some(&false) && rels.matches(matcher) {
                 self.touched[i] = true;
                 if i < named && first.is_none() {
                     first = Some(companion.clone());
@@ -87,10 +89,42 @@ impl Window {
 
 /// Whether `path`, taken relative to one of `bases`, matches a companion's matcher.
 pub fn names(matcher: &GlobMatcher, path: &Path, bases: &[PathBuf]) -> bool {
-    bases
-        .iter()
-        .filter_map(|b| relative_to(path, b))
-        .any(|rel| matcher.is_match(rel))
+    Under::new(path, bases).matches(matcher)
+}
+
+/// A path relative to each of a window's bases (at most three) it lies under, taken once per
+/// call and matched against every companion the window watches.
+struct Under<'p> {
+    rels: [Option<&'p str>; 3],
+    rest: Vec<&'p str>,
+}
+
+impl<'p> Under<'p> {
+    fn new(path: &'p Path, bases: &[PathBuf]) -> Under<'p> {
+        let mut under = Under {
+            rels: [None; 3],
+            rest: Vec::new(),
+        };
+        for (i, rel) in bases
+            .iter()
+            .filter_map(|b| relative_to(path, b))
+            .enumerate()
+        {
+            match under.rels.get_mut(i) {
+                Some(slot) => *slot = Some(rel),
+                None => under.rest.push(rel),
+            }
+        }
+        under
+    }
+
+    fn matches(&self, matcher: &GlobMatcher) -> bool {
+        self.rels
+            .iter()
+            .flatten()
+            .chain(&self.rest)
+            .any(|rel| matcher.is_match(rel))
+    }
 }
 
 /// The notes emitted this turn, asked about with borrowed names: the dedupe check runs on

@@ -230,10 +230,17 @@ fn is_plain(path: &str) -> bool {
 /// A relative `/`-separated path whose parts are all names (no empty, `.` or `..` part); the
 /// empty path is plain.
 pub fn is_plain_relative(path: &str) -> bool {
-    path.is_empty()
-        || path
-            .split('/')
-            .all(|c| !c.is_empty() && c != "." && c != "..")
+    // One pass over the bytes: every call checks its paths, and splitting costs several
+    // times more.
+    let bytes = path.as_bytes();
+    let mut start = 0;
+    for end in (0..=bytes.len()).filter(|&i| i == bytes.len() || bytes[i] == b'/') {
+        if matches!(&bytes[start..end], b"" | b"." | b"..") {
+            return path.is_empty();
+        }
+        start = end + 1;
+    }
+    true
 }
 
 /// Whether a path text carries glob syntax (a glob or grep pattern rather than one path).
@@ -264,6 +271,14 @@ mod tests {
             prop_assert_eq!(strip_base(path, base), path.strip_prefix(base).ok());
             let expected = path.parent().zip(path.file_name());
             prop_assert_eq!(split_name(path), expected);
+        }
+
+        /// The one-pass check is the definition: every `/`-part a name.
+        #[test]
+        fn is_plain_relative_is_every_part_a_name(path in "[a./]{0,8}") {
+            let by_parts = path.is_empty()
+                || path.split('/').all(|c| !c.is_empty() && c != "." && c != "..");
+            prop_assert_eq!(is_plain_relative(&path), by_parts, "{:?}", path);
         }
 
         /// Resolving in place answers what `resolve` answers, error or path.

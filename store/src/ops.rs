@@ -189,18 +189,29 @@ impl<'t> Tx<'t> {
     pub(crate) fn evict(&mut self, capacity: u64) -> Result<u64, StoreError> {
         let len = self.history.len().at(self.path, "counting history")?;
         let mut evicted = 0;
+        // Each base row is read once and written once however many evicted moves fold into
+        // it (a group commit may evict hundreds of entries); per key the moves keep their
+        // history order, so the rows are the same as folding entry by entry.
+        let mut folded: std::collections::HashMap<docsuggest_schema::RateKey, RateRow> =
+            std::collections::HashMap::new();
         while len - evicted > capacity {
             let entry = match self.history.pop_first().at(self.path, "evicting history")? {
                 Some((k, v)) => decode_entry(self.path, k.value(), v.value())?,
                 None => break,
             };
-            for mv in &entry.moves {
-                let key = key_tuple(&mv.key);
-                let base = read_row(self.path, "base", &self.base, key)?;
-                let next = base.unwrap_or_default().apply(mv);
-                write_row(self.path, "base", &mut self.base, key, &next)?;
+            for mv in entry.moves {
+                let row = match folded.get(&mv.key) {
+                    Some(row) => *row,
+                    None => read_row(self.path, "base", &self.base, key_tuple(&mv.key))?
+                        .unwrap_or_default(),
+                };
+                let next = row.apply(&mv);
+                folded.insert(mv.key, next);
             }
             evicted += 1;
+        }
+        for (key, row) in &folded {
+            write_row(self.path, "base", &mut self.base, key_tuple(key), row)?;
         }
         Ok(evicted)
     }
