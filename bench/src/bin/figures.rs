@@ -248,6 +248,21 @@ const ROUND: Budget = Budget {
 const SUSTAIN_SLICE: Duration = Duration::from_millis(250);
 
 /// The ten target ratios, from cells measured interleaved on five rigs.
+/// The `headline` object of `results.json` (both runs write the same one).
+fn headline_json(
+    cells: &[HeadlineFigure],
+    sustained: &SustainedHeadline,
+    ratios: &[Ratio],
+) -> serde_json::Value {
+    serde_json::json!({
+        "rounds": ROUNDS,
+        "round_budget": ROUND,
+        "cells": cells,
+        "sustained": sustained,
+        "ratios": ratios,
+    })
+}
+
 fn headline() -> Result<(Vec<HeadlineFigure>, SustainedHeadline, Vec<Ratio>)> {
     use ProbeMode::{Caching, Frozen, Os};
     use Scenario::{NonMatching, Noted, Recording, Silence};
@@ -616,13 +631,7 @@ fn headline_only(out: Option<PathBuf>) -> Result<()> {
             "date": date,
             "machine": machine,
             "load_after": report::load_average(),
-            "headline": {
-                "rounds": ROUNDS,
-                "round_budget": ROUND,
-                "cells": headline,
-                "sustained": sustained,
-                "ratios": ratios,
-            },
+            "headline": headline_json(&headline, &sustained, &ratios),
         });
         std::fs::write(&out, serde_json::to_string_pretty(&json)? + "\n")?;
     }
@@ -700,13 +709,7 @@ fn main() -> Result<()> {
             "random_keys": RANDOM_KEYS,
             "fixture_dir_age_seconds": docsuggest_bench::fixture::AGE.as_secs(),
         },
-        "headline": {
-            "rounds": ROUNDS,
-            "round_budget": ROUND,
-            "cells": headline,
-            "sustained": sustained,
-            "ratios": ratios,
-        },
+        "headline": headline_json(&headline, &sustained, &ratios),
         "figures": figures,
         "recompute": {
             "plan": recompute::Plan::FIGURES,
