@@ -103,10 +103,7 @@ pub fn decided(
     line.push_str(" weights ");
     push_table(&mut line, weights);
     line.push_str(" store=");
-    line.push_str(match store {
-        StoreKind::Redb => "redb",
-        StoreKind::Memory => "memory",
-    });
+    line.push_str(store.name());
     line
 }
 
@@ -321,10 +318,10 @@ mod tests {
                     "POC-BRIEF.md",
                     &values,
                     &weights,
-                    StoreKind::Redb
+                    StoreKind::Memory
                 ),
                 format!(
-                    "{PREFIX}decided Plan {kappa:.2} POC-BRIEF.md {values} weights {weights} store=redb"
+                    "{PREFIX}decided Plan {kappa:.2} POC-BRIEF.md {values} weights {weights} store=memory"
                 )
             );
             assert_eq!(

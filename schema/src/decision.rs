@@ -15,12 +15,19 @@ pub enum StoreKind {
     Memory,
 }
 
-impl fmt::Display for StoreKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl StoreKind {
+    /// The name the ledger and the JSON lines use.
+    pub fn name(self) -> &'static str {
+        match self {
             StoreKind::Redb => "redb",
             StoreKind::Memory => "memory",
-        })
+        }
+    }
+}
+
+impl fmt::Display for StoreKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 
