@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 
 mod moves;
 
-pub use moves::{MoveSink, StoredKey};
+pub use moves::{MoveSink, StoredKey, decode_stored_key, stored_key_bytes};
 
 /// The version tag of values written by this build. Version 2 (schema v2) added the shadow
 /// counts to rate rows and the shadow events to rate moves; other layouts are unchanged.
@@ -66,11 +66,11 @@ pub fn decode_v1<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
     decode_tagged(bytes, V1_VALUE_VERSION)
 }
 
-/// Decodes only the moves of a history entry written by [`encode`], handing each to `sink` in
-/// stored order, and answers the entry's resolution sequence number. Allocates nothing. The
-/// rest of the entry is walked and its layout checked, so bytes [`decode`] refuses are refused
-/// here too — except a decision string that is not UTF-8, which no move depends on and which
-/// is not checked (the moves read before a fault have reached `sink`).
+/// Decodes the moves of a history entry as the `moves` table stores them (an
+/// [`EntryMoves`](crate::EntryMoves) written by [`encode`]), handing each to `sink` in stored
+/// order without building it, and answers the entry's resolution sequence number. Allocates
+/// nothing; bytes [`decode`] refuses are refused here too, once the sink has decoded every key
+/// it is handed (the moves read before a fault have reached `sink`).
 pub fn decode_moves(bytes: &[u8], sink: &mut (impl MoveSink + ?Sized)) -> Result<u64, CodecError> {
     let (&tag, body) = bytes.split_first().ok_or(CodecError::Empty)?;
     if tag != VALUE_VERSION {
@@ -162,9 +162,8 @@ mod tests {
     }
 
     #[test]
-    fn decode_moves_skips_what_the_fold_does_not_read() {
-        use crate::decision::{Decision, HistoryEntry, Outcome, StoreKind};
-        use crate::heuristic::Table;
+    fn decode_moves_hands_keys_over_as_their_bytes() {
+        use crate::decision::EntryMoves;
         use crate::rate::{RateEvent, RateMove};
         struct Steps(Vec<(Vec<u8>, f64)>);
         impl MoveSink for Steps {
@@ -180,29 +179,15 @@ mod tests {
             }
         }
         let key = RateKey::companion("ws", "Plan", "A.md");
-        let entry = HistoryEntry {
+        let moves = EntryMoves {
             resolution_seq: 300,
-            decision: Decision {
-                seq: 9,
-                workspace: "ws".into(),
-                agent: "agent-zz".into(),
-                family: "Plan".into(),
-                kappa: 0.5,
-                companions: vec![],
-                weights: Table::DEFAULT_WEIGHTS,
-                enabled: vec![],
-                outcome: Outcome::Rejected,
-                silence: None,
-                accepted: None,
-                store: StoreKind::Redb,
-            },
             moves: vec![RateMove {
                 key: key.clone(),
                 event: RateEvent::Reject,
                 step: -0.2,
             }],
         };
-        let mut bytes = encode(&entry).expect("encodes");
+        let mut bytes = encode(&moves).expect("encodes");
         let mut steps = Steps(vec![]);
         assert_eq!(decode_moves(&bytes, &mut steps), Ok(300));
         // A key is handed over as its stored bytes: the key's own encoding.
@@ -210,17 +195,7 @@ mod tests {
             steps.0,
             [(encode(&key).expect("encodes")[1..].to_vec(), -0.2)]
         );
-        // The agent's "zz" made invalid UTF-8: decode refuses, the moves still read.
-        let at = bytes
-            .windows(2)
-            .position(|w| w == b"zz")
-            .expect("the agent");
-        bytes[at..at + 2].copy_from_slice(&[0xff, 0xfe]);
-        assert!(
-            matches!(decode::<HistoryEntry>(&bytes), Err(CodecError::Malformed(m)) if m.starts_with("Utf8"))
-        );
-        assert_eq!(decode_moves(&bytes, &mut Steps(vec![])), Ok(300));
-        // The same in the move's key is refused by the key's decode.
+        // A key that is not UTF-8 is refused by the key's decode.
         let at = bytes
             .windows(4)
             .position(|w| w == b"A.md")

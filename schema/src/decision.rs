@@ -133,3 +133,23 @@ pub struct HistoryEntry {
     /// The rate moves committed with it.
     pub moves: Vec<RateMove>,
 }
+
+/// A history entry's decision as the `history` table stores it (schema v3): the moves are
+/// stored apart, as an [`EntryMoves`] under the same number, so a recompute reads the moves
+/// alone.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EntryHead {
+    /// The resolution sequence number.
+    pub resolution_seq: u64,
+    /// The decision with its final outcome.
+    pub decision: Decision,
+}
+
+/// A history entry's moves as the `moves` table stores them (schema v3).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EntryMoves {
+    /// The resolution sequence number.
+    pub resolution_seq: u64,
+    /// The rate moves committed with it, in order.
+    pub moves: Vec<RateMove>,
+}

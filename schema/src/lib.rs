@@ -29,7 +29,8 @@ pub mod store;
 
 pub use config::{Config, ConfigError, Durability, RateModel};
 pub use decision::{
-    CompanionRow, Decision, HistoryEntry, Outcome, Resolution, SilenceReason, StoreKind,
+    CompanionRow, Decision, EntryHead, EntryMoves, HistoryEntry, Outcome, Resolution,
+    SilenceReason, StoreKind,
 };
 pub use heuristic::{Heuristic, Table};
 pub use pack::{Companion, Family, Pack, PackError};

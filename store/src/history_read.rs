@@ -1,14 +1,16 @@
-//! Reading the history table of one snapshot in parallel, for a recompute.
+//! Reading the history's moves from one snapshot in parallel, for a recompute.
 //!
-//! The table's key range (resolution sequence numbers) is split into chunks; each chunk is
-//! read through its own range over the same read transaction — redb's read-only tables are
-//! `Sync`, so every worker sees the one snapshot the view began — and each entry's moves are
-//! decoded without the rest of it ([`codec::decode_moves`]) straight into the chunk's per-key
-//! groups. No `HistoryEntry` is built.
+//! Only the `moves` table is read (the decisions are stored apart, in `history`). Its key
+//! range (resolution sequence numbers) is split into chunks; each chunk is read through its
+//! own range over the same read transaction — redb's read-only tables are `Sync`, so every
+//! worker sees the one snapshot the view began — and each entry's moves are walked without
+//! building them ([`codec::decode_moves`]) straight into the chunk's per-key groups. No
+//! `HistoryEntry` is built.
 
 use crate::errors::{self, ResultExt};
 use crate::reader::StoreView;
 use crate::recompute::grouped::{Chunk, HistoryMoves};
+use crate::tables;
 use docsuggest_schema::StoreError;
 use docsuggest_schema::codec;
 use rayon::prelude::*;
@@ -25,7 +27,7 @@ const DOING: &str = "reading history";
 /// The history's moves, grouped; `parallel` reads chunks of it on rayon's pool.
 pub(crate) fn read_moves(view: &StoreView, parallel: bool) -> Result<HistoryMoves, StoreError> {
     let chunks = if parallel {
-        let len = view.history_table()?.len().at(view.label(), DOING)?;
+        let len = view.moves_table()?.len().at(view.label(), DOING)?;
         let threads = rayon::current_num_threads() as u64;
         len.div_ceil(CHUNK_ENTRIES)
             .max((4 * threads).min(len.div_ceil(MIN_CHUNK_ENTRIES)))
@@ -38,7 +40,7 @@ pub(crate) fn read_moves(view: &StoreView, parallel: bool) -> Result<HistoryMove
 /// The history's moves read as (at most) `chunks` chunks, in parallel when more than one.
 pub(crate) fn read_moves_in(view: &StoreView, chunks: u64) -> Result<HistoryMoves, StoreError> {
     let label = view.label();
-    let table = view.history_table()?;
+    let table = view.moves_table()?;
     let first = table.first().at(label, DOING)?.map(|(k, _)| k.value());
     let last = table.last().at(label, DOING)?.map(|(k, _)| k.value());
     let (Some(first), Some(last)) = (first, last) else {
@@ -80,13 +82,8 @@ fn read_range(
         let (k, v) = item.at(label, DOING)?;
         let seq = k.value();
         let stored = codec::decode_moves(v.value(), &mut chunk)
-            .map_err(|e| errors::codec("history", seq, e))?;
-        if stored != seq {
-            return Err(StoreError::Corrupt {
-                path: label.to_string(),
-                detail: format!("history[{seq}] holds resolution sequence {stored}"),
-            });
-        }
+            .map_err(|e| errors::codec("moves", seq, e))?;
+        tables::check_seq(label, "moves", seq, stored)?;
         chunk.count_entry();
     }
     Ok(chunk)

@@ -66,6 +66,7 @@ mod tables;
 #[cfg(test)]
 mod testkit;
 mod upgrade_v2;
+mod upgrade_v3;
 
 pub use fail_open::FailOpenStore;
 pub use fold::{FoldMismatch, FoldReport, check_fold, folded_rates, same_bits};

@@ -6,7 +6,8 @@
 //! that fails leaves the file as it was. A newer version is refused.
 //!
 //! Version 1 is the first released schema; version 2 added the evidence model's shadow counts
-//! to rate rows (`upgrade_v2.rs`). The committed v1 fixture is upgraded by the tests.
+//! to rate rows (`upgrade_v2.rs`); version 3 stores each history entry's moves apart from its
+//! decision (`upgrade_v3.rs`). The committed v1 and v2 fixtures are upgraded by the tests.
 
 use crate::crash::{CrashHook, CrashPoint};
 use crate::errors::ResultExt;
@@ -18,7 +19,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// One upgrade step, run inside the upgrade's write transaction.
 pub struct Step {
@@ -42,15 +43,23 @@ pub struct Plan<'a> {
     pub steps: &'a [Step],
 }
 
-/// What this build knows: version 2, reached from version 1.
+/// What this build knows: version 3, reached from version 2, itself reached from version 1.
 pub const PLAN: Plan<'static> = Plan {
     current: SCHEMA_VERSION,
-    steps: &[Step {
-        from: 1,
-        to: 2,
-        name: "rate rows gain shadow counts; rates rebuilt from history",
-        apply: crate::upgrade_v2::apply,
-    }],
+    steps: &[
+        Step {
+            from: 1,
+            to: 2,
+            name: "rate rows gain shadow counts; rates rebuilt from history",
+            apply: crate::upgrade_v2::apply,
+        },
+        Step {
+            from: 2,
+            to: 3,
+            name: "history entries' moves stored apart, in the moves table",
+            apply: crate::upgrade_v3::apply,
+        },
+    ],
 };
 
 impl Plan<'_> {
@@ -302,10 +311,11 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn the_released_plan_upgrades_v1() {
-        assert_eq!(PLAN.current, 2);
-        assert_eq!(PLAN.chain("/s", 1).expect("a step from v1").len(), 1);
-        assert!(PLAN.chain("/s", 2).expect("no steps needed").is_empty());
+    fn the_released_plan_upgrades_v1_and_v2() {
+        assert_eq!(PLAN.current, 3);
+        assert_eq!(PLAN.chain("/s", 1).expect("steps from v1").len(), 2);
+        assert_eq!(PLAN.chain("/s", 2).expect("a step from v2").len(), 1);
+        assert!(PLAN.chain("/s", 3).expect("no steps needed").is_empty());
     }
 
     #[test]

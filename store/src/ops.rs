@@ -8,8 +8,8 @@
 use crate::errors::{self, RedbFailure, ResultExt};
 use crate::record::{self, SeqMarks};
 use crate::tables::{
-    self, BASE, HISTORY, KeyTuple, META, PENDING, RATES, ShowKey, decode_entry, decode_pending,
-    decode_row, key_tuple, meta,
+    self, BASE, HISTORY, KeyTuple, META, MOVES, PENDING, RATES, ShowKey, decode_moves,
+    decode_pending, decode_row, key_tuple, meta,
 };
 use docsuggest_schema::codec;
 use docsuggest_schema::{Decision, HistoryEntry, RateMove, RateRow, Resolution, StoreError};
@@ -17,12 +17,13 @@ use redb::{ReadableTable, ReadableTableMetadata, Table, WriteTransaction};
 
 pub(crate) mod forget;
 
-/// The five tables of a store, open in one write transaction.
+/// The six tables of a store, open in one write transaction.
 pub(crate) struct Tx<'t> {
     path: &'t str,
     rates: Table<'t, KeyTuple<'static>, &'static [u8]>,
     base: Table<'t, KeyTuple<'static>, &'static [u8]>,
     history: Table<'t, u64, &'static [u8]>,
+    moves: Table<'t, u64, &'static [u8]>,
     pending: Table<'t, u64, &'static [u8]>,
     meta: Table<'t, &'static str, u64>,
 }
@@ -36,6 +37,7 @@ impl<'t> Tx<'t> {
             rates: txn.open_table(RATES).at(path, doing)?,
             base: txn.open_table(BASE).at(path, doing)?,
             history: txn.open_table(HISTORY).at(path, doing)?,
+            moves: txn.open_table(MOVES).at(path, doing)?,
             pending: txn.open_table(PENDING).at(path, doing)?,
             meta: txn.open_table(META).at(path, doing)?,
         })
@@ -171,7 +173,10 @@ impl<'t> Tx<'t> {
     pub(crate) fn append(&mut self, entry: &HistoryEntry) -> Result<(), StoreError> {
         let bytes = tables::encode_entry(entry)?;
         self.history
-            .insert(entry.resolution_seq, bytes.as_slice())
+            .insert(entry.resolution_seq, bytes.head.as_slice())
+            .at(self.path, "appending history")?;
+        self.moves
+            .insert(entry.resolution_seq, bytes.moves.as_slice())
             .at(self.path, "appending history")?;
         Ok(())
     }
@@ -195,11 +200,19 @@ impl<'t> Tx<'t> {
         let mut folded: std::collections::HashMap<docsuggest_schema::RateKey, RateRow> =
             std::collections::HashMap::new();
         while len - evicted > capacity {
-            let entry = match self.history.pop_first().at(self.path, "evicting history")? {
-                Some((k, v)) => decode_entry(self.path, k.value(), v.value())?,
-                None => break,
+            let Some((k, _)) = self.history.pop_first().at(self.path, "evicting history")? else {
+                break;
             };
-            for mv in entry.moves {
+            let seq = k.value();
+            // Both tables hold the same numbers, so the oldest moves are this entry's.
+            let moves = match self.moves.pop_first().at(self.path, "evicting history")? {
+                Some((m, v)) if m.value() == seq => decode_moves(self.path, seq, v.value())?,
+                Some((m, _)) if m.value() < seq => {
+                    return Err(tables::unpaired(self.path, "moves", m.value(), "history"));
+                }
+                _ => return Err(tables::unpaired(self.path, "history", seq, "moves")),
+            };
+            for mv in moves {
                 let row = match folded.get(&mv.key) {
                     Some(row) => *row,
                     None => read_row(self.path, "base", &self.base, key_tuple(&mv.key))?

@@ -7,7 +7,7 @@
 
 use crate::errors::ResultExt;
 use crate::record::SeqMarks;
-use crate::tables::{self, BASE, HISTORY, KeyTuple, META, PENDING, RATES, key_tuple};
+use crate::tables::{self, BASE, HISTORY, KeyTuple, META, MOVES, PENDING, RATES, key_tuple};
 use docsuggest_schema::{
     Decision, HistoryEntry, RateKey, RateRow, RateSnapshot, StoreContents, StoreError,
 };
@@ -99,10 +99,10 @@ impl StoreView {
         }
     }
 
-    /// The history table of this snapshot, for reads that split it (see `history_read`).
-    pub(crate) fn history_table(&self) -> Result<ReadOnlyTable<u64, &'static [u8]>, StoreError> {
+    /// The moves table of this snapshot, for reads that split it (see `history_read`).
+    pub(crate) fn moves_table(&self) -> Result<ReadOnlyTable<u64, &'static [u8]>, StoreError> {
         self.txn
-            .open_table(HISTORY)
+            .open_table(MOVES)
             .at(&self.label, "reading history")
     }
 
@@ -139,11 +139,10 @@ impl StoreContents for StoreView {
     }
 
     fn history(&self) -> Result<Vec<HistoryEntry>, StoreError> {
-        let table = self
-            .txn
-            .open_table(HISTORY)
-            .at(&self.label, "reading history")?;
-        tables::read_history(&self.label, &table)
+        let doing = "reading history";
+        let history = self.txn.open_table(HISTORY).at(&self.label, doing)?;
+        let moves = self.txn.open_table(MOVES).at(&self.label, doing)?;
+        tables::read_history(&self.label, &history, &moves)
     }
 
     fn pending(&self) -> Result<Vec<Decision>, StoreError> {

@@ -7,7 +7,9 @@
 use crate::errors::{self, ResultExt};
 use crate::record::SeqMarks;
 use docsuggest_schema::codec;
-use docsuggest_schema::{Decision, HistoryEntry, RateKey, RateRow, StoreError};
+use docsuggest_schema::{
+    Decision, EntryHead, EntryMoves, HistoryEntry, RateKey, RateMove, RateRow, StoreError,
+};
 use redb::{ReadableTable, TableDefinition};
 use std::fmt;
 
@@ -19,15 +21,18 @@ pub(crate) type KeyTuple<'a> = (&'a str, &'a str, &'a str);
 pub(crate) const RATES: TableDefinition<KeyTuple<'static>, &[u8]> = TableDefinition::new("rates");
 /// Per key, the state folded from history evicted out of the ring.
 pub(crate) const BASE: TableDefinition<KeyTuple<'static>, &[u8]> = TableDefinition::new("base");
-/// Resolution sequence number → `HistoryEntry`, oldest first.
+/// Resolution sequence number → the entry's decision (`EntryHead`), oldest first.
 pub(crate) const HISTORY: TableDefinition<u64, &[u8]> = TableDefinition::new("history");
+/// Resolution sequence number → the entry's moves (`EntryMoves`): one per history entry, kept
+/// apart from the decision so a recompute reads only these.
+pub(crate) const MOVES: TableDefinition<u64, &[u8]> = TableDefinition::new("moves");
 /// Decision sequence number → pending `Decision` (an open window).
 pub(crate) const PENDING: TableDefinition<u64, &[u8]> = TableDefinition::new("pending");
 /// Schema version and sequence counters.
 pub(crate) const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 
 /// The names of every table a store file holds.
-pub(crate) const TABLE_NAMES: [&str; 5] = ["rates", "base", "history", "pending", "meta"];
+pub(crate) const TABLE_NAMES: [&str; 6] = ["rates", "base", "history", "moves", "pending", "meta"];
 
 /// Keys of the `meta` table.
 pub(crate) mod meta {
@@ -54,10 +59,40 @@ impl fmt::Display for ShowKey<'_> {
     }
 }
 
-/// Encodes a history entry.
-pub(crate) fn encode_entry(entry: &HistoryEntry) -> Result<Vec<u8>, StoreError> {
-    codec::encode(entry)
-        .map_err(|e| errors::encode_failed(&format!("history[{}]", entry.resolution_seq), e))
+/// A history entry's two stored values: its decision (for `history`) and its moves (for
+/// `moves`).
+pub(crate) struct EntryBytes {
+    pub head: Vec<u8>,
+    pub moves: Vec<u8>,
+}
+
+/// `EntryHead` and `EntryMoves` by reference: the same encoding without copying the entry.
+#[derive(serde::Serialize)]
+struct HeadRef<'a> {
+    resolution_seq: u64,
+    decision: &'a Decision,
+}
+
+#[derive(serde::Serialize)]
+struct MovesRef<'a> {
+    resolution_seq: u64,
+    moves: &'a [RateMove],
+}
+
+/// Encodes a history entry as its two stored values.
+pub(crate) fn encode_entry(entry: &HistoryEntry) -> Result<EntryBytes, StoreError> {
+    let seq = entry.resolution_seq;
+    let head = codec::encode(&HeadRef {
+        resolution_seq: seq,
+        decision: &entry.decision,
+    })
+    .map_err(|e| errors::encode_failed(&format!("history[{seq}]"), e))?;
+    let moves = codec::encode(&MovesRef {
+        resolution_seq: seq,
+        moves: &entry.moves,
+    })
+    .map_err(|e| errors::encode_failed(&format!("moves[{seq}]"), e))?;
+    Ok(EntryBytes { head, moves })
 }
 
 /// Encodes a pending decision.
@@ -75,19 +110,52 @@ pub(crate) fn decode_row(
     codec::decode(bytes).map_err(|e| errors::codec(table, ShowKey(key), e))
 }
 
-/// Decodes a history entry and checks that it carries the sequence number it is stored under.
-pub(crate) fn decode_entry(path: &str, seq: u64, bytes: &[u8]) -> Result<HistoryEntry, StoreError> {
-    let entry: HistoryEntry = codec::decode(bytes).map_err(|e| errors::codec("history", seq, e))?;
-    if entry.resolution_seq != seq {
-        return Err(StoreError::Corrupt {
-            path: path.to_string(),
-            detail: format!(
-                "history[{seq}] holds resolution sequence {}",
-                entry.resolution_seq
-            ),
-        });
+/// Decodes a history entry from its two stored values, checking that each carries the
+/// sequence number both are stored under.
+pub(crate) fn decode_entry(
+    path: &str,
+    seq: u64,
+    head: &[u8],
+    moves: &[u8],
+) -> Result<HistoryEntry, StoreError> {
+    let head: EntryHead = codec::decode(head).map_err(|e| errors::codec("history", seq, e))?;
+    check_seq(path, "history", seq, head.resolution_seq)?;
+    let moves = decode_moves(path, seq, moves)?;
+    Ok(HistoryEntry {
+        resolution_seq: seq,
+        decision: head.decision,
+        moves,
+    })
+}
+
+/// Decodes the moves stored under `seq`.
+pub(crate) fn decode_moves(
+    path: &str,
+    seq: u64,
+    bytes: &[u8],
+) -> Result<Vec<RateMove>, StoreError> {
+    let moves: EntryMoves = codec::decode(bytes).map_err(|e| errors::codec("moves", seq, e))?;
+    check_seq(path, "moves", seq, moves.resolution_seq)?;
+    Ok(moves.moves)
+}
+
+/// A value of `table` stored under `seq` must hold resolution sequence `seq`.
+pub(crate) fn check_seq(path: &str, table: &str, seq: u64, held: u64) -> Result<(), StoreError> {
+    if held == seq {
+        return Ok(());
     }
-    Ok(entry)
+    Err(StoreError::Corrupt {
+        path: path.to_string(),
+        detail: format!("{table}[{seq}] holds resolution sequence {held}"),
+    })
+}
+
+/// A history entry with no moves stored beside it (or moves with no entry).
+pub(crate) fn unpaired(path: &str, table: &str, seq: u64, other: &str) -> StoreError {
+    StoreError::Corrupt {
+        path: path.to_string(),
+        detail: format!("{table}[{seq}] has no {other} entry beside it"),
+    }
 }
 
 /// Decodes a pending decision and checks that it carries the sequence number it is stored under.
@@ -119,15 +187,32 @@ pub(crate) fn read_rows(
     Ok(out)
 }
 
-/// The whole history, oldest first.
+/// The whole history, oldest first: `history` and `moves` walked side by side, which must
+/// hold the same sequence numbers.
 pub(crate) fn read_history(
     path: &str,
-    table: &impl ReadableTable<u64, &'static [u8]>,
+    history: &impl ReadableTable<u64, &'static [u8]>,
+    moves: &impl ReadableTable<u64, &'static [u8]>,
 ) -> Result<Vec<HistoryEntry>, StoreError> {
+    let doing = "reading history";
     let mut out = Vec::new();
-    for item in table.iter().at(path, "reading history")? {
-        let (k, v) = item.at(path, "reading history")?;
-        out.push(decode_entry(path, k.value(), v.value())?);
+    let mut moves = moves.iter().at(path, doing)?;
+    for item in history.iter().at(path, doing)? {
+        let (k, v) = item.at(path, doing)?;
+        let seq = k.value();
+        let (mk, mv) = match moves.next() {
+            Some(item) => item.at(path, doing)?,
+            None => return Err(unpaired(path, "history", seq, "moves")),
+        };
+        match mk.value() {
+            m if m == seq => out.push(decode_entry(path, seq, v.value(), mv.value())?),
+            m if m < seq => return Err(unpaired(path, "moves", m, "history")),
+            _ => return Err(unpaired(path, "history", seq, "moves")),
+        }
+    }
+    if let Some(item) = moves.next() {
+        let (mk, _) = item.at(path, doing)?;
+        return Err(unpaired(path, "moves", mk.value(), "history"));
     }
     Ok(out)
 }
@@ -193,12 +278,26 @@ mod tests {
             moves: vec![],
         };
         let bytes = encode_entry(&entry).expect("encode");
-        assert_eq!(decode_entry("/s", 4, &bytes).expect("decode"), entry);
         assert_eq!(
-            decode_entry("/s", 5, &bytes)
+            decode_entry("/s", 4, &bytes.head, &bytes.moves).expect("decode"),
+            entry
+        );
+        assert_eq!(
+            decode_entry("/s", 5, &bytes.head, &bytes.moves)
                 .expect_err("moved")
                 .to_string(),
             "store /s is corrupt or not a docsuggest store: history[5] holds resolution sequence 4"
+        );
+        let other = HistoryEntry {
+            resolution_seq: 5,
+            ..entry.clone()
+        };
+        let other = encode_entry(&other).expect("encode");
+        assert_eq!(
+            decode_entry("/s", 4, &bytes.head, &other.moves)
+                .expect_err("moves of another entry")
+                .to_string(),
+            "store /s is corrupt or not a docsuggest store: moves[4] holds resolution sequence 5"
         );
         let mut d = decision("Plan");
         d.seq = 2;

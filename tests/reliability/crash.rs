@@ -8,7 +8,7 @@
 use crate::faulty::{Cut, Disk, Fault};
 use crate::invariants::{self, Expect, Landing};
 use crate::scale::{self, Rng};
-use crate::workload::{self, Model, PLAN_V3, RING, Runner, Step, Stop};
+use crate::workload::{self, Model, PLAN_NEXT, RING, Runner, Step, Stop};
 use docsuggest_store::PLAN;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -47,10 +47,12 @@ fn base(variant: u64) -> &'static Base {
         let dry = Disk::from_image(&image);
         let dir = tempfile::tempdir().expect("tempdir");
         let options = workload::options(&dir.path().join("s.redb"), Some(dry.factory()), RING);
-        let mut run = Runner::new(options, &PLAN_V3, model.clone());
+        let mut run = Runner::new(options, &PLAN_NEXT, model.clone());
         run.run(&script).expect("the workload runs without faults");
         assert!(
-            dir.path().join("s.redb.v2.bak").exists(),
+            dir.path()
+                .join(format!("s.redb.v{}.bak", docsuggest_store::SCHEMA_VERSION))
+                .exists(),
             "the workload upgrades"
         );
         Base {
@@ -134,7 +136,7 @@ fn sweep_one(base: &Base, fault: &impl Fn(u64) -> Fault, at: u64, tally: &mut Ta
     let disk = Disk::from_image(&base.image);
     disk.arm(fault(at), at);
     let options = workload::options(&dir.path().join("s.redb"), Some(disk.factory()), RING);
-    let mut run = Runner::new(options, &PLAN_V3, base.model.clone());
+    let mut run = Runner::new(options, &PLAN_NEXT, base.model.clone());
     let result = run.run(&base.script);
     let mut failure = None;
     // Dropping the store is what a host's exit does (it flushes, which may fail too).

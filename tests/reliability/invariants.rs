@@ -5,7 +5,7 @@
 
 use crate::faulty::Disk;
 use crate::workload::{
-    self, COMPANIONS, FAMILIES, Logged, PLAN_V3, WORKSPACES, decision, resolution,
+    self, COMPANIONS, FAMILIES, Logged, PLAN_NEXT, WORKSPACES, decision, resolution,
 };
 use docsuggest_schema::{DecisionStore, HistoryEntry, Outcome, RateKey, RateRow, StoreContents};
 use docsuggest_store::{RedbStore, SeqMarks, check_fold, same_bits};
@@ -66,7 +66,7 @@ pub struct Found {
 fn open(disk: &Disk, dir: &Path) -> Result<RedbStore, String> {
     let options = workload::options(&dir.join("s.redb"), Some(disk.factory()), REOPEN_RING);
     match catch_unwind(AssertUnwindSafe(|| {
-        RedbStore::open_with_plan(options, &PLAN_V3)
+        RedbStore::open_with_plan(options, &PLAN_NEXT)
     })) {
         Ok(Ok(store)) => Ok(store),
         Ok(Err(e)) => Err(format!("does not reopen: {e}")),

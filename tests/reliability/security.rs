@@ -315,7 +315,7 @@ fn store_files_are_readable_by_their_owner_only() {
     assert_eq!(mode(&host), 0o600);
 
     // An upgrade's backup holds the same data: owner-only too.
-    let store = RedbStore::open_with_plan(StoreOptions::new(&path), &crate::workload::PLAN_V3)
+    let store = RedbStore::open_with_plan(StoreOptions::new(&path), &crate::workload::PLAN_NEXT)
         .expect("upgrade");
     let backup = store
         .open_report()

@@ -13,7 +13,9 @@ use docsuggest_schema::{
     RateKey, RateMove, RateRow, Resolution, SilenceReason, StoreError, StoreKind, Table,
 };
 use docsuggest_store::recompute::{self, RecomputeOptions};
-use docsuggest_store::{Plan, RedbStore, SeqMarks, Step as UpgradeStep, StoreOptions};
+use docsuggest_store::{
+    Plan, RedbStore, SCHEMA_VERSION, SeqMarks, Step as UpgradeStep, StoreOptions,
+};
 use redb::{ReadableTable, TableDefinition, WriteTransaction};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -60,17 +62,17 @@ fn rewrite_rows(txn: &WriteTransaction, path: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
-const TO_V3: [UpgradeStep; 1] = [UpgradeStep {
-    from: 2,
-    to: 3,
+const TO_NEXT: [UpgradeStep; 1] = [UpgradeStep {
+    from: SCHEMA_VERSION,
+    to: SCHEMA_VERSION + 1,
     name: "test: rewrite every live row",
     apply: rewrite_rows,
 }];
 
-/// The schema plan of the workload: this build's version 2 plus the test upgrade to 3.
-pub const PLAN_V3: Plan<'static> = Plan {
-    current: 3,
-    steps: &TO_V3,
+/// The schema plan of the workload: this build's version plus a test upgrade to the next.
+pub const PLAN_NEXT: Plan<'static> = Plan {
+    current: SCHEMA_VERSION + 1,
+    steps: &TO_NEXT,
 };
 
 /// A decision of `family` in `workspace` naming every companion.

@@ -1,23 +1,18 @@
-//! The rate moves of a stored history entry, read without decoding the rest of it.
+//! The rate moves of a stored history entry, read without building them.
 //!
-//! A recompute needs only each entry's resolution sequence number and its moves. This walks the
-//! entry's bytes in the layout bincode 2 gives `HistoryEntry` under this codec's configuration
-//! (fields in order; integers, lengths and enum variants as varints — a byte below 251, or 251,
-//! 252, 253 followed by a little-endian u16, u32, u64; `f64` as 8 little-endian bytes; strings
-//! and sequences behind their length; `Option` behind a 0 or 1 byte), checks the layout the
-//! way bincode's decode does (lengths, variant ranges, option tags, trailing bytes), and hands
-//! each move's key over as its stored bytes: equal keys are equal bytes, so a caller can find a
-//! key it has seen without decoding it again. Nothing is allocated.
-//!
-//! The strings of the decision, which no move depends on, are skipped without the UTF-8 check
-//! (a fifth of the walk); a move key's strings are checked when the caller decodes the key.
-//! The props in `codec.rs` check the walk against bincode's own decode, on valid entries, on
-//! damaged ones and on arbitrary bytes: the same moves whenever decode accepts, and a refusal
-//! whenever decode refuses for any reason but a decision string that is not UTF-8.
+//! A recompute needs only each entry's resolution sequence number and its moves, which schema
+//! v3 stores apart from the decision (the `moves` table holds an [`EntryMoves`](crate::EntryMoves)
+//! per entry). This walks those bytes in the layout bincode 2 gives `EntryMoves` under this
+//! codec's configuration (fields in order; integers, lengths and enum variants as varints — a
+//! byte below 251, or 251, 252, 253 followed by a little-endian u16, u32, u64; `f64` as 8
+//! little-endian bytes; strings and sequences behind their length), checks the layout the way
+//! bincode's decode does (lengths, variant ranges, trailing bytes), and hands each move's key
+//! over as its stored bytes: equal keys are equal bytes, so a caller can find a key it has
+//! seen without decoding it again. Nothing is allocated. A key's strings are checked as UTF-8
+//! when the caller decodes the key. The props in `codec.rs` check the walk against bincode's
+//! own decode, on valid values, on damaged ones and on arbitrary bytes.
 
 use super::CodecError;
-use crate::decision::{Outcome, SilenceReason, StoreKind};
-use crate::heuristic::Heuristic;
 use crate::rate::{RateEvent, RateKey};
 
 /// Receives the moves of a history entry, in stored order.
@@ -35,17 +30,86 @@ pub struct StoredKey<'a> {
 }
 
 impl<'a> StoredKey<'a> {
-    /// The key's stored bytes. This build writes one encoding per key, so bytes seen before
-    /// name a key seen before; other bytes may still name it (an older writer's encoding), so
-    /// a new encoding must be decoded to be known.
+    /// The key's stored bytes. Two keys are equal exactly when their canonical bytes are (see
+    /// [`StoredKey::is_canonical`]), so canonical bytes seen before name a key seen before.
     pub fn bytes(&self) -> &'a [u8] {
         self.bytes
+    }
+
+    /// Whether the bytes are the key's canonical encoding — what this build writes: each
+    /// string's length in its shortest varint. A decoder also accepts longer forms, which
+    /// only a damaged or foreign file holds; such bytes name the same key as its canonical
+    /// bytes ([`stored_key_bytes`] of the decoded key).
+    pub fn is_canonical(&self) -> bool {
+        let shortest: usize = self
+            .parts
+            .iter()
+            .map(|p| varint_len(p.len()) + p.len())
+            .sum();
+        shortest == self.bytes.len()
+    }
+
+    /// Checks the key's strings as UTF-8 without building the key.
+    pub fn check(&self) -> Result<(), CodecError> {
+        self.parts.iter().try_for_each(|p| utf8(p).map(drop))
     }
 
     /// The key, its strings checked as UTF-8.
     pub fn decode(&self) -> Result<RateKey, CodecError> {
         let [w, f, c] = self.parts.map(utf8);
         Ok(RateKey::companion(w?, f?, c?))
+    }
+}
+
+/// The canonical stored bytes of `key` (what the codec writes for it), appended to `out`.
+pub fn stored_key_bytes(key: &RateKey, out: &mut Vec<u8>) {
+    for part in [&key.workspace, &key.family, &key.companion] {
+        push_varint(part.len() as u64, out);
+        out.extend_from_slice(part.as_bytes());
+    }
+}
+
+/// The key stored as `bytes` (a key's encoding, as [`StoredKey::bytes`] hands it over).
+pub fn decode_stored_key(bytes: &[u8]) -> Result<RateKey, CodecError> {
+    let mut r = Reader { rest: bytes };
+    let start = r.rest;
+    let parts = [r.bytes()?, r.bytes()?, r.bytes()?];
+    if !r.rest.is_empty() {
+        return Err(CodecError::Trailing(r.rest.len()));
+    }
+    StoredKey {
+        bytes: &start[..start.len() - r.rest.len()],
+        parts,
+    }
+    .decode()
+}
+
+/// The shortest varint of `n`, as bincode writes it.
+fn push_varint(n: u64, out: &mut Vec<u8>) {
+    match n {
+        0..=250 => out.push(n as u8),
+        251..=0xffff => {
+            out.push(251);
+            out.extend_from_slice(&(n as u16).to_le_bytes());
+        }
+        0x1_0000..=0xffff_ffff => {
+            out.push(252);
+            out.extend_from_slice(&(n as u32).to_le_bytes());
+        }
+        _ => {
+            out.push(253);
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+    }
+}
+
+/// The bytes of the shortest varint of `n`.
+fn varint_len(n: usize) -> usize {
+    match n {
+        0..=250 => 1,
+        251..=0xffff => 3,
+        0x1_0000..=0xffff_ffff => 5,
+        _ => 9,
     }
 }
 
@@ -57,39 +121,17 @@ fn malformed(detail: String) -> CodecError {
     CodecError::Malformed(detail)
 }
 
-/// Walks one entry's body (after the version tag); answers its resolution sequence number.
+/// Walks the body (after the version tag) of an [`EntryMoves`](crate::EntryMoves); answers its
+/// resolution sequence number.
 pub(super) fn walk(body: &[u8], sink: &mut (impl MoveSink + ?Sized)) -> Result<u64, CodecError> {
     let mut r = Reader { rest: body };
     let resolution_seq = r.varint()?;
-    // The decision: seq, workspace, agent, family, kappa, companions (path, score, six
-    // values), weights, enabled, outcome, silence, accepted, store.
-    r.varint()?;
-    for _ in 0..3 {
-        r.bytes()?;
-    }
-    r.f64()?;
-    for _ in 0..r.len()? {
-        r.bytes()?;
-        r.f64s(1 + 6)?;
-    }
-    r.f64s(6)?;
-    for _ in 0..r.len()? {
-        r.variant("Heuristic", heuristics())?;
-    }
-    r.variant("Outcome", outcomes(Outcome::Pending))?;
-    if r.option()? {
-        r.variant("SilenceReason", silences(SilenceReason::LowConfidence))?;
-    }
-    if r.option()? {
-        r.bytes()?;
-    }
-    r.variant("StoreKind", stores(StoreKind::Redb))?;
-    // The moves: key (workspace, family, companion), event, step.
+    // Each move: key (workspace, family, companion), event, step.
     for _ in 0..r.len()? {
         let start = r.rest;
         let parts = [r.bytes()?, r.bytes()?, r.bytes()?];
         let bytes = &start[..start.len() - r.rest.len()];
-        let event = event(r.variant("RateEvent", 4)?);
+        let event = event(r.variant("RateEvent", EVENTS)?);
         let step = r.f64()?;
         sink.push(StoredKey { bytes, parts }, event, step)?;
     }
@@ -99,37 +141,23 @@ pub(super) fn walk(body: &[u8], sink: &mut (impl MoveSink + ?Sized)) -> Result<u
     Ok(resolution_seq)
 }
 
-// How many variants each enum has; the exhaustive matches stop the build when one grows, so
-// the walk cannot fall behind the types.
-fn heuristics() -> u32 {
-    Heuristic::ALL.len() as u32
-}
-fn outcomes(o: Outcome) -> u32 {
-    match o {
-        Outcome::Pending
-        | Outcome::Accepted
-        | Outcome::Rejected
-        | Outcome::Abandoned
-        | Outcome::Silent => 5,
-    }
-}
-fn silences(s: SilenceReason) -> u32 {
-    match s {
-        SilenceReason::LowConfidence | SilenceReason::AlreadyTouched => 2,
-    }
-}
-fn stores(s: StoreKind) -> u32 {
-    match s {
-        StoreKind::Redb | StoreKind::Memory => 2,
-    }
-}
-/// `RateEvent` by variant index (declaration order); `index` is below 4.
+/// How many variants `RateEvent` has; the exhaustive match in [`event`] stops the build when
+/// it grows, so the walk cannot fall behind the type.
+const EVENTS: u32 = 4;
+
+/// `RateEvent` by variant index (declaration order); `index` is below [`EVENTS`].
 fn event(index: u32) -> RateEvent {
-    match index {
+    let event = match index {
         0 => RateEvent::Accept,
         1 => RateEvent::Reject,
         2 => RateEvent::ShadowHit,
         _ => RateEvent::ShadowMiss,
+    };
+    // A new variant must be added above and to `EVENTS`.
+    match event {
+        RateEvent::Accept | RateEvent::Reject | RateEvent::ShadowHit | RateEvent::ShadowMiss => {
+            event
+        }
     }
 }
 
@@ -217,19 +245,5 @@ impl<'a> Reader<'a> {
     #[inline]
     fn f64(&mut self) -> Result<f64, CodecError> {
         Ok(f64::from_le_bytes(self.array()?))
-    }
-
-    #[inline]
-    fn f64s(&mut self, n: usize) -> Result<(), CodecError> {
-        self.take(8 * n).map(drop)
-    }
-
-    #[inline]
-    fn option(&mut self) -> Result<bool, CodecError> {
-        match self.array()? {
-            [0] => Ok(false),
-            [1] => Ok(true),
-            [tag] => Err(malformed(format!("option tag {tag} is neither 0 nor 1"))),
-        }
     }
 }

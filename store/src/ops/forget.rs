@@ -9,7 +9,7 @@
 use super::Tx;
 use crate::errors::ResultExt;
 use crate::redb_store::RedbStore;
-use crate::tables::{decode_entry, decode_pending};
+use crate::tables::{decode_pending, read_history};
 use docsuggest_schema::StoreError;
 use redb::ReadableTable;
 
@@ -47,14 +47,14 @@ impl Tx<'_> {
         // Entries are decoded (not matched in the closure) so a damaged one is an error, not
         // silently kept or dropped.
         let mut entries = Vec::new();
-        for item in self.history.iter().at(path, "reading history")? {
-            let (k, v) = item.at(path, "reading history")?;
-            if decode_entry(path, k.value(), v.value())?.decision.workspace == workspace {
-                entries.push(k.value());
+        for entry in read_history(path, &self.history, &self.moves)? {
+            if entry.decision.workspace == workspace {
+                entries.push(entry.resolution_seq);
             }
         }
         for seq in &entries {
             self.history.remove(seq).at(path, "forgetting history")?;
+            self.moves.remove(seq).at(path, "forgetting history")?;
         }
         gone.history = entries.len();
         let mut pending = Vec::new();

@@ -198,7 +198,7 @@ fn an_empty_store_recomputes_to_nothing() {
 }
 
 #[test]
-fn a_history_entry_under_another_number_is_corrupt() {
+fn moves_under_another_number_are_corrupt() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("s.redb");
     let mut store = RedbStore::open(StoreOptions::new(&path)).expect("open");
@@ -209,7 +209,7 @@ fn a_history_entry_under_another_number_is_corrupt() {
         let db = redb::Database::create(&path).expect("raw open");
         let txn = db.begin_write().expect("raw txn");
         {
-            let mut history = txn.open_table(crate::tables::HISTORY).expect("history");
+            let mut history = txn.open_table(crate::tables::MOVES).expect("moves");
             let moved = history
                 .get(2)
                 .expect("get")
@@ -230,7 +230,7 @@ fn a_history_entry_under_another_number_is_corrupt() {
         assert_eq!(
             err.to_string(),
             format!(
-                "store {} is corrupt or not a docsuggest store: history[3] holds resolution \
+                "store {} is corrupt or not a docsuggest store: moves[3] holds resolution \
                  sequence 2",
                 path.display()
             )

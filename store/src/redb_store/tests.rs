@@ -153,7 +153,7 @@ fn a_redb_file_of_another_program_is_not_a_store() {
         err.to_string(),
         format!(
             "store {} is corrupt or not a docsuggest store: not a docsuggest store: it holds \
-             tables other but no meta table (expected rates, base, history, pending, meta)",
+             tables other but no meta table (expected rates, base, history, moves, pending, meta)",
             path.display()
         )
     );
@@ -169,7 +169,7 @@ fn a_newer_schema_is_refused_naming_both_versions() {
     assert_eq!(
         err.to_string(),
         format!(
-            "store {} has schema version 7, newer than the supported version 2",
+            "store {} has schema version 7, newer than the supported version 3",
             path.display()
         )
     );
@@ -334,16 +334,16 @@ fn fail_step(_: &WriteTransaction, path: &str) -> Result<(), StoreError> {
 
 // Test-only steps one version past this build's, so the framework is tested over stores
 // this build writes.
-const TO_V3: [Step; 1] = [Step {
-    from: 2,
-    to: 3,
+const TO_V4: [Step; 1] = [Step {
+    from: 3,
+    to: 4,
     name: "test: add a marker",
     apply: add_marker,
 }];
 
-const FAILING_TO_V3: [Step; 1] = [Step {
-    from: 2,
-    to: 3,
+const FAILING_TO_V4: [Step; 1] = [Step {
+    from: 3,
+    to: 4,
     name: "test: fail",
     apply: fail_step,
 }];
@@ -354,20 +354,20 @@ fn upgrade_copy(source: &Path) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("s.redb");
     std::fs::copy(source, &path).expect("copy");
-    let v2 = RedbStore::open(options(&path)).expect("open v2");
+    let v3 = RedbStore::open(options(&path)).expect("open v3");
     let (rows_before, history_before) = (
-        v2.rate_rows().expect("rows"),
-        v2.history().expect("history"),
+        v3.rate_rows().expect("rows"),
+        v3.history().expect("history"),
     );
-    drop(v2);
+    drop(v3);
     let plan = Plan {
-        current: 3,
-        steps: &TO_V3,
+        current: 4,
+        steps: &TO_V4,
     };
     let s = RedbStore::open_with_plan(options(&path), &plan).expect("upgrade");
     let upgrade = s.open_report().upgraded.clone().expect("upgraded");
-    assert_eq!((upgrade.from, upgrade.to), (2, 3));
-    assert_eq!(upgrade.backup, dir.path().join("s.redb.v2.bak"));
+    assert_eq!((upgrade.from, upgrade.to), (3, 4));
+    assert_eq!(upgrade.backup, dir.path().join("s.redb.v3.bak"));
     assert_eq!(s.rate_rows().expect("rows"), rows_before);
     assert_eq!(s.history().expect("history"), history_before);
     let txn = s.db().expect("open").begin_read().expect("read");
@@ -378,26 +378,26 @@ fn upgrade_copy(source: &Path) {
     );
     assert_eq!(
         tables::read_meta("t", &meta_table, meta::SCHEMA_VERSION).expect("version"),
-        3
+        4
     );
     drop((meta_table, txn, s));
-    // This build reads version 2 at most.
+    // This build reads version 3 at most.
     let err = RedbStore::open(options(&path)).expect_err("too new");
     assert!(
         matches!(
             err,
             StoreError::TooNew {
-                found: 3,
-                supported: 2,
+                found: 4,
+                supported: 3,
                 ..
             }
         ),
         "{err}"
     );
-    // The backup is the version-2 store as it was.
+    // The backup is the version-3 store as it was.
     let restored = dir.path().join("restored.redb");
     std::fs::copy(&upgrade.backup, &restored).expect("copy backup");
-    let old = RedbStore::open(options(&restored)).expect("backup opens as v2");
+    let old = RedbStore::open(options(&restored)).expect("backup opens as v3");
     assert_eq!(old.rate_rows().expect("rows"), rows_before);
     assert_eq!(old.history().expect("history"), history_before);
 }
@@ -411,7 +411,7 @@ fn an_upgrade_copies_the_file_then_runs_its_steps() {
 }
 
 #[test]
-fn the_committed_v1_fixture_upgrades_to_v2_keeping_its_history() {
+fn the_committed_v1_fixture_upgrades_to_v3_keeping_its_history() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/store-v1.redb");
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("s.redb");
@@ -422,7 +422,7 @@ fn the_committed_v1_fixture_upgrades_to_v2_keeping_its_history() {
     };
     let s = RedbStore::open(ring_of_four).expect("upgrade");
     let upgrade = s.open_report().upgraded.clone().expect("upgraded");
-    assert_eq!((upgrade.from, upgrade.to), (1, 2));
+    assert_eq!((upgrade.from, upgrade.to), (1, 3));
     assert!(upgrade.backup.exists());
     // Four resolutions live in the ring (the fixture's ring is 4), one pending closes.
     assert_eq!(s.history().expect("history").len(), 4);
@@ -435,7 +435,7 @@ fn the_committed_v1_fixture_upgrades_to_v2_keeping_its_history() {
             row.rate(docsuggest_schema::RateModel::Beta)
         );
     }
-    // The upgraded file is a plain v2 store: it upgrades further with the test step.
+    // The upgraded file is a plain v3 store: it upgrades further with the test step.
     drop(s);
     upgrade_copy(&path);
 }
@@ -446,25 +446,25 @@ fn a_failed_upgrade_leaves_the_file_at_its_version() {
     let path = dir.path().join("s.redb");
     learned(&path);
     let plan = Plan {
-        current: 3,
-        steps: &FAILING_TO_V3,
+        current: 4,
+        steps: &FAILING_TO_V4,
     };
     let err = RedbStore::open_with_plan(options(&path), &plan).expect_err("fails");
     assert!(err.to_string().contains("test step failed"), "{err}");
-    assert!(dir.path().join("s.redb.v2.bak").exists());
-    let s = RedbStore::open(options(&path)).expect("still v2");
+    assert!(dir.path().join("s.redb.v3.bak").exists());
+    let s = RedbStore::open(options(&path)).expect("still v3");
     assert_eq!(s.committed().decision_seq, 3);
-    // Without a step from 3, a plan for version 4 refuses before touching the file.
+    // Without a step from 4, a plan for version 5 refuses before touching the file.
     drop(s);
     let err = RedbStore::open_with_plan(
         options(&path),
         &Plan {
-            current: 4,
-            steps: &TO_V3,
+            current: 5,
+            steps: &TO_V4,
         },
     )
     .expect_err("no path");
-    assert!(err.to_string().contains("no step from version 3"), "{err}");
+    assert!(err.to_string().contains("no step from version 4"), "{err}");
 }
 
 #[test]
@@ -477,19 +477,19 @@ fn a_shared_file_is_not_upgraded() {
         ..options(&path)
     };
     let plan = Plan {
-        current: 3,
-        steps: &TO_V3,
+        current: 4,
+        steps: &TO_V4,
     };
     let err = RedbStore::open_with_plan(shared, &plan).expect_err("refused");
     assert_eq!(
         err.to_string(),
         format!(
-            "invalid store request: store {} has schema version 2; upgrading it to 3 needs \
+            "invalid store request: store {} has schema version 3; upgrading it to 4 needs \
              exclusive access: open it once without multi-process mode",
             path.display()
         )
     );
-    assert!(!dir.path().join("s.redb.v2.bak").exists());
+    assert!(!dir.path().join("s.redb.v3.bak").exists());
 }
 
 #[test]
@@ -693,15 +693,109 @@ fn a_store_on_a_backend_upgrades_and_backs_up_through_it() {
     assert!(!path.exists());
     assert!(!storage.0.lock().expect("lock").is_empty());
     let plan = Plan {
-        current: 3,
-        steps: &TO_V3,
+        current: 4,
+        steps: &TO_V4,
     };
     let s = RedbStore::open_with_plan(on_backend, &plan).expect("upgrade");
     let upgrade = s.open_report().upgraded.clone().expect("upgraded");
-    assert_eq!(upgrade.backup, dir.path().join("s.redb.v2.bak"));
+    assert_eq!(upgrade.backup, dir.path().join("s.redb.v3.bak"));
     assert_eq!(s.committed().resolution_seq, 1);
     drop(s);
-    // The backup is the version-2 store, openable as a file.
+    // The backup is the version-3 store, openable as a file.
     let old = RedbStore::open(options(&upgrade.backup)).expect("backup opens");
     assert_eq!(old.committed().resolution_seq, 1);
+}
+
+/// Removes `seq` from one of the two history tables, as damage or another writer would.
+fn remove_raw(path: &Path, table: TableDefinition<u64, &[u8]>, seq: u64) {
+    raw_write(path, |txn| {
+        txn.open_table(table)
+            .expect("table")
+            .remove(seq)
+            .expect("remove")
+            .expect("present");
+    });
+}
+
+#[test]
+fn history_and_its_moves_must_pair_up() {
+    for (table, seq, expect) in [
+        (tables::MOVES, 2, "history[2] has no moves entry beside it"),
+        (tables::MOVES, 3, "history[3] has no moves entry beside it"),
+        (
+            tables::HISTORY,
+            2,
+            "moves[2] has no history entry beside it",
+        ),
+        (
+            tables::HISTORY,
+            3,
+            "moves[3] has no history entry beside it",
+        ),
+    ] {
+        // `learned` leaves entries 2 and 3 in a ring of 2.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("s.redb");
+        learned(&path);
+        remove_raw(&path, table, seq);
+        let mut s = RedbStore::open(StoreOptions {
+            ring_capacity: 8,
+            ..options(&path)
+        })
+        .expect("open");
+        let err = s.history().expect_err("unpaired");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "store {} is corrupt or not a docsuggest store: {expect}",
+                path.display()
+            ),
+            "{table}[{seq}] removed"
+        );
+        assert!(s.check_integrity().is_err(), "{table}[{seq}] removed");
+        drop(s);
+        if seq == 3 {
+            continue;
+        }
+        // Evicting the oldest pairs them too, and refuses rather than fold the wrong moves.
+        let evicting = RedbStore::open(StoreOptions {
+            ring_capacity: 1,
+            ..options(&path)
+        })
+        .and_then(|mut s| {
+            let d = s.record_pending(decision("Plan"))?;
+            s.resolve(reject(d, vec![]))
+        });
+        let err = evicting.expect_err("evicting unpaired");
+        assert!(err.to_string().contains(expect), "{err}");
+    }
+}
+
+#[test]
+fn a_history_entry_is_stored_as_its_decision_and_its_moves() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    learned(&path);
+    let s = RedbStore::open(StoreOptions {
+        ring_capacity: 8,
+        ..options(&path)
+    })
+    .expect("open");
+    let entries = s.history().expect("history");
+    let txn = s.db().expect("open").begin_read().expect("read");
+    let history = txn.open_table(tables::HISTORY).expect("history");
+    let moves = txn.open_table(tables::MOVES).expect("moves");
+    // A ring of 2 kept the last two.
+    assert_eq!(entries.len(), 2);
+    for entry in &entries {
+        let seq = entry.resolution_seq;
+        let head = history.get(seq).expect("get").expect("head");
+        let stored: docsuggest_schema::EntryHead =
+            docsuggest_schema::codec::decode(head.value()).expect("head decodes");
+        assert_eq!(stored.decision, entry.decision);
+        let stored: docsuggest_schema::EntryMoves =
+            docsuggest_schema::codec::decode(moves.get(seq).expect("get").expect("moves").value())
+                .expect("moves decode");
+        assert_eq!((stored.resolution_seq, &stored.moves), (seq, &entry.moves));
+    }
 }

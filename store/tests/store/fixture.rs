@@ -1,6 +1,6 @@
 //! The committed store files of every released schema version (`store-v1.redb`,
-//! `store-v2.redb`): tests open a copy and find exactly what it holds, the older ones after
-//! their upgrade.
+//! `store-v2.redb`, `store-v3.redb`): tests open a copy and find exactly what it holds, the
+//! older ones after their upgrade.
 //!
 //! The generator below wrote them; a test checks that it still reproduces the same contents.
 //! `DOCSUGGEST_REGEN_FIXTURES=1 cargo test -p docsuggest-store --test store fixture` rewrites
@@ -75,7 +75,7 @@ fn the_generator_reproduces_the_fixture() {
         std::fs::rename(&staged, &current).expect("install fixture");
     }
     // Every fixture, upgraded where it is older, holds what the generator writes today: the
-    // v1 → v2 upgrade adds only zero shadow counts.
+    // v1 → v2 upgrade adds only zero shadow counts, the v2 → v3 upgrade only moves the moves.
     for version in 1..=SCHEMA_VERSION {
         let copy = dir.path().join(format!("copy-v{version}.redb"));
         std::fs::copy(fixture_of(version), &copy).expect("copy the fixture");
@@ -85,6 +85,29 @@ fn the_generator_reproduces_the_fixture() {
             "store-v{version}.redb"
         );
     }
+}
+
+#[test]
+fn the_v2_fixture_upgrades_one_step_keeping_every_entry() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("copy.redb");
+    std::fs::copy(fixture_of(2), &path).expect("copy the fixture");
+    let s = RedbStore::open(options(&path)).expect("open");
+    let upgrade = s.open_report().upgraded.clone().expect("upgraded");
+    assert_eq!((upgrade.from, upgrade.to), (2, 3));
+    assert_eq!(s.history().expect("history").len(), 4);
+    assert!(check_fold(&s).expect("fold").is_clean());
+    let recomputed = docsuggest_store::recompute::recompute(
+        &s,
+        docsuggest_store::recompute::RecomputeOptions {
+            model: docsuggest_schema::RateModel::Step,
+            parallel: true,
+        },
+        &std::sync::atomic::AtomicU64::new(0),
+    )
+    .expect("recompute");
+    assert_eq!(recomputed.report.decisions, 4);
+    assert_eq!(recomputed.report.rows_differing, 0);
 }
 
 #[test]
@@ -126,9 +149,9 @@ fn a_copy_of_the_v1_fixture_upgrades_with_its_exact_contents() {
 
     let report = s.open_report();
     assert!(!report.created);
-    // This build writes schema v2: opening the fixture upgrades it, keeping every entry.
+    // This build writes schema v3: opening the fixture upgrades it, keeping every entry.
     let upgrade = report.upgraded.clone().expect("upgraded");
-    assert_eq!((upgrade.from, upgrade.to), (1, 2));
+    assert_eq!((upgrade.from, upgrade.to), (1, 3));
     // Decision 6 was left pending by the writer: opening closes it as abandoned.
     assert_eq!(report.abandoned, 1);
     assert_eq!(
