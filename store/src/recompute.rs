@@ -107,7 +107,7 @@ pub fn fold_all(
     history: &[HistoryEntry],
     parallel: bool,
     done: &AtomicU64,
-) -> Vec<(RateKey, RateRow)> {
+) -> Result<Vec<(RateKey, RateRow)>, StoreError> {
     HistoryMoves::from_entries(history, parallel).fold(base, parallel, done)
 }
 
@@ -119,11 +119,7 @@ pub fn recompute(
     options: RecomputeOptions,
     done: &AtomicU64,
 ) -> Result<Recomputed, StoreError> {
-    Ok(recompute_read(
-        source.recompute_input(options.parallel)?,
-        options,
-        done,
-    ))
+    recompute_read(source.recompute_input(options.parallel)?, options, done)
 }
 
 /// [`recompute`] over input already read.
@@ -131,10 +127,10 @@ pub(crate) fn recompute_read(
     input: RecomputeInput,
     options: RecomputeOptions,
     done: &AtomicU64,
-) -> Recomputed {
+) -> Result<Recomputed, StoreError> {
     let base: BTreeMap<RateKey, RateRow> = input.base.into_iter().collect();
     let decisions = input.history.decisions();
-    let rows = input.history.fold(&base, options.parallel, done);
+    let rows = input.history.fold(&base, options.parallel, done)?;
     drop(input.history);
     let live: BTreeMap<RateKey, RateRow> = input.live.into_iter().collect();
     let recomputed: BTreeMap<&RateKey, &RateRow> = rows.iter().map(|(k, r)| (k, r)).collect();
@@ -168,7 +164,7 @@ pub(crate) fn recompute_read(
             });
         }
     }
-    Recomputed { rows, report }
+    Ok(Recomputed { rows, report })
 }
 
 #[cfg(test)]

@@ -196,13 +196,19 @@ impl<'a> Reader<'a> {
     }
 
     /// A varint of at most `max_tag` (251: u16, 252: u32, 253: u64).
-    #[inline]
+    #[inline(always)]
     fn varint_up_to(&mut self, max_tag: u8) -> Result<u64, CodecError> {
-        // Nearly every varint here is one byte.
+        // Nearly every varint here is one byte: that case is inlined, the rest is not.
         if let Some((&tag @ 0..=250, tail)) = self.rest.split_first() {
             self.rest = tail;
             return Ok(u64::from(tag));
         }
+        self.long_varint(max_tag)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn long_varint(&mut self, max_tag: u8) -> Result<u64, CodecError> {
         let [tag] = self.array()?;
         match tag {
             0..=250 => Ok(u64::from(tag)),

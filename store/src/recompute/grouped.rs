@@ -6,10 +6,14 @@
 //! key replays its steps chunk after chunk, in chunk order, so the step rule — which clamps,
 //! so neither commutes nor associates — sees exactly the order a sequential replay sees, while
 //! the counts, which commute, are summed.
+//!
+//! Within a chunk a key is known by its canonical stored bytes alone (checked once, never
+//! decoded there): a key costs a chunk one hash entry and its bytes, and each distinct key is
+//! decoded once, at the fold.
 
-use docsuggest_schema::codec::{CodecError, MoveSink, StoredKey};
+use docsuggest_schema::codec::{self, CodecError, MoveSink, StoredKey};
 use docsuggest_schema::rate::step_rule;
-use docsuggest_schema::{HistoryEntry, RateEvent, RateKey, RateRow};
+use docsuggest_schema::{HistoryEntry, RateEvent, RateKey, RateRow, StoreError};
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -22,16 +26,17 @@ pub(crate) const CHUNK: usize = 4096;
 /// The moves of a run of consecutive history entries, per key.
 #[derive(Default)]
 pub(crate) struct Chunk {
-    /// Stored key bytes seen in this chunk → their key, found by hash: a move of a key seen
-    /// before is matched by its bytes alone, with no decoding and no allocation.
-    spans: HashTable<(Box<[u8]>, u32)>,
+    /// Each distinct key's canonical stored bytes (`codec::stored_key_bytes`), in order of
+    /// first sight; equal keys have equal canonical bytes, so a key is known by its bytes
+    /// alone and decoded once per recompute, at the fold.
+    keys: Vec<Box<[u8]>>,
+    /// Indices into `keys`, found by the hash of their bytes.
+    index: HashTable<u32>,
     hasher: DefaultHashBuilder,
-    /// Each distinct key once, by value (bytes seen for the first time are decoded and looked
-    /// up here, so two encodings of one key still share its moves).
-    by_key: HashMap<RateKey, u32>,
-    keys: Vec<RateKey>,
     rows: Vec<KeyMoves>,
     entries: usize,
+    /// A key's canonical bytes, built for a key held in memory or stored in a longer form.
+    scratch: Vec<u8>,
 }
 
 /// One key's moves within a chunk.
@@ -51,23 +56,31 @@ impl Chunk {
 
     /// Adds one entry held in memory.
     fn add(&mut self, entry: &HistoryEntry) {
+        let mut scratch = std::mem::take(&mut self.scratch);
         for mv in &entry.moves {
-            let at = match self.by_key.get(&mv.key) {
-                Some(&i) => i,
-                None => self.insert(mv.key.clone()),
-            };
+            scratch.clear();
+            codec::stored_key_bytes(&mv.key, &mut scratch);
+            let at = self.key_at(&scratch);
             self.record(at, mv.event, mv.step);
         }
+        self.scratch = scratch;
         self.count_entry();
     }
 
-    /// The number of a key not seen before in this chunk.
-    fn insert(&mut self, key: RateKey) -> u32 {
+    /// The number of the key whose canonical bytes are `bytes`, added if not seen before.
+    fn key_at(&mut self, bytes: &[u8]) -> u32 {
+        let hash = self.hasher.hash_one(bytes);
+        let keys = &self.keys;
+        if let Some(&at) = self.index.find(hash, |&i| *keys[i as usize] == *bytes) {
+            return at;
+        }
         // A chunk holds far fewer than 2^32 keys: it holds fewer moves than that.
         let at = self.keys.len() as u32;
-        self.by_key.insert(key.clone(), at);
-        self.keys.push(key);
+        self.keys.push(bytes.into());
         self.rows.push(KeyMoves::default());
+        let (keys, hasher) = (&self.keys, &self.hasher);
+        self.index
+            .insert_unique(hash, at, |&i| hasher.hash_one(&*keys[i as usize]));
         at
     }
 
@@ -82,17 +95,22 @@ impl MoveSink for Chunk {
     fn push(&mut self, key: StoredKey<'_>, event: RateEvent, step: f64) -> Result<(), CodecError> {
         let bytes = key.bytes();
         let hash = self.hasher.hash_one(bytes);
-        let at = match self.spans.find(hash, |(b, _)| **b == *bytes) {
-            Some(&(_, at)) => at,
+        let keys = &self.keys;
+        let at = match self.index.find(hash, |&i| *keys[i as usize] == *bytes) {
+            Some(&at) => at,
+            // Bytes not seen in this chunk: checked once here, so the fold's decode of
+            // them cannot fail; a longer (foreign) form is known by its canonical bytes.
+            None if key.is_canonical() => {
+                key.check()?;
+                self.key_at(bytes)
+            }
             None => {
                 let decoded = key.decode()?;
-                let at = match self.by_key.get(&decoded) {
-                    Some(&at) => at,
-                    None => self.insert(decoded),
-                };
-                let hasher = &self.hasher;
-                self.spans
-                    .insert_unique(hash, (bytes.into(), at), |(b, _)| hasher.hash_one(&**b));
+                let mut scratch = std::mem::take(&mut self.scratch);
+                scratch.clear();
+                codec::stored_key_bytes(&decoded, &mut scratch);
+                let at = self.key_at(&scratch);
+                self.scratch = scratch;
                 at
             }
         };
@@ -167,21 +185,33 @@ impl HistoryMoves {
         base: &BTreeMap<RateKey, RateRow>,
         parallel: bool,
         done: &AtomicU64,
-    ) -> Vec<(RateKey, RateRow)> {
-        // Per key, where its moves are: (chunk, key within the chunk), in chunk order.
-        let mut parts: HashMap<&RateKey, Vec<(u32, u32)>> = HashMap::new();
+    ) -> Result<Vec<(RateKey, RateRow)>, StoreError> {
+        // Per key (by its canonical bytes), where its moves are: (chunk, key within the
+        // chunk), in chunk order.
+        let mut parts: HashMap<&[u8], Vec<(u32, u32)>> = HashMap::new();
         for (c, chunk) in self.chunks.iter().enumerate() {
-            for (k, key) in chunk.keys.iter().enumerate() {
-                parts.entry(key).or_default().push((c as u32, k as u32));
+            for (k, bytes) in chunk.keys.iter().enumerate() {
+                parts
+                    .entry(&**bytes)
+                    .or_default()
+                    .push((c as u32, k as u32));
             }
         }
-        let mut keys: Vec<&RateKey> = base.keys().chain(parts.keys().copied()).collect();
-        keys.sort_unstable();
-        keys.dedup();
-        let none = Vec::new();
-        let one = |key: &&RateKey| {
-            let mut row = base.get(*key).copied().unwrap_or_default();
-            for &(c, k) in parts.get(*key).unwrap_or(&none) {
+        // Each key decoded once; canonical bytes are one per key, so no key comes twice.
+        let mut keyed: BTreeMap<RateKey, &[(u32, u32)]> = BTreeMap::new();
+        for (bytes, at) in &parts {
+            // Bytes were checked when first seen, so this fails only on a bug.
+            let key = codec::decode_stored_key(bytes)
+                .map_err(|e| crate::errors::codec("moves", "a key", e))?;
+            keyed.insert(key, at);
+        }
+        for key in base.keys() {
+            keyed.entry(key.clone()).or_insert(&[]);
+        }
+        let keys: Vec<(RateKey, &[(u32, u32)])> = keyed.into_iter().collect();
+        let one = |(key, at): (RateKey, &[(u32, u32)])| {
+            let mut row = base.get(&key).copied().unwrap_or_default();
+            for &(c, k) in at {
                 let moves = &self.chunks[c as usize].rows[k as usize];
                 row.step = moves.steps.iter().fold(row.step, |s, &d| step_rule(s, d));
                 let [a, r, h, m] = moves.counts;
@@ -191,12 +221,12 @@ impl HistoryMoves {
                 row.shadow_misses += m;
             }
             done.fetch_add(1, Ordering::Relaxed);
-            ((*key).clone(), row)
+            (key, row)
         };
-        if parallel {
-            keys.par_iter().map(one).collect()
+        Ok(if parallel {
+            keys.into_par_iter().map(one).collect()
         } else {
-            keys.iter().map(one).collect()
-        }
+            keys.into_iter().map(one).collect()
+        })
     }
 }

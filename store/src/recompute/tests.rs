@@ -138,7 +138,9 @@ fn chunks_of_any_size_fold_like_one_pass() {
         for parallel in [false, true] {
             let moves = HistoryMoves::from_entries_in(&history, parallel, chunk);
             assert_eq!(moves.decisions(), 700);
-            let rows = moves.fold(&base, parallel, &AtomicU64::new(0));
+            let rows = moves
+                .fold(&base, parallel, &AtomicU64::new(0))
+                .expect("fold");
             assert!(
                 same_rows(&rows, &expect),
                 "chunk {chunk}, parallel={parallel}"
@@ -184,7 +186,7 @@ fn redb_store_recomputes_today_s_fold_bit_for_bit() {
     for chunks in [1, 2, 3, 7, 64, 399, 400, 1_000] {
         let moves = read_moves_in(&view, chunks).expect("read");
         assert_eq!(moves.decisions(), 400, "{chunks} chunks");
-        let rows = moves.fold(&base, true, &AtomicU64::new(0));
+        let rows = moves.fold(&base, true, &AtomicU64::new(0)).expect("fold");
         assert!(same_rows(&rows, &expect), "{chunks} chunks");
     }
 }
@@ -263,7 +265,7 @@ fn a_recompute_beside_a_writer_reads_one_snapshot() {
                     history: read_moves_in(&view, 16).expect("read"),
                 };
                 let ring = view.ring_len().expect("ring");
-                let out = recompute_read(input, step(true), &AtomicU64::new(0));
+                let out = recompute_read(input, step(true), &AtomicU64::new(0)).expect("fold");
                 assert_eq!(out.report.rows_differing, 0, "{:?}", out.report);
                 assert_eq!(out.report.decisions as u64, ring);
                 let out = recompute(&reader, step(true), &AtomicU64::new(0)).expect("recompute");
@@ -293,4 +295,72 @@ fn step(parallel: bool) -> RecomputeOptions {
         model: RateModel::Step,
         parallel,
     }
+}
+
+/// `moves` written the way bincode also reads them, each string's length in the three-byte
+/// varint form instead of the shortest: what a foreign writer (or damage that keeps the
+/// value readable) may leave.
+fn longer_form(moves: &docsuggest_schema::EntryMoves) -> Vec<u8> {
+    let mut out = vec![docsuggest_schema::codec::VALUE_VERSION];
+    out.push(u8::try_from(moves.resolution_seq).expect("a small number"));
+    out.push(u8::try_from(moves.moves.len()).expect("a few moves"));
+    for mv in &moves.moves {
+        for part in [&mv.key.workspace, &mv.key.family, &mv.key.companion] {
+            out.push(251);
+            out.extend_from_slice(&u16::try_from(part.len()).expect("short").to_le_bytes());
+            out.extend_from_slice(part.as_bytes());
+        }
+        out.push(match mv.event {
+            RateEvent::Accept => 0,
+            RateEvent::Reject => 1,
+            RateEvent::ShadowHit => 2,
+            RateEvent::ShadowMiss => 3,
+        });
+        out.extend_from_slice(&mv.step.to_le_bytes());
+    }
+    out
+}
+
+#[test]
+fn a_key_stored_in_a_longer_form_is_the_same_key() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    let mut store = RedbStore::open(StoreOptions::new(&path)).expect("open");
+    workload(&mut store, 60);
+    store.close().expect("close");
+    drop(store);
+    {
+        let db = redb::Database::create(&path).expect("raw open");
+        let txn = db.begin_write().expect("raw txn");
+        {
+            let mut table = txn.open_table(crate::tables::MOVES).expect("moves");
+            // Every third entry rewritten, so a chunk meets both forms of the same keys.
+            for seq in (1..=60).step_by(3) {
+                let moves: docsuggest_schema::EntryMoves = docsuggest_schema::codec::decode(
+                    table.get(seq).expect("get").expect("entry").value(),
+                )
+                .expect("decode");
+                let long = longer_form(&moves);
+                let back: docsuggest_schema::EntryMoves =
+                    docsuggest_schema::codec::decode(&long).expect("bincode reads it");
+                assert_eq!(back, moves);
+                table.insert(seq, long.as_slice()).expect("insert");
+            }
+        }
+        txn.commit().expect("raw commit");
+    }
+    let store = RedbStore::open(StoreOptions::new(&path)).expect("reopen");
+    let view = store.view().expect("view");
+    let base: BTreeMap<RateKey, RateRow> = view.base_rows().expect("base").into_iter().collect();
+    let expect = reference(
+        &view.base_rows().expect("base"),
+        &view.history().expect("history"),
+    );
+    for chunks in [1, 2, 7, 60] {
+        let moves = read_moves_in(&view, chunks).expect("read");
+        let rows = moves.fold(&base, true, &AtomicU64::new(0)).expect("fold");
+        assert!(same_rows(&rows, &expect), "{chunks} chunks");
+    }
+    drop(view);
+    check_recompute(&store, &expect);
 }
