@@ -1,7 +1,7 @@
 //! Per-agent state: what this turn touched, cooldowns, dedupe, the cap, and the open window.
 
+use crate::matcher::CompanionMatcher;
 use crate::paths::relative_to;
-use globset::GlobMatcher;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -25,11 +25,11 @@ pub struct Window {
     pub workspace: String,
     /// The family.
     pub family: String,
-    /// The named companions with their matchers (a silence: the would-be named ones).
-    pub companions: Vec<(String, Arc<GlobMatcher>)>,
+    /// The named companions (a silence: the would-be named ones).
+    pub companions: Vec<Arc<CompanionMatcher>>,
     /// Under the evidence model: companions watched but not named (left out, or past
     /// `maxCompanions`), so what is not named still gathers evidence.
-    pub watched: Vec<(String, Arc<GlobMatcher>)>,
+    pub watched: Vec<Arc<CompanionMatcher>>,
     /// Under the evidence model: which of `companions`, then `watched`, were touched.
     pub touched: Vec<bool>,
     /// Under the evidence model: which of `companions`, then `watched`, this window counts.
@@ -41,8 +41,8 @@ pub struct Window {
     /// Whether closing it records evidence (the evidence model's windows, except a silence
     /// whose companions were all touched already).
     pub evidence: bool,
-    /// The bases the companions were looked up under.
-    pub bases: Vec<PathBuf>,
+    /// The bases the companions were looked up under (shared with the scene they came from).
+    pub bases: Arc<[PathBuf]>,
     /// Judged in-workspace calls seen since the note.
     pub age: u32,
     /// A gated silence's shadow window: it observes, it never moves a rate.
@@ -50,34 +50,35 @@ pub struct Window {
 }
 
 impl Window {
-    /// The first named companion that `path` names, if any.
-    pub fn named_by(&self, path: &Path) -> Option<&str> {
-        let rels = Under::new(path, &self.bases);
+    /// The first named companion that the call path, taken under this window's bases, names.
+    pub(crate) fn named_by(&self, under: &Under<'_>) -> Option<&str> {
         self.companions
             .iter()
-            .find(|(_, m)| rels.matches(m))
-            .map(|(c, _)| c.as_str())
+            .find(|m| under.matches(m))
+            .map(|m| m.path())
     }
 
-    /// Marks every named or watched companion that `path` names as touched; answers whether
-    /// this call is the note's accept (its first touch of a named companion).
-    pub fn observe(&mut self, path: &Path) -> bool {
+    /// Marks every named or watched companion that the call path names as touched; answers
+    /// whether this call is the note's accept (its first touch of a named companion).
+    pub(crate) fn observe(&mut self, under: &Under<'_>) -> bool {
         let named = self.companions.len();
         let mut first = None;
-        let rels = Under::new(path, &self.bases);
         let all = self.companions.iter().chain(&self.watched).enumerate();
-        for (i, (companion, matcher)) in all {
-            if self.touched.get(i) == Some(&false) && rels.matches(matcher) {
+        for (i, matcher) in all {
+            if self.touched.get(i) == Some(&false) && under.matches(matcher) {
                 self.touched[i] = true;
                 if i < named && first.is_none() {
-                    first = Some(companion.clone());
+                    first = Some(matcher.path());
                 }
             }
         }
-        if self.observe_only || self.accepted.is_some() || first.is_none() {
+        if self.observe_only || self.accepted.is_some() {
             return false;
         }
-        self.accepted = first;
+        let Some(first) = first else {
+            return false;
+        };
+        self.accepted = Some(first.to_string());
         true
     }
 
@@ -85,16 +86,24 @@ impl Window {
     pub fn all_touched(&self) -> bool {
         self.touched.iter().all(|&t| t)
     }
+
+    /// The named, then the watched companions' names.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.companions
+            .iter()
+            .chain(&self.watched)
+            .map(|m| m.path())
+    }
 }
 
-/// Whether `path`, taken relative to one of `bases`, matches a companion's matcher.
-pub fn names(matcher: &GlobMatcher, path: &Path, bases: &[PathBuf]) -> bool {
+/// Whether `path`, taken relative to one of `bases`, names the companion of `matcher`.
+pub fn names(matcher: &CompanionMatcher, path: &Path, bases: &[PathBuf]) -> bool {
     Under::new(path, bases).matches(matcher)
 }
 
 /// A path relative to each of a window's bases (at most three) it lies under, taken once per
 /// call and matched against every companion the window watches.
-struct Under<'p> {
+pub(crate) struct Under<'p> {
     rels: [Option<&'p str>; 3],
     rest: Vec<&'p str>,
 }
@@ -118,12 +127,35 @@ impl<'p> Under<'p> {
         under
     }
 
-    fn matches(&self, matcher: &GlobMatcher) -> bool {
+    fn matches(&self, matcher: &CompanionMatcher) -> bool {
         self.rels
             .iter()
             .flatten()
             .chain(&self.rest)
             .any(|rel| matcher.is_match(rel))
+    }
+}
+
+/// One call path under the bases of each window it is followed through, taken once per
+/// distinct bases: an agent's windows mostly share theirs (one family, one scene).
+pub(crate) struct CallUnder<'p> {
+    path: &'p Path,
+    last: Option<(Arc<[PathBuf]>, Under<'p>)>,
+}
+
+impl<'p> CallUnder<'p> {
+    /// The call path `path`, not yet taken under any bases.
+    pub(crate) fn new(path: &'p Path) -> CallUnder<'p> {
+        CallUnder { path, last: None }
+    }
+
+    /// The call path under `bases`.
+    pub(crate) fn under(&mut self, bases: &Arc<[PathBuf]>) -> &Under<'p> {
+        let kept = match self.last.take() {
+            Some((b, under)) if Arc::ptr_eq(&b, bases) || *b == **bases => (b, under),
+            _ => (bases.clone(), Under::new(self.path, bases)),
+        };
+        &self.last.insert(kept).1
     }
 }
 
@@ -244,12 +276,10 @@ impl AgentState {
             w.evidence
                 && w.workspace == workspace
                 && w.family == family
-                && w.bases == bases
-                && w.companions
-                    .iter()
-                    .chain(&w.watched)
+                && *w.bases == *bases
+                && w.names()
                     .zip(&w.counted)
-                    .any(|((c, _), &counted)| counted && c == companion)
+                    .any(|(c, &counted)| counted && c == companion)
         })
     }
 
@@ -258,8 +288,8 @@ impl AgentState {
         self.shadows.iter().any(|w| {
             !w.observe_only
                 && w.workspace == workspace
-                && w.bases == bases
-                && w.companions.iter().any(|(c, _)| c == companion)
+                && *w.bases == *bases
+                && w.companions.iter().any(|c| c.path() == companion)
         })
     }
 

@@ -155,7 +155,7 @@ pub fn decide(
         .iter()
         .copied()
         .filter(|&i| {
-            let matcher = &family.companions[i].matcher;
+            let matcher = &family.companions[i].names;
             !touched.iter().any(|rel| matcher.is_match(rel))
         })
         .collect();
