@@ -164,10 +164,41 @@ impl<'p> CallUnder<'p> {
 /// check itself.
 #[derive(Clone, Debug, Default)]
 pub struct Emitted {
-    /// Notes by a hash of their family and companions; each bucket compared exactly.
-    by_hash: HashMap<u64, Vec<(String, Vec<String>)>, foldhash::fast::RandomState>,
+    /// Notes by a hash of their family and companions, each written as one [`encode`]d key
+    /// (one allocation a note rather than one per name) and compared exactly.
+    by_hash: HashMap<u64, Box<[u8]>, foldhash::fast::RandomState>,
+    /// Notes whose hash an earlier, different note took (a collision: practically never).
+    collided: Vec<(u64, Box<[u8]>)>,
     /// Hashes the notes (its seed is fixed per state, so one note always hashes the same).
     hasher: foldhash::fast::RandomState,
+}
+
+/// The parts of a note, each as its length (eight bytes) then its bytes: the parts can be
+/// told apart again whatever they hold.
+fn encode(family: &str, companions: &[&str]) -> Box<[u8]> {
+    let parts = || std::iter::once(family).chain(companions.iter().copied());
+    let mut key = Vec::with_capacity(parts().map(|p| 8 + p.len()).sum());
+    for part in parts() {
+        key.extend_from_slice(&(part.len() as u64).to_le_bytes());
+        key.extend_from_slice(part.as_bytes());
+    }
+    key.into_boxed_slice()
+}
+
+/// Whether `key` is the [`encode`]d note (family, companions), compared without encoding it.
+fn is_key_of(key: &[u8], family: &str, companions: &[&str]) -> bool {
+    let mut rest = key;
+    for part in std::iter::once(family).chain(companions.iter().copied()) {
+        let Some((len, tail)) = rest.split_first_chunk::<8>() else {
+            return false;
+        };
+        let len = u64::from_le_bytes(*len);
+        if len != part.len() as u64 || !tail.starts_with(part.as_bytes()) {
+            return false;
+        }
+        rest = &tail[part.len()..];
+    }
+    rest.is_empty()
 }
 
 impl Emitted {
@@ -180,30 +211,35 @@ impl Emitted {
 
     /// Whether the note (family, companions) was emitted.
     pub fn contains(&self, family: &str, companions: &[&str]) -> bool {
+        let hash = self.hash_of(family, companions);
         self.by_hash
-            .get(&self.hash_of(family, companions))
-            .is_some_and(|bucket| {
-                bucket.iter().any(|(f, cs)| {
-                    f == family && cs.iter().map(String::as_str).eq(companions.iter().copied())
-                })
-            })
+            .get(&hash)
+            .is_some_and(|key| is_key_of(key, family, companions))
+            || self
+                .collided
+                .iter()
+                .any(|(h, key)| *h == hash && is_key_of(key, family, companions))
     }
 
     /// Remembers the note (family, companions).
     pub fn insert(&mut self, family: &str, companions: &[&str]) {
-        if !self.contains(family, companions) {
-            let owned = companions.iter().map(|c| c.to_string()).collect();
-            let hash = self.hash_of(family, companions);
-            self.by_hash
-                .entry(hash)
-                .or_default()
-                .push((family.to_string(), owned));
+        if self.contains(family, companions) {
+            return;
+        }
+        let hash = self.hash_of(family, companions);
+        let key = encode(family, companions);
+        match self.by_hash.entry(hash) {
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(key);
+            }
+            std::collections::hash_map::Entry::Occupied(_) => self.collided.push((hash, key)),
         }
     }
 
     /// Forgets every note.
     pub fn clear(&mut self) {
         self.by_hash.clear();
+        self.collided.clear();
     }
 }
 
@@ -318,24 +354,42 @@ mod tests {
         assert!(!emitted.contains("Plan", &["a.md"]));
         assert!(!emitted.contains("Brief", &["a.md", "b.md"]));
         assert!(!emitted.contains("Plan", &[]));
-        assert_eq!(emitted.by_hash.values().map(Vec::len).sum::<usize>(), 2);
+        // Where one name ends and the next begins matters too.
+        assert!(!emitted.contains("Plan", &["a.mdb.md"]));
+        assert!(!emitted.contains("Pla", &["na.md", "b.md"]));
+        assert_eq!(emitted.by_hash.len() + emitted.collided.len(), 2);
         emitted.clear();
         assert!(!emitted.contains("Plan", &["a.md", "b.md"]));
     }
 
     #[test]
-    fn a_shared_hash_bucket_still_compares_exactly() {
+    fn a_shared_hash_still_compares_exactly() {
         let mut emitted = Emitted::default();
-        // Two notes forced into one bucket, as a hash collision would put them.
+        // Another note under this note's hash, as a collision would put it.
         let hash = emitted.hash_of("Plan", &["a.md"]);
-        emitted
-            .by_hash
-            .entry(hash)
-            .or_default()
-            .push(("Other".into(), vec!["x.md".into()]));
+        emitted.by_hash.insert(hash, encode("Other", &["x.md"]));
         assert!(!emitted.contains("Plan", &["a.md"]));
         emitted.insert("Plan", &["a.md"]);
         assert!(emitted.contains("Plan", &["a.md"]));
-        assert_eq!(emitted.by_hash[&hash].len(), 2);
+        assert!(is_key_of(&emitted.by_hash[&hash], "Other", &["x.md"]));
+        assert_eq!(emitted.collided.len(), 1);
+        emitted.insert("Plan", &["a.md"]);
+        assert_eq!(emitted.collided.len(), 1);
+    }
+
+    #[test]
+    fn keys_decode_only_to_their_own_note() {
+        let key = encode("F", &["", "ab", "c"]);
+        assert!(is_key_of(&key, "F", &["", "ab", "c"]));
+        for (family, cs) in [
+            ("F", &["", "ab"][..]),
+            ("F", &["", "ab", "c", ""]),
+            ("F", &["a", "b", "c"]),
+            ("", &["F", "ab", "c"]),
+        ] {
+            assert!(!is_key_of(&key, family, cs), "{family:?} {cs:?}");
+        }
+        assert!(!is_key_of(&key[..key.len() - 1], "F", &["", "ab", "c"]));
+        assert!(!is_key_of(&[], "F", &[]));
     }
 }

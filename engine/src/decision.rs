@@ -82,12 +82,12 @@ pub(crate) fn push_decided(
     ledger: &mut Vec<String>,
 ) {
     if let Some(head) = rows.first() {
-        ledger.push(ledger::decided(
+        ledger.push(ledger::decided_weighted(
             family,
             kappa,
             &head.path,
             &head.values,
-            &settings.weights,
+            settings.weights_text,
             settings.store.kind(),
         ));
     }
