@@ -25,10 +25,12 @@ pub fn follow(
     let mut out: Vec<Resolution> = follow_note(state, located, &mut under, config, ledger)
         .into_iter()
         .collect();
-    let mut open = Vec::with_capacity(state.shadows.len());
-    for mut shadow in std::mem::take(&mut state.shadows) {
+    // In place: a window that stays open is neither moved nor copied, and no list is built
+    // (most calls close at most one).
+    let mut i = 0;
+    while let Some(shadow) = state.shadows.get_mut(i) {
         if shadow.workspace != located.workspace.key {
-            open.push(shadow);
+            i += 1;
             continue;
         }
         if shadow.evidence {
@@ -39,9 +41,10 @@ pub fn follow(
             }
             shadow.age += 1;
             if shadow.age >= config.learn_window || shadow.all_touched() {
+                let shadow = state.shadows.remove(i);
                 out.push(close_with_evidence(shadow, config, ledger));
             } else {
-                open.push(shadow);
+                i += 1;
             }
             continue;
         }
@@ -50,6 +53,7 @@ pub fn follow(
             .map(str::to_string);
         shadow.age += 1;
         if touched.is_some() || shadow.age >= config.learn_window {
+            let shadow = state.shadows.remove(i);
             out.push(Resolution {
                 decision_seq: shadow.decision_seq,
                 outcome: Outcome::Silent,
@@ -57,10 +61,9 @@ pub fn follow(
                 moves: Vec::new(),
             });
         } else {
-            open.push(shadow);
+            i += 1;
         }
     }
-    state.shadows = open;
     out
 }
 
