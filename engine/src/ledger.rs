@@ -69,7 +69,11 @@ pub fn activated(version: &str, families: usize, threshold: f64) -> String {
 
 /// `doc-suggester: suggest <family> <kappa> companions <c1,c2,...>`
 pub fn suggest(family: &str, kappa: f64, companions: &[&str]) -> String {
-    let mut line = String::with_capacity(96);
+    // Sized once: every note writes one, and its companions often pass any fixed guess.
+    let names: usize = companions.iter().map(|c| c.len() + 1).sum();
+    let mut line = String::with_capacity(
+        PREFIX.len() + "suggest ".len() + family.len() + " companions ".len() + names + 8,
+    );
     line.push_str(PREFIX);
     line.push_str("suggest ");
     line.push_str(family);
