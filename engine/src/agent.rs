@@ -1,7 +1,7 @@
 //! Per-agent state: what this turn touched, cooldowns, dedupe, the cap, and the open window.
 
+use crate::matcher::CompanionMatcher;
 use crate::paths::relative_to;
-use globset::GlobMatcher;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -25,11 +25,11 @@ pub struct Window {
     pub workspace: String,
     /// The family.
     pub family: String,
-    /// The named companions with their matchers (a silence: the would-be named ones).
-    pub companions: Vec<(String, Arc<GlobMatcher>)>,
+    /// The named companions (a silence: the would-be named ones).
+    pub companions: Vec<Arc<CompanionMatcher>>,
     /// Under the evidence model: companions watched but not named (left out, or past
     /// `maxCompanions`), so what is not named still gathers evidence.
-    pub watched: Vec<(String, Arc<GlobMatcher>)>,
+    pub watched: Vec<Arc<CompanionMatcher>>,
     /// Under the evidence model: which of `companions`, then `watched`, were touched.
     pub touched: Vec<bool>,
     /// Under the evidence model: which of `companions`, then `watched`, this window counts.
@@ -41,8 +41,8 @@ pub struct Window {
     /// Whether closing it records evidence (the evidence model's windows, except a silence
     /// whose companions were all touched already).
     pub evidence: bool,
-    /// The bases the companions were looked up under.
-    pub bases: Vec<PathBuf>,
+    /// The bases the companions were looked up under (shared with the scene they came from).
+    pub bases: Arc<[PathBuf]>,
     /// Judged in-workspace calls seen since the note.
     pub age: u32,
     /// A gated silence's shadow window: it observes, it never moves a rate.
@@ -50,34 +50,35 @@ pub struct Window {
 }
 
 impl Window {
-    /// The first named companion that `path` names, if any.
-    pub fn named_by(&self, path: &Path) -> Option<&str> {
-        let rels = Under::new(path, &self.bases);
+    /// The first named companion that the call path, taken under this window's bases, names.
+    pub(crate) fn named_by(&self, under: &Under<'_>) -> Option<&str> {
         self.companions
             .iter()
-            .find(|(_, m)| rels.matches(m))
-            .map(|(c, _)| c.as_str())
+            .find(|m| under.matches(m))
+            .map(|m| m.path())
     }
 
-    /// Marks every named or watched companion that `path` names as touched; answers whether
-    /// this call is the note's accept (its first touch of a named companion).
-    pub fn observe(&mut self, path: &Path) -> bool {
+    /// Marks every named or watched companion that the call path names as touched; answers
+    /// whether this call is the note's accept (its first touch of a named companion).
+    pub(crate) fn observe(&mut self, under: &Under<'_>) -> bool {
         let named = self.companions.len();
         let mut first = None;
-        let rels = Under::new(path, &self.bases);
         let all = self.companions.iter().chain(&self.watched).enumerate();
-        for (i, (companion, matcher)) in all {
-            if self.touched.get(i) == Some(&false) && rels.matches(matcher) {
+        for (i, matcher) in all {
+            if self.touched.get(i) == Some(&false) && under.matches(matcher) {
                 self.touched[i] = true;
                 if i < named && first.is_none() {
-                    first = Some(companion.clone());
+                    first = Some(matcher.path());
                 }
             }
         }
-        if self.observe_only || self.accepted.is_some() || first.is_none() {
+        if self.observe_only || self.accepted.is_some() {
             return false;
         }
-        self.accepted = first;
+        let Some(first) = first else {
+            return false;
+        };
+        self.accepted = Some(first.to_string());
         true
     }
 
@@ -85,16 +86,24 @@ impl Window {
     pub fn all_touched(&self) -> bool {
         self.touched.iter().all(|&t| t)
     }
+
+    /// The named, then the watched companions' names.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.companions
+            .iter()
+            .chain(&self.watched)
+            .map(|m| m.path())
+    }
 }
 
-/// Whether `path`, taken relative to one of `bases`, matches a companion's matcher.
-pub fn names(matcher: &GlobMatcher, path: &Path, bases: &[PathBuf]) -> bool {
+/// Whether `path`, taken relative to one of `bases`, names the companion of `matcher`.
+pub fn names(matcher: &CompanionMatcher, path: &Path, bases: &[PathBuf]) -> bool {
     Under::new(path, bases).matches(matcher)
 }
 
 /// A path relative to each of a window's bases (at most three) it lies under, taken once per
 /// call and matched against every companion the window watches.
-struct Under<'p> {
+pub(crate) struct Under<'p> {
     rels: [Option<&'p str>; 3],
     rest: Vec<&'p str>,
 }
@@ -118,7 +127,7 @@ impl<'p> Under<'p> {
         under
     }
 
-    fn matches(&self, matcher: &GlobMatcher) -> bool {
+    fn matches(&self, matcher: &CompanionMatcher) -> bool {
         self.rels
             .iter()
             .flatten()
@@ -127,15 +136,69 @@ impl<'p> Under<'p> {
     }
 }
 
+/// One call path under the bases of each window it is followed through, taken once per
+/// distinct bases: an agent's windows mostly share theirs (one family, one scene).
+pub(crate) struct CallUnder<'p> {
+    path: &'p Path,
+    last: Option<(Arc<[PathBuf]>, Under<'p>)>,
+}
+
+impl<'p> CallUnder<'p> {
+    /// The call path `path`, not yet taken under any bases.
+    pub(crate) fn new(path: &'p Path) -> CallUnder<'p> {
+        CallUnder { path, last: None }
+    }
+
+    /// The call path under `bases`.
+    pub(crate) fn under(&mut self, bases: &Arc<[PathBuf]>) -> &Under<'p> {
+        let kept = match self.last.take() {
+            Some((b, under)) if Arc::ptr_eq(&b, bases) || *b == **bases => (b, under),
+            _ => (bases.clone(), Under::new(self.path, bases)),
+        };
+        &self.last.insert(kept).1
+    }
+}
+
 /// The notes emitted this turn, asked about with borrowed names: the dedupe check runs on
 /// every note that passes the gate, and building an owned key each time costs more than the
 /// check itself.
 #[derive(Clone, Debug, Default)]
 pub struct Emitted {
-    /// Notes by a hash of their family and companions; each bucket compared exactly.
-    by_hash: HashMap<u64, Vec<(String, Vec<String>)>, foldhash::fast::RandomState>,
+    /// Notes by a hash of their family and companions, each written as one [`encode`]d key
+    /// (one allocation a note rather than one per name) and compared exactly.
+    by_hash: HashMap<u64, Box<[u8]>, foldhash::fast::RandomState>,
+    /// Notes whose hash an earlier, different note took (a collision: practically never).
+    collided: Vec<(u64, Box<[u8]>)>,
     /// Hashes the notes (its seed is fixed per state, so one note always hashes the same).
     hasher: foldhash::fast::RandomState,
+}
+
+/// The parts of a note, each as its length (eight bytes) then its bytes: the parts can be
+/// told apart again whatever they hold.
+fn encode(family: &str, companions: &[&str]) -> Box<[u8]> {
+    let parts = || std::iter::once(family).chain(companions.iter().copied());
+    let mut key = Vec::with_capacity(parts().map(|p| 8 + p.len()).sum());
+    for part in parts() {
+        key.extend_from_slice(&(part.len() as u64).to_le_bytes());
+        key.extend_from_slice(part.as_bytes());
+    }
+    key.into_boxed_slice()
+}
+
+/// Whether `key` is the [`encode`]d note (family, companions), compared without encoding it.
+fn is_key_of(key: &[u8], family: &str, companions: &[&str]) -> bool {
+    let mut rest = key;
+    for part in std::iter::once(family).chain(companions.iter().copied()) {
+        let Some((len, tail)) = rest.split_first_chunk::<8>() else {
+            return false;
+        };
+        let len = u64::from_le_bytes(*len);
+        if len != part.len() as u64 || !tail.starts_with(part.as_bytes()) {
+            return false;
+        }
+        rest = &tail[part.len()..];
+    }
+    rest.is_empty()
 }
 
 impl Emitted {
@@ -148,30 +211,35 @@ impl Emitted {
 
     /// Whether the note (family, companions) was emitted.
     pub fn contains(&self, family: &str, companions: &[&str]) -> bool {
+        let hash = self.hash_of(family, companions);
         self.by_hash
-            .get(&self.hash_of(family, companions))
-            .is_some_and(|bucket| {
-                bucket.iter().any(|(f, cs)| {
-                    f == family && cs.iter().map(String::as_str).eq(companions.iter().copied())
-                })
-            })
+            .get(&hash)
+            .is_some_and(|key| is_key_of(key, family, companions))
+            || self
+                .collided
+                .iter()
+                .any(|(h, key)| *h == hash && is_key_of(key, family, companions))
     }
 
     /// Remembers the note (family, companions).
     pub fn insert(&mut self, family: &str, companions: &[&str]) {
-        if !self.contains(family, companions) {
-            let owned = companions.iter().map(|c| c.to_string()).collect();
-            let hash = self.hash_of(family, companions);
-            self.by_hash
-                .entry(hash)
-                .or_default()
-                .push((family.to_string(), owned));
+        if self.contains(family, companions) {
+            return;
+        }
+        let hash = self.hash_of(family, companions);
+        let key = encode(family, companions);
+        match self.by_hash.entry(hash) {
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(key);
+            }
+            std::collections::hash_map::Entry::Occupied(_) => self.collided.push((hash, key)),
         }
     }
 
     /// Forgets every note.
     pub fn clear(&mut self) {
         self.by_hash.clear();
+        self.collided.clear();
     }
 }
 
@@ -244,12 +312,10 @@ impl AgentState {
             w.evidence
                 && w.workspace == workspace
                 && w.family == family
-                && w.bases == bases
-                && w.companions
-                    .iter()
-                    .chain(&w.watched)
+                && *w.bases == *bases
+                && w.names()
                     .zip(&w.counted)
-                    .any(|((c, _), &counted)| counted && c == companion)
+                    .any(|(c, &counted)| counted && c == companion)
         })
     }
 
@@ -258,8 +324,8 @@ impl AgentState {
         self.shadows.iter().any(|w| {
             !w.observe_only
                 && w.workspace == workspace
-                && w.bases == bases
-                && w.companions.iter().any(|(c, _)| c == companion)
+                && *w.bases == *bases
+                && w.companions.iter().any(|c| c.path() == companion)
         })
     }
 
@@ -288,24 +354,42 @@ mod tests {
         assert!(!emitted.contains("Plan", &["a.md"]));
         assert!(!emitted.contains("Brief", &["a.md", "b.md"]));
         assert!(!emitted.contains("Plan", &[]));
-        assert_eq!(emitted.by_hash.values().map(Vec::len).sum::<usize>(), 2);
+        // Where one name ends and the next begins matters too.
+        assert!(!emitted.contains("Plan", &["a.mdb.md"]));
+        assert!(!emitted.contains("Pla", &["na.md", "b.md"]));
+        assert_eq!(emitted.by_hash.len() + emitted.collided.len(), 2);
         emitted.clear();
         assert!(!emitted.contains("Plan", &["a.md", "b.md"]));
     }
 
     #[test]
-    fn a_shared_hash_bucket_still_compares_exactly() {
+    fn a_shared_hash_still_compares_exactly() {
         let mut emitted = Emitted::default();
-        // Two notes forced into one bucket, as a hash collision would put them.
+        // Another note under this note's hash, as a collision would put it.
         let hash = emitted.hash_of("Plan", &["a.md"]);
-        emitted
-            .by_hash
-            .entry(hash)
-            .or_default()
-            .push(("Other".into(), vec!["x.md".into()]));
+        emitted.by_hash.insert(hash, encode("Other", &["x.md"]));
         assert!(!emitted.contains("Plan", &["a.md"]));
         emitted.insert("Plan", &["a.md"]);
         assert!(emitted.contains("Plan", &["a.md"]));
-        assert_eq!(emitted.by_hash[&hash].len(), 2);
+        assert!(is_key_of(&emitted.by_hash[&hash], "Other", &["x.md"]));
+        assert_eq!(emitted.collided.len(), 1);
+        emitted.insert("Plan", &["a.md"]);
+        assert_eq!(emitted.collided.len(), 1);
+    }
+
+    #[test]
+    fn keys_decode_only_to_their_own_note() {
+        let key = encode("F", &["", "ab", "c"]);
+        assert!(is_key_of(&key, "F", &["", "ab", "c"]));
+        for (family, cs) in [
+            ("F", &["", "ab"][..]),
+            ("F", &["", "ab", "c", ""]),
+            ("F", &["a", "b", "c"]),
+            ("", &["F", "ab", "c"]),
+        ] {
+            assert!(!is_key_of(&key, family, cs), "{family:?} {cs:?}");
+        }
+        assert!(!is_key_of(&key[..key.len() - 1], "F", &["", "ab", "c"]));
+        assert!(!is_key_of(&[], "F", &[]));
     }
 }

@@ -1,5 +1,6 @@
 //! A pack compiled once into matchers: the hot path only matches and adds.
 
+use crate::matcher::CompanionMatcher;
 use crate::paths::is_pattern;
 use docsuggest_schema::pack::{DOC_KIND, Pack, PackError};
 use globset::{Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
@@ -35,9 +36,26 @@ pub struct CompiledCompanion {
     pub prior: f64,
     /// How its existence is checked.
     pub form: CompanionForm,
-    /// Matches a base-relative call path that names this companion (placeholders match any name).
-    /// Shared: every window a note or silence opens holds its companions' matchers.
+    /// Matches a base-relative call path that names this companion (placeholders match any name),
+    /// as globset compiles it.
     pub matcher: Arc<GlobMatcher>,
+    /// The same match with a literal's fast path, and the companion's name. Shared: every
+    /// window a note or silence opens holds its companions'.
+    pub names: Arc<CompanionMatcher>,
+}
+
+impl CompiledCompanion {
+    /// The companion `path` with its pack `prior`, matched by `glob`.
+    pub fn new(path: &str, prior: f64, glob: &Glob) -> CompiledCompanion {
+        let matcher = Arc::new(glob.compile_matcher());
+        CompiledCompanion {
+            path: path.to_string(),
+            prior,
+            form: form_of(path),
+            names: Arc::new(CompanionMatcher::new(path, matcher.clone())),
+            matcher,
+        }
+    }
 }
 
 /// One family, ready to detect and measure.
@@ -159,12 +177,7 @@ impl CompiledPack {
             let mut companions = Vec::new();
             for (j, c) in fam.companions.iter().enumerate() {
                 match glob(&placeholder_glob(&c.path)) {
-                    Ok(g) => companions.push(CompiledCompanion {
-                        path: c.path.clone(),
-                        prior: c.prior,
-                        form: form_of(&c.path),
-                        matcher: Arc::new(g.compile_matcher()),
-                    }),
+                    Ok(g) => companions.push(CompiledCompanion::new(&c.path, c.prior, &g)),
                     Err(e) => problems.push(format!(
                         "families[{i}].companions[{j}].path: invalid glob: {e}"
                     )),

@@ -5,6 +5,7 @@ use crate::agent::{AgentState, Window};
 use crate::compiled::CompiledFamily;
 use crate::judge::{Effects, Located, Record, Settings};
 use crate::ledger::{self, Abstain};
+use crate::matcher::CompanionMatcher;
 use docsuggest_schema::{CompanionRow, Decision, Outcome, RateModel, SilenceReason};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -22,7 +23,7 @@ pub(crate) struct Shape {
 pub(crate) struct Subject<'a> {
     pub(crate) located: &'a Located<'a>,
     pub(crate) family: &'a CompiledFamily,
-    pub(crate) bases: &'a [PathBuf],
+    pub(crate) bases: &'a Arc<[PathBuf]>,
 }
 
 impl Subject<'_> {
@@ -35,11 +36,11 @@ impl Subject<'_> {
         observe_only: bool,
         evidence: bool,
     ) -> Window {
-        let matchers = |rows: &[CompanionRow]| -> Vec<(String, Arc<globset::GlobMatcher>)> {
+        let matchers = |rows: &[CompanionRow]| -> Vec<Arc<CompanionMatcher>> {
             rows.iter()
                 .filter_map(|r| {
                     let c = self.family.companions.iter().find(|c| c.path == r.path)?;
-                    Some((c.path.clone(), c.matcher.clone()))
+                    Some(c.names.clone())
                 })
                 .collect()
         };
@@ -50,7 +51,7 @@ impl Subject<'_> {
             let counted = companions
                 .iter()
                 .chain(&watched)
-                .map(|(c, _)| !state.counts_open(key, &self.family.name, self.bases, c))
+                .map(|c| !state.counts_open(key, &self.family.name, self.bases, c.path()))
                 .collect();
             (vec![false; companions.len() + watched.len()], counted)
         } else {
@@ -66,7 +67,7 @@ impl Subject<'_> {
             counted,
             accepted: None,
             evidence,
-            bases: self.bases.to_vec(),
+            bases: self.bases.clone(),
             age: 0,
             observe_only,
         }
@@ -81,12 +82,12 @@ pub(crate) fn push_decided(
     ledger: &mut Vec<String>,
 ) {
     if let Some(head) = rows.first() {
-        ledger.push(ledger::decided(
+        ledger.push(ledger::decided_weighted(
             family,
             kappa,
             &head.path,
             &head.values,
-            &settings.weights,
+            settings.weights_text,
             settings.store.kind(),
         ));
     }

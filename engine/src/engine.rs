@@ -48,6 +48,8 @@ pub type BoxedStore = Box<dyn DecisionStore + Send>;
 pub struct Engine<P: FileProbe = OsProbe> {
     config: Config,
     weights: docsuggest_schema::Table,
+    /// `weights` as every `decided` line writes them.
+    weights_text: String,
     packs: PackCache,
     agents: Agents,
     store: BoxedStore,
@@ -65,8 +67,10 @@ impl<P: FileProbe> Engine<P> {
     pub fn new(config: Config, store: BoxedStore, probe: P) -> Engine<P> {
         let mut store = store;
         store.configure(&config);
+        let weights = config.effective_weights();
         Engine {
-            weights: config.effective_weights(),
+            weights_text: ledger::table_text(&weights),
+            weights,
             config,
             packs: PackCache::default(),
             agents: Agents::default(),
@@ -179,6 +183,7 @@ impl<P: FileProbe> Engine<P> {
         let settings = Settings {
             config: &self.config,
             weights: self.weights,
+            weights_text: &self.weights_text,
             store: self.store.as_ref(),
             agent: &call.agent,
         };
@@ -274,6 +279,7 @@ impl<P: FileProbe> Engine<P> {
         // A scene depends on `exclude`: read every path afresh under the new config.
         self.scenes.clear();
         self.weights = next.effective_weights();
+        self.weights_text = ledger::table_text(&self.weights);
         self.config = next;
         let mut lines = Vec::new();
         if announce {

@@ -8,7 +8,7 @@
 //! hits and misses. The `accepted` line is still written at the first touch of a named
 //! companion.
 
-use crate::agent::{AgentState, Window};
+use crate::agent::{AgentState, CallUnder, Window};
 use crate::judge::Located;
 use crate::ledger;
 use docsuggest_schema::{Config, Outcome, RateEvent, RateKey, RateMove, Resolution};
@@ -20,32 +20,40 @@ pub fn follow(
     config: &Config,
     ledger: &mut Vec<String>,
 ) -> Vec<Resolution> {
-    let mut out: Vec<Resolution> = follow_note(state, located, config, ledger)
+    // The call path under each window's bases, taken once for the windows that share them.
+    let mut under = CallUnder::new(located.path);
+    let mut out: Vec<Resolution> = follow_note(state, located, &mut under, config, ledger)
         .into_iter()
         .collect();
-    let mut open = Vec::with_capacity(state.shadows.len());
-    for mut shadow in std::mem::take(&mut state.shadows) {
+    // In place: a window that stays open is neither moved nor copied, and no list is built
+    // (most calls close at most one).
+    let mut i = 0;
+    while let Some(shadow) = state.shadows.get_mut(i) {
         if shadow.workspace != located.workspace.key {
-            open.push(shadow);
+            i += 1;
             continue;
         }
         if shadow.evidence {
-            if shadow.observe(located.path)
+            if shadow.observe(under.under(&shadow.bases))
                 && let Some(companion) = &shadow.accepted
             {
                 ledger.push(ledger::accepted(&shadow.family, companion));
             }
             shadow.age += 1;
             if shadow.age >= config.learn_window || shadow.all_touched() {
+                let shadow = state.shadows.remove(i);
                 out.push(close_with_evidence(shadow, config, ledger));
             } else {
-                open.push(shadow);
+                i += 1;
             }
             continue;
         }
-        let touched = shadow.named_by(located.path).map(str::to_string);
+        let touched = shadow
+            .named_by(under.under(&shadow.bases))
+            .map(str::to_string);
         shadow.age += 1;
         if touched.is_some() || shadow.age >= config.learn_window {
+            let shadow = state.shadows.remove(i);
             out.push(Resolution {
                 decision_seq: shadow.decision_seq,
                 outcome: Outcome::Silent,
@@ -53,16 +61,16 @@ pub fn follow(
                 moves: Vec::new(),
             });
         } else {
-            open.push(shadow);
+            i += 1;
         }
     }
-    state.shadows = open;
     out
 }
 
 fn follow_note(
     state: &mut AgentState,
     located: &Located<'_>,
+    under: &mut CallUnder<'_>,
     config: &Config,
     ledger: &mut Vec<String>,
 ) -> Option<Resolution> {
@@ -70,7 +78,10 @@ fn follow_note(
     if window.workspace != located.workspace.key {
         return None;
     }
-    if let Some(companion) = window.named_by(located.path).map(str::to_string) {
+    if let Some(companion) = window
+        .named_by(under.under(&window.bases))
+        .map(str::to_string)
+    {
         let window = state.window.take()?;
         ledger.push(ledger::accepted(&window.family, &companion));
         let step = config.accept_bonus;
@@ -95,7 +106,7 @@ fn follow_note(
 
 /// Closes a window untouched: every named companion and the family move down.
 pub fn soft_reject(window: Window, config: &Config, ledger: &mut Vec<String>) -> Resolution {
-    let names: Vec<&str> = window.companions.iter().map(|(c, _)| c.as_str()).collect();
+    let names: Vec<&str> = window.companions.iter().map(|c| c.path()).collect();
     ledger.push(ledger::rejected(&window.family, &names));
     let step = -config.reject_penalty;
     let mut moves: Vec<RateMove> = names
@@ -124,8 +135,7 @@ pub fn close_with_evidence(
     let any_hit = (0..window.touched.len()).any(touched);
     let mut moves = Vec::with_capacity(window.touched.len() + 1);
     if window.evidence {
-        let all = window.companions.iter().chain(&window.watched);
-        for (i, (companion, _)) in all.enumerate() {
+        for (i, companion) in window.names().enumerate() {
             if window.counted.get(i) == Some(&true) {
                 let noted = i < named && !window.observe_only;
                 moves.push(observation(&window, companion, noted, touched(i), config));
@@ -146,10 +156,7 @@ pub fn close_with_evidence(
     }
     if window.observe_only {
         let first = (0..window.touched.len()).find(|&i| touched(i));
-        let accepted = first.and_then(|i| {
-            let all = window.companions.iter().chain(&window.watched);
-            all.map(|(c, _)| c.clone()).nth(i)
-        });
+        let accepted = first.and_then(|i| window.names().nth(i).map(str::to_string));
         return Resolution {
             decision_seq: window.decision_seq,
             outcome: Outcome::Silent,
@@ -160,7 +167,7 @@ pub fn close_with_evidence(
     let outcome = match window.accepted.clone() {
         Some(companion) => (Outcome::Accepted, Some(companion)),
         None => {
-            let names: Vec<&str> = window.companions.iter().map(|(c, _)| c.as_str()).collect();
+            let names: Vec<&str> = window.companions.iter().map(|c| c.path()).collect();
             ledger.push(ledger::rejected(&window.family, &names));
             (Outcome::Rejected, None)
         }
@@ -187,7 +194,7 @@ pub fn cut_short(window: Window, config: &Config) -> Resolution {
     }
     let mut moves = Vec::new();
     let named = window.companions.len();
-    for (i, (companion, _)) in window.companions.iter().chain(&window.watched).enumerate() {
+    for (i, companion) in window.names().enumerate() {
         if touched(i) && window.counted.get(i) == Some(&true) {
             let noted = i < named && !window.observe_only;
             moves.push(observation(&window, companion, noted, true, config));
@@ -196,8 +203,7 @@ pub fn cut_short(window: Window, config: &Config) -> Resolution {
     moves.push(observation(&window, "", !window.observe_only, true, config));
     let (outcome, accepted) = if window.observe_only {
         let first = (0..window.touched.len()).find(|&i| touched(i));
-        let all = window.companions.iter().chain(&window.watched);
-        let accepted = first.and_then(|i| all.map(|(c, _)| c.clone()).nth(i));
+        let accepted = first.and_then(|i| window.names().nth(i).map(str::to_string));
         (Outcome::Silent, accepted)
     } else {
         (Outcome::Accepted, window.accepted.clone())

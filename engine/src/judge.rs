@@ -71,6 +71,8 @@ pub struct Settings<'a> {
     pub config: &'a Config,
     /// Its effective weights.
     pub weights: Table,
+    /// The same weights as the `decided` line writes them (written once per config).
+    pub weights_text: &'a str,
     /// The store: the call opens one snapshot of it, and only once it has companions to
     /// measure (a call that stops earlier reads nothing).
     pub store: &'a (dyn DecisionStore + Send),
@@ -155,7 +157,7 @@ pub fn decide(
         .iter()
         .copied()
         .filter(|&i| {
-            let matcher = &family.companions[i].matcher;
+            let matcher = &family.companions[i].names;
             !touched.iter().any(|rel| matcher.is_match(rel))
         })
         .collect();

@@ -69,7 +69,11 @@ pub fn activated(version: &str, families: usize, threshold: f64) -> String {
 
 /// `doc-suggester: suggest <family> <kappa> companions <c1,c2,...>`
 pub fn suggest(family: &str, kappa: f64, companions: &[&str]) -> String {
-    let mut line = String::with_capacity(96);
+    // Sized once: every note writes one, and its companions often pass any fixed guess.
+    let names: usize = companions.iter().map(|c| c.len() + 1).sum();
+    let mut line = String::with_capacity(
+        PREFIX.len() + "suggest ".len() + family.len() + " companions ".len() + names + 8,
+    );
     line.push_str(PREFIX);
     line.push_str("suggest ");
     line.push_str(family);
@@ -89,8 +93,26 @@ pub fn decided(
     weights: &Table,
     store: StoreKind,
 ) -> String {
-    // Every decision writes one: thirteen two-decimal numbers, appended (see `push_fixed2`).
-    let mut line = String::with_capacity(192);
+    decided_weighted(family, kappa, head, values, &table_text(weights), store)
+}
+
+/// [`decided`] with its weights already written by [`table_text`]: they change only with
+/// the config, and they are six of the line's thirteen numbers.
+pub fn decided_weighted(
+    family: &str,
+    kappa: f64,
+    head: &str,
+    values: &Table,
+    weights: &str,
+    store: StoreKind,
+) -> String {
+    // Every decision writes one: sized once, then appended (see `push_fixed2`). The values are
+    // written under the weights' names, so the weights' length stands for theirs too; a kappa
+    // or value past ten characters only grows the line.
+    const FIXED: usize = PREFIX.len() + "decided ".len() + " weights ".len() + " store=".len();
+    let mut line = String::with_capacity(
+        FIXED + family.len() + head.len() + 2 * weights.len() + store.name().len() + 16,
+    );
     line.push_str(PREFIX);
     line.push_str("decided ");
     line.push_str(family);
@@ -101,10 +123,17 @@ pub fn decided(
     line.push(' ');
     push_table(&mut line, values);
     line.push_str(" weights ");
-    push_table(&mut line, weights);
+    line.push_str(weights);
     line.push_str(" store=");
     line.push_str(store.name());
     line
+}
+
+/// `table` as its `Display` writes it, as [`decided_weighted`] takes its weights.
+pub fn table_text(table: &Table) -> String {
+    let mut text = String::with_capacity(80);
+    push_table(&mut text, table);
+    text
 }
 
 /// `table` as its `Display` writes it: `scope=1.00,graph=0.50,...`.
@@ -329,6 +358,7 @@ mod tests {
                 format!("{PREFIX}suggest Plan {kappa:.2} companions a.md,b.md")
             );
         }
+        assert_eq!(table_text(&values), values.to_string());
         assert_eq!(
             decided("F", 0.5, "x", &values, &weights, StoreKind::Memory),
             format!("{PREFIX}decided F 0.50 x {values} weights {weights} store=memory")

@@ -39,6 +39,7 @@ mod follow;
 pub mod judge;
 pub mod ledger;
 pub mod locate;
+pub mod matcher;
 pub mod measure;
 pub mod note;
 pub mod paths;

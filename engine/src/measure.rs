@@ -86,12 +86,7 @@ mod tests {
     }
 
     fn companion(path: &str, prior: f64) -> CompiledCompanion {
-        CompiledCompanion {
-            path: path.into(),
-            prior,
-            form: crate::compiled::CompanionForm::Literal,
-            matcher: std::sync::Arc::new(globset::Glob::new(path).expect("glob").compile_matcher()),
-        }
+        CompiledCompanion::new(path, prior, &globset::Glob::new(path).expect("glob"))
     }
 
     #[test]

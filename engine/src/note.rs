@@ -16,8 +16,13 @@ pub struct Note {
     pub companions: Vec<String>,
 }
 
-fn header(family: &str, kappa: f64) -> String {
-    let mut text = String::with_capacity(128);
+/// The header's bytes around the family, its kappa written as four characters.
+const HEADER_AROUND: &str =
+    "[doc-suggester]  task (kappa 0.00): companions this task conventionally needs:";
+
+/// The header line, in a string with room for `more` bytes after it.
+fn header(family: &str, kappa: f64, more: usize) -> String {
+    let mut text = String::with_capacity(HEADER_AROUND.len() + family.len() + more);
     text.push_str("[doc-suggester] ");
     text.push_str(family);
     text.push_str(" task (kappa ");
@@ -26,11 +31,19 @@ fn header(family: &str, kappa: f64) -> String {
     text
 }
 
-/// `header(family, kappa).chars().count()` for any kappa in 0..=1, without composing it.
+/// `header(family, kappa, _).chars().count()` for any kappa in 0..=1, without composing it.
 fn header_chars(family: &str) -> usize {
-    const AROUND: usize =
-        "[doc-suggester]  task (kappa 0.00): companions this task conventionally needs:".len();
-    AROUND + family.chars().count()
+    HEADER_AROUND.len() + char_len(family)
+}
+
+/// `text.chars().count()`, answered by the byte length for ASCII text (companion paths
+/// mostly are, and counting characters one by one costs more than checking the bytes).
+fn char_len(text: &str) -> usize {
+    if text.is_ascii() {
+        text.len()
+    } else {
+        text.chars().count()
+    }
 }
 
 /// How many of the ranked companions fit in `max_chars` with whole lines only.
@@ -39,7 +52,7 @@ pub fn fitting(family: &str, companions: &[&str], max_chars: usize) -> usize {
     let mut used = header_chars(family);
     let mut count = 0;
     for c in companions {
-        let line = 3 + c.chars().count(); // "\n- " + path
+        let line = 3 + char_len(c); // "\n- " + path
         if used + line > max_chars {
             break;
         }
@@ -51,7 +64,8 @@ pub fn fitting(family: &str, companions: &[&str], max_chars: usize) -> usize {
 
 /// Composes the note for companions that [`fitting`] admitted.
 pub fn compose(family: &str, kappa: f64, companions: &[&str]) -> Note {
-    let mut text = header(family, kappa);
+    let lines: usize = companions.iter().map(|c| 3 + c.len()).sum();
+    let mut text = header(family, kappa, lines);
     for c in companions {
         text.push_str("\n- ");
         text.push_str(c);
@@ -65,7 +79,11 @@ pub fn compose(family: &str, kappa: f64, companions: &[&str]) -> Note {
 }
 
 fn summary(family: &str, companions: &[&str]) -> String {
-    let mut out = format!("{family}: ");
+    let mut out = String::with_capacity(family.len() + 2 + SUMMARY_CHARS);
+    out.push_str(family);
+    out.push_str(": ");
+    // `out.chars().count()`, kept as it grows.
+    let mut chars = char_len(family) + 2;
     let mut named = 0;
     for (i, c) in companions.iter().enumerate() {
         let sep = if i == 0 { "" } else { ", " };
@@ -76,12 +94,13 @@ fn summary(family: &str, companions: &[&str]) -> String {
         } else {
             0
         };
-        let len = out.chars().count() + sep.len() + c.chars().count() + more;
-        if len > SUMMARY_CHARS {
+        let c_chars = char_len(c);
+        if chars + sep.len() + c_chars + more > SUMMARY_CHARS {
             break;
         }
         out.push_str(sep);
         out.push_str(c);
+        chars += sep.len() + c_chars;
         named += 1;
     }
     let left = companions.len() - named;
@@ -92,8 +111,9 @@ fn summary(family: &str, companions: &[&str]) -> String {
         } else {
             format!("{out} (+{left} more)")
         };
+        chars = char_len(&out);
     }
-    if out.chars().count() > SUMMARY_CHARS {
+    if chars > SUMMARY_CHARS {
         out = out.chars().take(SUMMARY_CHARS - 3).collect::<String>() + "...";
     }
     out
@@ -102,12 +122,74 @@ fn summary(family: &str, companions: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The summary as first written, counting characters afresh at every step.
+    fn summary_by_counting(family: &str, companions: &[&str]) -> String {
+        let mut out = format!("{family}: ");
+        let mut named = 0;
+        for (i, c) in companions.iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            let left = companions.len() - i - 1;
+            let more = if left > 0 {
+                format!(" (+{left} more)").chars().count()
+            } else {
+                0
+            };
+            if out.chars().count() + sep.len() + c.chars().count() + more > SUMMARY_CHARS {
+                break;
+            }
+            out.push_str(sep);
+            out.push_str(c);
+            named += 1;
+        }
+        let left = companions.len() - named;
+        if left > 0 {
+            out = if named == 0 {
+                let noun = if left == 1 { "companion" } else { "companions" };
+                format!("{family}: {left} {noun}")
+            } else {
+                format!("{out} (+{left} more)")
+            };
+        }
+        if out.chars().count() > SUMMARY_CHARS {
+            out = out.chars().take(SUMMARY_CHARS - 3).collect::<String>() + "...";
+        }
+        out
+    }
+
+    proptest! {
+        /// Counting as it goes, and by bytes for ASCII, changes no summary and no fit.
+        #[test]
+        fn summary_and_fit_are_the_counted_ones(
+            family in "[A-Za-zé]{0,130}",
+            companions in proptest::collection::vec("[a-z/.ü]{0,70}", 0..14),
+            max in 0usize..400,
+        ) {
+            let cs: Vec<&str> = companions.iter().map(String::as_str).collect();
+            prop_assert_eq!(summary(&family, &cs), summary_by_counting(&family, &cs));
+            let head = header(&family, 0.5, 0).chars().count();
+            let mut used = head;
+            let mut count = 0;
+            for c in &cs {
+                if used + 3 + c.chars().count() > max {
+                    break;
+                }
+                used += 3 + c.chars().count();
+                count += 1;
+            }
+            prop_assert_eq!(fitting(&family, &cs, max), if used > max { 0 } else { count });
+        }
+    }
 
     #[test]
     fn header_length_is_known_without_composing() {
         for family in ["Plan", "Brief", "", "Ünïcode"] {
             for kappa in [0.0, 0.5, 0.775, 0.999, 1.0] {
-                assert_eq!(header_chars(family), header(family, kappa).chars().count());
+                assert_eq!(
+                    header_chars(family),
+                    header(family, kappa, 0).chars().count()
+                );
             }
         }
     }
@@ -127,7 +209,7 @@ mod tests {
     #[test]
     fn only_whole_lines_fit() {
         let cs = ["aaaaaaaaaa", "bbbbbbbbbb", "cccccccccc"];
-        let head = header("F", 0.5).chars().count();
+        let head = header("F", 0.5, 0).chars().count();
         assert_eq!(fitting("F", &cs, head + 13 * 2), 2);
         assert_eq!(fitting("F", &cs, head + 13 * 2 - 1), 1);
         assert_eq!(fitting("F", &cs, head + 12), 0);

@@ -42,8 +42,8 @@ pub struct Scene {
 /// The existence filter's answer for one call path and its family.
 #[derive(Debug)]
 pub struct Filtered {
-    /// The distinct bases, root first.
-    pub bases: Vec<PathBuf>,
+    /// The distinct bases, root first (shared with every window the scene's calls open).
+    pub bases: Arc<[PathBuf]>,
     /// The family's companions that exist under a base, by index, in pack order.
     pub existing: Vec<usize>,
 }
@@ -104,7 +104,7 @@ impl Scene {
                 .filter(|&i| bases.keeps(&family.companions[i], probe))
                 .collect();
             scene.filtered = Some(Filtered {
-                bases: bases.into_all(),
+                bases: bases.into_all().into(),
                 existing,
             });
         }

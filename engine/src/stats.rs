@@ -25,16 +25,27 @@ impl Stats {
     /// Counts one ledger line. The ledger's forms are pinned (SPEC §3), so its first words
     /// name the event exactly.
     pub(crate) fn observe(&mut self, line: &str) {
-        let mut words = line
-            .strip_prefix("doc-suggester: ")
-            .unwrap_or("")
-            .split(' ');
-        match (words.next(), words.next()) {
-            (Some("suggest"), _) => self.notes += 1,
-            (Some("accepted"), _) => self.accepted += 1,
-            (Some("rejected"), _) => self.rejected += 1,
-            (Some("abstained"), Some(reason)) => count(&mut self.abstained, reason),
-            (Some("suppressed"), Some(kind)) => count(&mut self.suppressed, kind),
+        let rest = line.strip_prefix("doc-suggester: ").unwrap_or("");
+        // The word after the event, up to the next space (or the end).
+        let second = |event: &str| {
+            let after = rest.strip_prefix(event)?.strip_prefix(' ')?;
+            Some(after.split_once(' ').map_or(after, |(word, _)| word))
+        };
+        let first = rest.split_once(' ').map_or(rest, |(word, _)| word);
+        match first {
+            "suggest" => self.notes += 1,
+            "accepted" => self.accepted += 1,
+            "rejected" => self.rejected += 1,
+            "abstained" => {
+                if let Some(reason) = second("abstained") {
+                    count(&mut self.abstained, reason);
+                }
+            }
+            "suppressed" => {
+                if let Some(kind) = second("suppressed") {
+                    count(&mut self.suppressed, kind);
+                }
+            }
             _ => {}
         }
     }
@@ -46,6 +57,49 @@ fn count(counts: &mut BTreeMap<String, u64>, name: &str) {
         Some(n) => *n += 1,
         None => {
             counts.insert(name.to_string(), 1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Counting as first written: the line split into words.
+    fn observed_by_splitting(lines: &[String]) -> Stats {
+        let mut stats = Stats::default();
+        for line in lines {
+            let mut words = line
+                .strip_prefix("doc-suggester: ")
+                .unwrap_or("")
+                .split(' ');
+            match (words.next(), words.next()) {
+                (Some("suggest"), _) => stats.notes += 1,
+                (Some("accepted"), _) => stats.accepted += 1,
+                (Some("rejected"), _) => stats.rejected += 1,
+                (Some("abstained"), Some(reason)) => count(&mut stats.abstained, reason),
+                (Some("suppressed"), Some(kind)) => count(&mut stats.suppressed, kind),
+                _ => {}
+            }
+        }
+        stats
+    }
+
+    proptest! {
+        /// Words taken by their spaces count what the split words counted.
+        #[test]
+        fn counts_what_splitting_counts(
+            lines in proptest::collection::vec(
+                "(doc-suggester: )?(suggest|accepted|rejected|abstained|suppressed|x)?( ?[a-z-]{0,4}){0,3}",
+                0..8,
+            ),
+        ) {
+            let mut stats = Stats::default();
+            for line in &lines {
+                stats.observe(line);
+            }
+            prop_assert_eq!(stats, observed_by_splitting(&lines));
         }
     }
 }
