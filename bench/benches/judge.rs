@@ -4,6 +4,11 @@
 //! `cargo bench -p docsuggest-bench --bench judge`. See `bench/README.md` for what each call
 //! does and why a noted call is measured through the dedupe suppression.
 
+/// The allocator of every docsuggest binary (see `Cargo.toml`: glibc's arenas make a parallel
+/// recompute trim and lock on every page it reads).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use docsuggest_bench::probe::ProbeMode;
 use docsuggest_bench::rig::{Backend, Rig, Scenario};

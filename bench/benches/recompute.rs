@@ -9,6 +9,11 @@
 //! selects, so `cargo bench -p docsuggest-bench --bench recompute -- 'synthetic/.*/100000$'`
 //! skips the 10^6 histories and the fill.
 
+/// The allocator of every docsuggest binary (see `Cargo.toml`: glibc's arenas make a parallel
+/// recompute trim and lock on every page it reads).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
     criterion_main, measurement::WallTime,

@@ -3,6 +3,11 @@
 //!
 //! `cargo bench -p docsuggest-bench --bench store`.
 
+/// The allocator of every docsuggest binary (see `Cargo.toml`: glibc's arenas make a parallel
+/// recompute trim and lock on every page it reads).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use docsuggest_bench::fill;
 use docsuggest_bench::fixture::{PLAN, Workspace};

@@ -2,6 +2,11 @@
 //! `cargo run --release -p docsuggest-bench --example profile -- redb noted caching 10000`
 //! then, for instance, `strace -c -f target/release/examples/profile redb noted caching 1000`.
 
+/// The allocator of every docsuggest binary (see `Cargo.toml`: glibc's arenas make a parallel
+/// recompute trim and lock on every page it reads).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use docsuggest_bench::probe::ProbeMode;
 use docsuggest_bench::rig::{Backend, Result, Rig, Scenario};
 use docsuggest_schema::Durability;

@@ -4,6 +4,11 @@
 //! `cargo run --release -p docsuggest-bench --example recompute -- [DECISIONS] [ROUNDS]`
 //! (default 10^6 decisions, 3 rounds; the synthetic part is a token 10^4 decisions).
 
+/// The allocator of every docsuggest binary (see `Cargo.toml`: glibc's arenas make a parallel
+/// recompute trim and lock on every page it reads).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use docsuggest_bench::recompute::{self, Plan};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -1,6 +1,11 @@
 //! `docsuggest`: the command line over `docsuggest_tools`. Each subcommand parses its
 //! arguments and calls one library function; errors go to stderr with a non-zero exit.
 
+/// The allocator of every docsuggest binary (see `Cargo.toml`: glibc's arenas make a parallel
+/// recompute trim and lock on every page it reads).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use anyhow::{Result, bail};
 use clap::{Args, Parser, Subcommand};
 use docsuggest_tools::demo::{self, DemoOptions};

@@ -10,6 +10,11 @@
 //! objects under the temporary directory (`TMPDIR`; a tmpfs such as `/dev/shm` keeps their
 //! creation and removal off the disk).
 
+/// The allocator of every docsuggest binary (see `Cargo.toml`: glibc's arenas make a parallel
+/// recompute trim and lock on every page it reads).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use docsuggest_bench::history;
 use docsuggest_bench::report::{self, Machine};
 use docsuggest_tools::backtest::{self, DEFAULT_MAX_FILES, Options};

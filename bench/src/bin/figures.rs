@@ -5,6 +5,11 @@
 //! `cargo run --release -p docsuggest-bench --bin figures [-- --out PATH]` (default
 //! `bench/results.json`). Prints the same figures as Markdown tables on stdout.
 
+/// The allocator of every docsuggest binary (see `Cargo.toml`: glibc's arenas make a parallel
+/// recompute trim and lock on every page it reads).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use docsuggest_bench::fill::{self, FillReport};
 use docsuggest_bench::fixture::Workspace;
 use docsuggest_bench::measure::{self, Budget};

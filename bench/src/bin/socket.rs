@@ -6,6 +6,11 @@
 //! socket [-- CALLS_PER_CLIENT]`; prints one JSON object per cell. The server binary is
 //! `DOCSUGGEST_BIN` or `target/release/docsuggest`.
 
+/// The allocator of every docsuggest binary (see `Cargo.toml`: glibc's arenas make a parallel
+/// recompute trim and lock on every page it reads).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use docsuggest_tools::client::Client;
 use serde_json::json;
 use std::path::{Path, PathBuf};
