@@ -129,7 +129,7 @@ impl Scenario {
 
     /// Whether a steady-state verdict is the one this scenario means to time.
     fn expects(self, verdict: &Verdict) -> bool {
-        let first = verdict.ledger.first().map(String::as_str).unwrap_or("");
+        let first = verdict.ledger.first_line().unwrap_or("");
         match self {
             Scenario::NonMatching => first == "doc-suggester: abstained no-signal 0.00",
             Scenario::Noted => {

@@ -5,6 +5,7 @@ use crate::agent::{AgentState, Window};
 use crate::compiled::CompiledFamily;
 use crate::judge::{Effects, Located, Record, Settings};
 use crate::ledger::{self, Abstain};
+use crate::lines::Ledger;
 use crate::matcher::CompanionMatcher;
 use docsuggest_schema::{CompanionRow, Decision, Outcome, RateModel, SilenceReason};
 use std::path::PathBuf;
@@ -79,7 +80,7 @@ pub(crate) fn push_decided(
     family: &str,
     kappa: f64,
     rows: &[CompanionRow],
-    ledger: &mut Vec<String>,
+    ledger: &mut Ledger,
 ) {
     if let Some(head) = rows.first() {
         ledger.push(ledger::decided_weighted(
@@ -101,7 +102,7 @@ pub(crate) fn silence(
     subject: &Subject<'_>,
     shape: Shape,
     reason: SilenceReason,
-    ledger: &mut Vec<String>,
+    ledger: &mut Ledger,
     effects: &mut Effects,
 ) {
     let abstain = match reason {

@@ -4,6 +4,7 @@ use crate::agent::{AgentState, MAX_EVIDENCE_WINDOWS, MAX_SHADOWS, Window};
 use crate::agents::Agents;
 use crate::judge::{self, Effects, Located, Record, Settings};
 use crate::ledger::{self, Abstain};
+use crate::lines::Ledger;
 use crate::locate::PackCache;
 use crate::note::Note;
 use crate::paths::{self, CallError};
@@ -36,7 +37,7 @@ pub struct Verdict {
     /// At most one note.
     pub note: Option<Note>,
     /// The ledger lines this call produced.
-    pub ledger: Vec<String>,
+    pub ledger: Ledger,
     /// Problems a person should fix that did not stop the call (a malformed repo pack).
     pub warnings: Vec<String>,
 }
@@ -86,7 +87,7 @@ impl<P: FileProbe> Engine<P> {
     /// degradation.
     pub fn startup(&mut self) -> Vec<String> {
         let mut lines = vec![self.activation_line()];
-        self.collect_degradation(&mut lines);
+        lines.extend(self.degradation_line());
         lines
     }
 
@@ -195,7 +196,7 @@ impl<P: FileProbe> Engine<P> {
             &mut effects,
         );
         self.apply(&call.agent, effects);
-        self.collect_degradation(&mut verdict.ledger);
+        verdict.ledger.extend(self.degradation_line());
         for line in &verdict.ledger {
             self.stats.observe(line);
         }
@@ -263,7 +264,7 @@ impl<P: FileProbe> Engine<P> {
         for line in &verdict.ledger {
             self.stats.observe(line);
         }
-        self.collect_degradation(&mut verdict.ledger);
+        verdict.ledger.extend(self.degradation_line());
         verdict
     }
 
@@ -289,7 +290,7 @@ impl<P: FileProbe> Engine<P> {
             // Nothing moves while learning is off: open windows close without a verdict.
             self.abandon_all();
         }
-        self.collect_degradation(&mut lines);
+        lines.extend(self.degradation_line());
         Ok(lines)
     }
 
@@ -327,10 +328,10 @@ impl<P: FileProbe> Engine<P> {
         }
     }
 
-    fn collect_degradation(&mut self, lines: &mut Vec<String>) {
-        if let Some(reason) = self.store.take_degradation() {
-            lines.push(ledger::store_unavailable(&reason));
-        }
+    /// `store unavailable (…)`, once, when the store fell back to memory since it was last asked.
+    fn degradation_line(&mut self) -> Option<String> {
+        let reason = self.store.take_degradation()?;
+        Some(ledger::store_unavailable(&reason))
     }
 
     /// Whether `path` (absolute) lies in a workspace, and its key.

@@ -11,6 +11,7 @@
 use crate::agent::{AgentState, CallUnder, Window};
 use crate::judge::Located;
 use crate::ledger;
+use crate::lines::Ledger;
 use docsuggest_schema::{Config, Outcome, RateEvent, RateKey, RateMove, Resolution};
 
 /// Step 4: follows the agent's open window and shadow windows with an in-workspace call.
@@ -18,7 +19,7 @@ pub fn follow(
     state: &mut AgentState,
     located: &Located<'_>,
     config: &Config,
-    ledger: &mut Vec<String>,
+    ledger: &mut Ledger,
 ) -> Vec<Resolution> {
     // The call path under each window's bases, taken once for the windows that share them.
     let mut under = CallUnder::new(located.path);
@@ -72,7 +73,7 @@ fn follow_note(
     located: &Located<'_>,
     under: &mut CallUnder<'_>,
     config: &Config,
-    ledger: &mut Vec<String>,
+    ledger: &mut Ledger,
 ) -> Option<Resolution> {
     let window = state.window.as_mut()?;
     if window.workspace != located.workspace.key {
@@ -105,7 +106,7 @@ fn follow_note(
 }
 
 /// Closes a window untouched: every named companion and the family move down.
-pub fn soft_reject(window: Window, config: &Config, ledger: &mut Vec<String>) -> Resolution {
+pub fn soft_reject(window: Window, config: &Config, ledger: &mut Ledger) -> Resolution {
     let names: Vec<&str> = window.companions.iter().map(|c| c.path()).collect();
     ledger.push(ledger::rejected(&window.family, &names));
     let step = -config.reject_penalty;
@@ -124,11 +125,7 @@ pub fn soft_reject(window: Window, config: &Config, ledger: &mut Vec<String>) ->
 
 /// Closes an evidence window: every companion it watched gets its hit or miss, and the
 /// family row counts whether the note (a silence: any watched companion) was followed.
-pub fn close_with_evidence(
-    window: Window,
-    config: &Config,
-    ledger: &mut Vec<String>,
-) -> Resolution {
+pub fn close_with_evidence(window: Window, config: &Config, ledger: &mut Ledger) -> Resolution {
     let named = window.companions.len();
     let touched = |i: usize| window.touched.get(i).copied().unwrap_or(false);
     let named_hit = (0..named).any(touched);

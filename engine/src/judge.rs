@@ -6,6 +6,7 @@ use crate::agent::{AgentState, Window};
 use crate::compiled::Detection;
 use crate::decision::{Shape, Subject, decision, push_decided, silence};
 use crate::ledger::{self, Abstain, Suppress};
+use crate::lines::Ledger;
 use crate::locate::Workspace;
 use crate::measure::{self, Rates};
 use crate::note::{self, Note};
@@ -123,7 +124,7 @@ pub fn decide(
     settings: &Settings<'_>,
     state: &mut AgentState,
     located: &Located<'_>,
-    ledger: &mut Vec<String>,
+    ledger: &mut Ledger,
     effects: &mut Effects,
 ) -> Option<Note> {
     let config = settings.config;

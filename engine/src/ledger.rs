@@ -1,5 +1,6 @@
 //! The byte-stable ledger lines (SPEC §3). Every line the engine writes is composed here.
 
+use crate::lines::Line;
 use docsuggest_schema::{Heuristic, StoreKind, Table};
 
 const PREFIX: &str = "doc-suggester: ";
@@ -243,8 +244,18 @@ pub fn left_out(family: &str, companions: &[&str]) -> String {
 }
 
 /// `doc-suggester: abstained <reason> [<family> ]<kappa>`
-pub fn abstained(reason: Abstain, family: Option<&str>, kappa: f64) -> String {
-    // Most calls of a session abstain: built by appending, not through `format!`.
+pub fn abstained(reason: Abstain, family: Option<&str>, kappa: f64) -> Line {
+    // Most calls of a session touch no family: their line is fixed and borrowed.
+    if family.is_none() && kappa.to_bits() == 0 {
+        match reason {
+            Abstain::NoSignal => return Line::Borrowed("doc-suggester: abstained no-signal 0.00"),
+            Abstain::ForeignWorkspace => {
+                return Line::Borrowed("doc-suggester: abstained foreign-workspace 0.00");
+            }
+            _ => {}
+        }
+    }
+    // The others are built by appending, not through `format!`.
     let mut line = String::with_capacity(64);
     line.push_str(PREFIX);
     line.push_str("abstained ");
@@ -255,7 +266,7 @@ pub fn abstained(reason: Abstain, family: Option<&str>, kappa: f64) -> String {
         line.push(' ');
     }
     push_kappa(&mut line, kappa);
-    line
+    Line::Owned(line)
 }
 
 /// `kappa` as `{:.2}` writes it; the 0.0 of every abstention without a measure is spelled out.
@@ -386,6 +397,8 @@ mod tests {
         ] {
             for (reason, family) in [
                 (Abstain::NoSignal, None),
+                (Abstain::ForeignWorkspace, None),
+                (Abstain::AmbiguousTarget, None),
                 (Abstain::LowConfidence, Some("Plan")),
             ] {
                 let expect = match family {

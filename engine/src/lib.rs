@@ -38,6 +38,7 @@ pub mod filter;
 mod follow;
 pub mod judge;
 pub mod ledger;
+pub mod lines;
 pub mod locate;
 pub mod matcher;
 pub mod measure;
@@ -51,6 +52,7 @@ mod stats;
 pub mod testing;
 
 pub use engine::{BoxedStore, Call, Engine, VERSION, Verdict};
+pub use lines::{Ledger, Line};
 pub use note::Note;
 pub use paths::CallError;
 pub use stats::Stats;

@@ -40,7 +40,7 @@ fn forgotten_agents_close_their_windows_as_abandoned() {
     // A remembered one still has its window.
     let kept = judge(&mut engine, &f, "agent-9", "Documentation/INDEX.md");
     assert_eq!(
-        kept.ledger.first().map(String::as_str),
+        kept.ledger.first_line(),
         Some("doc-suggester: accepted Plan Documentation/INDEX.md")
     );
 }

@@ -66,7 +66,7 @@ fn t_episode(
         judge(engine, f, "a", "neutral.txt");
     }
     let named = v.note.map(|n| n.companions).unwrap_or_default();
-    (named, v.ledger)
+    (named, v.ledger.into_strings())
 }
 
 fn row(engine: &Engine<OsProbe>, family: &str, companion: &str) -> RateRow {

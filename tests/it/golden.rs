@@ -34,14 +34,14 @@ fn run_script(script: &str) -> String {
                 let v = e
                     .judge(&fixture.call(agent, tool, path))
                     .expect("a valid call");
-                let mut lines = v.ledger;
+                let mut lines = v.ledger.into_strings();
                 if let Some(note) = v.note {
                     lines.extend(note.text.lines().map(|l| format!("> {l}")));
                     lines.push(format!("summary: {}", note.summary));
                 }
                 lines
             }
-            ("turn", Some(e)) => e.turn(rest).ledger,
+            ("turn", Some(e)) => e.turn(rest).ledger.into_strings(),
             ("configure", Some(e)) => {
                 let patch = serde_json::from_str(rest).expect("a JSON config patch");
                 e.configure(&patch).expect("a valid patch")
@@ -148,27 +148,27 @@ fn every_line_form_is_pinned() {
             "doc-suggester: rejected Plan companions a.md,b.md",
         ),
         (
-            ledger::abstained(Abstain::LowConfidence, Some("Plan"), 0.5436),
+            ledger::abstained(Abstain::LowConfidence, Some("Plan"), 0.5436).into_owned(),
             "doc-suggester: abstained low-confidence Plan 0.54",
         ),
         (
-            ledger::abstained(Abstain::AmbiguousTarget, Some("Plan"), 0.0),
+            ledger::abstained(Abstain::AmbiguousTarget, Some("Plan"), 0.0).into_owned(),
             "doc-suggester: abstained ambiguous-target Plan 0.00",
         ),
         (
-            ledger::abstained(Abstain::AlreadyTouched, Some("Plan"), 0.91),
+            ledger::abstained(Abstain::AlreadyTouched, Some("Plan"), 0.91).into_owned(),
             "doc-suggester: abstained already-touched Plan 0.91",
         ),
         (
-            ledger::abstained(Abstain::NoCompanions, Some("Plan"), 0.0),
+            ledger::abstained(Abstain::NoCompanions, Some("Plan"), 0.0).into_owned(),
             "doc-suggester: abstained no-companions Plan 0.00",
         ),
         (
-            ledger::abstained(Abstain::NoSignal, None, 0.0),
+            ledger::abstained(Abstain::NoSignal, None, 0.0).into_owned(),
             "doc-suggester: abstained no-signal 0.00",
         ),
         (
-            ledger::abstained(Abstain::ForeignWorkspace, None, 0.0),
+            ledger::abstained(Abstain::ForeignWorkspace, None, 0.0).into_owned(),
             "doc-suggester: abstained foreign-workspace 0.00",
         ),
         (

@@ -39,7 +39,9 @@ fn locate_walks_up_to_the_nearest_signature() {
         None
     );
     assert_eq!(
-        judge(&mut engine, &foreign, "a", "Documentation/Plans/X.md").ledger,
+        judge(&mut engine, &foreign, "a", "Documentation/Plans/X.md")
+            .ledger
+            .into_strings(),
         ["doc-suggester: abstained foreign-workspace 0.00"]
     );
 }
@@ -168,11 +170,7 @@ fn detect_classifies_paths_and_patterns() {
         let v = engine
             .judge(&f.call(&format!("{tool}-agent"), tool, rel))
             .expect("valid call");
-        assert_eq!(
-            v.ledger.first().map(String::as_str),
-            Some(first_line),
-            "{tool} {rel}"
-        );
+        assert_eq!(v.ledger.first_line(), Some(first_line), "{tool} {rel}");
     }
 }
 

@@ -7,6 +7,7 @@
 
 use crate::home;
 use docsuggest_schema::Config;
+use std::borrow::Borrow;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -26,7 +27,7 @@ impl LedgerLog {
     }
 
     /// Appends `lines` to the log file of `config`, if it logs.
-    pub fn append(&mut self, config: &Config, lines: &[String]) {
+    pub fn append<L: Borrow<str>>(&mut self, config: &Config, lines: &[L]) {
         if !config.log || lines.is_empty() {
             return;
         }
@@ -82,10 +83,10 @@ mod tests {
         let first = dir.path().join("logs/a.log");
         let second = dir.path().join("b.log");
         let mut log = LedgerLog::new();
-        log.append(&config(true, &first), &["one".into(), "two".into()]);
-        log.append(&config(true, &first), &["three".into()]);
-        log.append(&config(false, &first), &["hidden".into()]);
-        log.append(&config(true, &second), &["four".into()]);
+        log.append(&config(true, &first), &["one", "two"]);
+        log.append(&config(true, &first), &["three"]);
+        log.append(&config(false, &first), &["hidden"]);
+        log.append(&config(true, &second), &["four"]);
         assert_eq!(
             std::fs::read_to_string(&first).expect("read"),
             "one\ntwo\nthree\n"
@@ -98,10 +99,10 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         // A directory cannot be opened for appending.
         let mut log = LedgerLog::new();
-        log.append(&config(true, dir.path()), &["lost".into()]);
+        log.append(&config(true, dir.path()), &["lost"]);
         assert_eq!(log.failing.as_deref(), Some(dir.path()));
         let file = dir.path().join("ok.log");
-        log.append(&config(true, &file), &["kept".into()]);
+        log.append(&config(true, &file), &["kept"]);
         assert_eq!(log.failing, None);
         assert_eq!(std::fs::read_to_string(&file).expect("read"), "kept\n");
     }

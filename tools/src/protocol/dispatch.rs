@@ -235,11 +235,11 @@ impl Dispatcher {
         let elapsed = start.elapsed();
         self.log.append(self.engine.config(), &verdict.ledger);
         Ok(Reply {
-            ledger: verdict.ledger.clone(),
+            ledger: verdict.ledger.to_strings(),
             judge_time: Some(elapsed),
             body: Body::Judge {
                 note: verdict.note,
-                ledger: verdict.ledger,
+                ledger: verdict.ledger.into_strings(),
                 warnings: verdict.warnings,
             },
         })
@@ -249,7 +249,10 @@ impl Dispatcher {
         paths::check_field("agent", agent)?;
         let verdict = self.engine.turn(agent);
         self.log.append(self.engine.config(), &verdict.ledger);
-        Ok(Reply::with_ledger(verdict.ledger, Vec::new()))
+        Ok(Reply::with_ledger(
+            verdict.ledger.into_strings(),
+            Vec::new(),
+        ))
     }
 
     fn configure(&mut self, patch: &Value) -> Result<Reply, RequestError> {
