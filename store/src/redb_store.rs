@@ -555,7 +555,7 @@ impl StoreContents for RedbStore {
     }
 
     fn base_rows(&self) -> Result<Vec<(RateKey, RateRow)>, StoreError> {
-        Ok(self.ring()?.base)
+        self.base_rows_after_waiting()
     }
 
     fn history(&self) -> Result<Vec<HistoryEntry>, StoreError> {

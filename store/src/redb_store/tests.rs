@@ -799,3 +799,29 @@ fn a_history_entry_is_stored_as_its_decision_and_its_moves() {
         assert_eq!((stored.resolution_seq, &stored.moves), (seq, &entry.moves));
     }
 }
+
+#[test]
+fn waiting_resolutions_read_as_their_commit_will_leave_the_ring() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut s = RedbStore::open(StoreOptions {
+        durability: Durability::Group,
+        flush_interval: std::time::Duration::from_secs(3600),
+        ..options(&dir.path().join("s.redb"))
+    })
+    .expect("open");
+    // Ring capacity 2: the first two resolutions evict nothing, the next two evict two.
+    for (round, steps) in [[-0.2, 0.1], [0.1, -0.2]].into_iter().enumerate() {
+        for step in steps {
+            let seq = s.record_pending(decision("Plan")).expect("pending");
+            s.resolve(reject(seq, vec![mv("Plan", "", step)]))
+                .expect("resolve");
+        }
+        assert!(s.waiting() > 0, "round {round}: the resolutions wait");
+        let (base, history) = (s.base_rows().expect("base"), s.history().expect("history"));
+        s.flush().expect("flush");
+        assert_eq!(s.waiting(), 0);
+        assert_eq!(s.base_rows().expect("base"), base, "round {round}");
+        assert_eq!(s.history().expect("history"), history, "round {round}");
+        assert_eq!(base.len(), round, "round {round}: {base:?}");
+    }
+}

@@ -8,7 +8,7 @@ use crate::record;
 use docsuggest_schema::{
     Decision, HistoryEntry, RateKey, RateRow, RateSnapshot, Resolution, StoreContents, StoreError,
 };
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 impl RedbStore {
     /// Checks and numbers `resolution`, folds its moves into the waiting rows and queues it
@@ -31,21 +31,25 @@ impl RedbStore {
         let resolution_seq = self
             .deferred
             .next_resolution(&self.label, self.committed.resolution_seq)?;
-        // The row each move leaves, by the index of the move that last moved its key.
+        // The row each moved key is left with, by the index of the move that last moved it;
+        // a key found by hash, as one resolution may move thousands of keys (a bulk import).
         let mut rows: Vec<(usize, RateRow)> = Vec::with_capacity(resolution.moves.len());
+        let mut row_of: HashMap<&RateKey, usize> = HashMap::with_capacity(resolution.moves.len());
         for (i, mv) in resolution.moves.iter().enumerate() {
-            let earlier = rows
-                .iter()
-                .rposition(|&(j, _)| resolution.moves[j].key == mv.key);
-            let current = match earlier {
-                Some(at) => Some(rows.swap_remove(at).1),
-                None => match self.deferred.row(&mv.key) {
-                    Some(row) => Some(row),
-                    None => self.begun(&mut view)?.row(&mv.key)?,
-                },
+            if let Some(&at) = row_of.get(&mv.key) {
+                let (last, row) = &mut rows[at];
+                *last = i;
+                *row = row.apply(mv);
+                continue;
+            }
+            let current = match self.deferred.row(&mv.key) {
+                Some(row) => Some(row),
+                None => self.begun(&mut view)?.row(&mv.key)?,
             };
+            row_of.insert(&mv.key, rows.len());
             rows.push((i, current.unwrap_or_default().apply(mv)));
         }
+        drop(row_of);
         // Nothing fails past this point: the record's decision moves into the entry.
         let committed_pending = committed.is_some();
         let decision = match committed {
@@ -92,6 +96,17 @@ impl RedbStore {
         let mut rows: BTreeMap<RateKey, RateRow> = committed.into_iter().collect();
         rows.extend(self.deferred.rows().map(|(k, r)| (k.clone(), *r)));
         Ok(rows.into_iter().collect())
+    }
+
+    /// The base rows as the commit that writes the waiting entries will leave them: the
+    /// committed ones unless that commit evicts, which only then needs the history read.
+    pub(super) fn base_rows_after_waiting(&self) -> Result<Vec<(RateKey, RateRow)>, StoreError> {
+        let view = self.view()?;
+        let waiting = self.deferred.entries().len() as u64;
+        if waiting == 0 || view.ring_len()?.saturating_add(waiting) <= self.ring_capacity {
+            return view.base_rows();
+        }
+        Ok(self.ring()?.base)
     }
 
     /// The base rows and the history ring as the commit that writes the waiting entries will
