@@ -86,6 +86,7 @@ fn read_range(
         tables::check_seq(label, "moves", seq, stored)?;
         chunk.count_entry();
     }
+    chunk.finish();
     Ok(chunk)
 }
 

@@ -7,6 +7,10 @@
 //! so neither commutes nor associates — sees exactly the order a sequential replay sees, while
 //! the counts, which commute, are summed.
 //!
+//! A chunk takes its moves in one flat list (key number, step) as they come, and groups them
+//! by key once, when it is complete, with a stable counting sort: one growing list per chunk
+//! instead of one per key, and each key's steps left contiguous for the fold.
+//!
 //! Within a chunk a key is known by its canonical stored bytes alone (checked once, never
 //! decoded there): a key costs a chunk one hash entry and its bytes, and each distinct key is
 //! decoded once, at the fold.
@@ -33,25 +37,57 @@ pub(crate) struct Chunk {
     /// Indices into `keys`, found by the hash of their bytes.
     index: HashTable<u32>,
     hasher: DefaultHashBuilder,
-    rows: Vec<KeyMoves>,
+    /// Per key: accepts, rejects, shadow hits, shadow misses.
+    counts: Vec<[u64; 4]>,
+    /// Every move's key number, in resolution order; emptied by [`Chunk::finish`].
+    move_keys: Vec<u32>,
+    /// Every move's signed step, in resolution order; grouped by key by [`Chunk::finish`].
+    steps: Vec<f64>,
+    /// Once finished: where each key's steps start in `steps`, and the end (`keys.len() + 1`
+    /// bounds).
+    starts: Vec<usize>,
     entries: usize,
     /// A key's canonical bytes, built for a key held in memory or stored in a longer form.
     scratch: Vec<u8>,
-}
-
-/// One key's moves within a chunk.
-#[derive(Default)]
-struct KeyMoves {
-    /// The signed steps, in resolution order.
-    steps: Vec<f64>,
-    /// Accepts, rejects, shadow hits, shadow misses.
-    counts: [u64; 4],
 }
 
 impl Chunk {
     /// Counts one history entry whose moves were pushed.
     pub(crate) fn count_entry(&mut self) {
         self.entries += 1;
+    }
+
+    /// Groups the moves by key, each key's steps kept in resolution order (a stable counting
+    /// sort). Done once, when the last move is in; a finished chunk takes no more moves.
+    pub(crate) fn finish(&mut self) {
+        if !self.starts.is_empty() {
+            return;
+        }
+        let mut starts = vec![0usize; self.keys.len() + 1];
+        for &k in &self.move_keys {
+            starts[k as usize + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut next = starts.clone();
+        let mut grouped = vec![0.0; self.steps.len()];
+        for (&k, &step) in self.move_keys.iter().zip(&self.steps) {
+            let at = &mut next[k as usize];
+            grouped[*at] = step;
+            *at += 1;
+        }
+        self.steps = grouped;
+        self.starts = starts;
+        self.move_keys = Vec::new();
+    }
+
+    /// Key number `k`'s steps, in resolution order (of a finished chunk).
+    fn steps_of(&self, k: usize) -> &[f64] {
+        match (self.starts.get(k), self.starts.get(k + 1)) {
+            (Some(&lo), Some(&hi)) => &self.steps[lo..hi],
+            _ => &[],
+        }
     }
 
     /// Adds one entry held in memory.
@@ -77,7 +113,7 @@ impl Chunk {
         // A chunk holds far fewer than 2^32 keys: it holds fewer moves than that.
         let at = self.keys.len() as u32;
         self.keys.push(bytes.into());
-        self.rows.push(KeyMoves::default());
+        self.counts.push([0; 4]);
         let (keys, hasher) = (&self.keys, &self.hasher);
         self.index
             .insert_unique(hash, at, |&i| hasher.hash_one(&*keys[i as usize]));
@@ -85,9 +121,13 @@ impl Chunk {
     }
 
     fn record(&mut self, at: u32, event: RateEvent, step: f64) {
-        let row = &mut self.rows[at as usize];
-        row.steps.push(step);
-        row.counts[event_index(event)] += 1;
+        debug_assert!(
+            self.starts.is_empty(),
+            "a move pushed into a finished chunk"
+        );
+        self.counts[at as usize][event_index(event)] += 1;
+        self.move_keys.push(at);
+        self.steps.push(step);
     }
 }
 
@@ -158,6 +198,7 @@ impl HistoryMoves {
         let group = |slice: &[HistoryEntry]| {
             let mut c = Chunk::default();
             slice.iter().for_each(|e| c.add(e));
+            c.finish();
             c
         };
         let chunks = if parallel {
@@ -168,8 +209,10 @@ impl HistoryMoves {
         HistoryMoves::from_chunks(chunks)
     }
 
-    /// Chunks of consecutive entries, in resolution order.
-    pub(crate) fn from_chunks(chunks: Vec<Chunk>) -> HistoryMoves {
+    /// Chunks of consecutive entries, in resolution order; each is finished here unless its
+    /// builder already did (on its own thread).
+    pub(crate) fn from_chunks(mut chunks: Vec<Chunk>) -> HistoryMoves {
+        chunks.iter_mut().for_each(Chunk::finish);
         HistoryMoves { chunks }
     }
 
@@ -212,9 +255,13 @@ impl HistoryMoves {
         let one = |(key, at): (RateKey, &[(u32, u32)])| {
             let mut row = base.get(&key).copied().unwrap_or_default();
             for &(c, k) in at {
-                let moves = &self.chunks[c as usize].rows[k as usize];
-                row.step = moves.steps.iter().fold(row.step, |s, &d| step_rule(s, d));
-                let [a, r, h, m] = moves.counts;
+                let chunk = &self.chunks[c as usize];
+                let k = k as usize;
+                row.step = chunk
+                    .steps_of(k)
+                    .iter()
+                    .fold(row.step, |s, &d| step_rule(s, d));
+                let [a, r, h, m] = chunk.counts[k];
                 row.accepts += a;
                 row.rejects += r;
                 row.shadow_hits += h;
