@@ -273,7 +273,7 @@ impl Plan {
     pub const FIGURES: Plan = Plan {
         synthetic: &[(100_000, 5), (1_000_000, 2)],
         redb: 1_000_000,
-        redb_rounds: 3,
+        redb_rounds: 5,
     };
 }
 

@@ -10,6 +10,9 @@ use docsuggest_schema::{
 };
 use std::collections::{BTreeMap, HashMap};
 
+/// Moves in a resolution up to which its moved keys are found by a scan.
+const SCANNED_MOVES: usize = 16;
+
 impl RedbStore {
     /// Checks and numbers `resolution`, folds its moves into the waiting rows and queues it
     /// for the next commit. Refused whole, with nothing queued, exactly as the commit would
@@ -31,12 +34,20 @@ impl RedbStore {
         let resolution_seq = self
             .deferred
             .next_resolution(&self.label, self.committed.resolution_seq)?;
-        // The row each moved key is left with, by the index of the move that last moved it;
-        // a key found by hash, as one resolution may move thousands of keys (a bulk import).
+        // The row each moved key is left with, by the index of the move that last moved it.
+        // A learning resolution moves a handful of keys, found by a scan; one that moves many
+        // (a bulk import) finds them by hash, or it would be quadratic.
+        let many = resolution.moves.len() > SCANNED_MOVES;
         let mut rows: Vec<(usize, RateRow)> = Vec::with_capacity(resolution.moves.len());
-        let mut row_of: HashMap<&RateKey, usize> = HashMap::with_capacity(resolution.moves.len());
+        let mut row_of: HashMap<&RateKey, usize> = HashMap::new();
         for (i, mv) in resolution.moves.iter().enumerate() {
-            if let Some(&at) = row_of.get(&mv.key) {
+            let earlier = if many {
+                row_of.get(&mv.key).copied()
+            } else {
+                rows.iter()
+                    .position(|&(j, _)| resolution.moves[j].key == mv.key)
+            };
+            if let Some(at) = earlier {
                 let (last, row) = &mut rows[at];
                 *last = i;
                 *row = row.apply(mv);
@@ -46,7 +57,9 @@ impl RedbStore {
                 Some(row) => Some(row),
                 None => self.begun(&mut view)?.row(&mv.key)?,
             };
-            row_of.insert(&mv.key, rows.len());
+            if many {
+                row_of.insert(&mv.key, rows.len());
+            }
             rows.push((i, current.unwrap_or_default().apply(mv)));
         }
         drop(row_of);
