@@ -57,12 +57,6 @@ impl<L: Into<Line>> Extend<L> for Ledger {
     }
 }
 
-impl<L: Into<Line>> FromIterator<L> for Ledger {
-    fn from_iter<I: IntoIterator<Item = L>>(lines: I) -> Ledger {
-        Ledger(lines.into_iter().map(Into::into).collect())
-    }
-}
-
 impl IntoIterator for Ledger {
     type Item = Line;
     type IntoIter = smallvec::IntoIter<[Line; 2]>;
@@ -78,12 +72,6 @@ impl<'a> IntoIterator for &'a Ledger {
 
     fn into_iter(self) -> Self::IntoIter {
         self.0.iter()
-    }
-}
-
-impl From<Ledger> for Vec<String> {
-    fn from(ledger: Ledger) -> Vec<String> {
-        ledger.into_strings()
     }
 }
 

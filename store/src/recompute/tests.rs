@@ -199,30 +199,41 @@ fn an_empty_store_recomputes_to_nothing() {
     check_recompute(&MemoryStore::new(4), &[]);
 }
 
+/// A redb store at `path` with `decisions` of the workload, its `moves` table then rewritten
+/// by `rewrite` straight through redb (as damage or another program would), reopened.
+fn rewritten_moves(
+    path: &std::path::Path,
+    decisions: u64,
+    rewrite: impl FnOnce(&mut redb::Table<u64, &'static [u8]>),
+) -> RedbStore {
+    let mut store = RedbStore::open(StoreOptions::new(path)).expect("open");
+    workload(&mut store, decisions);
+    store.close().expect("close");
+    drop(store);
+    let db = redb::Database::create(path).expect("raw open");
+    let txn = db.begin_write().expect("raw txn");
+    {
+        let mut moves = txn.open_table(crate::tables::MOVES).expect("moves");
+        rewrite(&mut moves);
+    }
+    txn.commit().expect("raw commit");
+    drop(db);
+    RedbStore::open(StoreOptions::new(path)).expect("reopen")
+}
+
 #[test]
 fn moves_under_another_number_are_corrupt() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("s.redb");
-    let mut store = RedbStore::open(StoreOptions::new(&path)).expect("open");
-    workload(&mut store, 3);
-    store.close().expect("close");
-    drop(store);
-    {
-        let db = redb::Database::create(&path).expect("raw open");
-        let txn = db.begin_write().expect("raw txn");
-        {
-            let mut history = txn.open_table(crate::tables::MOVES).expect("moves");
-            let moved = history
-                .get(2)
-                .expect("get")
-                .expect("entry 2")
-                .value()
-                .to_vec();
-            history.insert(3, moved.as_slice()).expect("insert");
-        }
-        txn.commit().expect("raw commit");
-    }
-    let store = RedbStore::open(StoreOptions::new(&path)).expect("reopen");
+    let store = rewritten_moves(&path, 3, |moves| {
+        let moved = moves
+            .get(2)
+            .expect("get")
+            .expect("entry 2")
+            .value()
+            .to_vec();
+        moves.insert(3, moved.as_slice()).expect("insert");
+    });
     for parallel in [false, true] {
         let options = RecomputeOptions {
             model: RateModel::Step,
@@ -325,31 +336,20 @@ fn longer_form(moves: &docsuggest_schema::EntryMoves) -> Vec<u8> {
 fn a_key_stored_in_a_longer_form_is_the_same_key() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("s.redb");
-    let mut store = RedbStore::open(StoreOptions::new(&path)).expect("open");
-    workload(&mut store, 60);
-    store.close().expect("close");
-    drop(store);
-    {
-        let db = redb::Database::create(&path).expect("raw open");
-        let txn = db.begin_write().expect("raw txn");
-        {
-            let mut table = txn.open_table(crate::tables::MOVES).expect("moves");
-            // Every third entry rewritten, so a chunk meets both forms of the same keys.
-            for seq in (1..=60).step_by(3) {
-                let moves: docsuggest_schema::EntryMoves = docsuggest_schema::codec::decode(
-                    table.get(seq).expect("get").expect("entry").value(),
-                )
-                .expect("decode");
-                let long = longer_form(&moves);
-                let back: docsuggest_schema::EntryMoves =
-                    docsuggest_schema::codec::decode(&long).expect("bincode reads it");
-                assert_eq!(back, moves);
-                table.insert(seq, long.as_slice()).expect("insert");
-            }
+    let store = rewritten_moves(&path, 60, |table| {
+        // Every third entry rewritten, so a chunk meets both forms of the same keys.
+        for seq in (1..=60).step_by(3) {
+            let moves: docsuggest_schema::EntryMoves = docsuggest_schema::codec::decode(
+                table.get(seq).expect("get").expect("entry").value(),
+            )
+            .expect("decode");
+            let long = longer_form(&moves);
+            let back: docsuggest_schema::EntryMoves =
+                docsuggest_schema::codec::decode(&long).expect("bincode reads it");
+            assert_eq!(back, moves);
+            table.insert(seq, long.as_slice()).expect("insert");
         }
-        txn.commit().expect("raw commit");
-    }
-    let store = RedbStore::open(StoreOptions::new(&path)).expect("reopen");
+    });
     let view = store.view().expect("view");
     let base: BTreeMap<RateKey, RateRow> = view.base_rows().expect("base").into_iter().collect();
     let expect = reference(
