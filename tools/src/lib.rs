@@ -46,6 +46,7 @@ pub mod home;
 #[cfg(unix)]
 pub mod hook;
 pub mod host;
+pub mod init;
 pub mod inspect;
 pub mod ledger_log;
 pub mod maintain;

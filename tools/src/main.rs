@@ -67,6 +67,30 @@ enum Command {
     Backtest(BacktestArgs),
     /// Replay a git repository's history into a store, so learning starts from it.
     Bootstrap(BootstrapArgs),
+    /// Mine a pack from the repository's own history and write it to .dsh/doc-pack.json.
+    Init(InitArgs),
+}
+
+#[derive(Args)]
+struct InitArgs {
+    /// A directory inside the git repository [default: the current directory].
+    #[arg(default_value = ".")]
+    repo: PathBuf,
+    /// The tip of the history mined [default: HEAD].
+    #[arg(long, value_name = "REV")]
+    rev: Option<String>,
+    /// Print the mined pack as JSON on stdout and write nothing.
+    #[arg(long)]
+    print: bool,
+    /// Replace an existing .dsh/doc-pack.json.
+    #[arg(long)]
+    force: bool,
+    /// Leave out the backtest of the mined pack from the report.
+    #[arg(long)]
+    no_backtest: bool,
+    /// Print the report as JSON.
+    #[arg(long, conflicts_with = "print")]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -682,6 +706,24 @@ fn bootstrap_cmd(args: &BootstrapArgs) -> Result<()> {
     Ok(())
 }
 
+fn init_cmd(args: &InitArgs) -> Result<()> {
+    let report = docsuggest_tools::init::init(&docsuggest_tools::init::InitOptions {
+        repo: args.repo.clone(),
+        rev: args.rev.clone(),
+        print: args.print,
+        force: args.force,
+        no_backtest: args.no_backtest,
+    })?;
+    if args.print {
+        out_raw!("{}", report.pack_json);
+    } else if args.json {
+        out!("{}", serde_json::to_string(&report)?);
+    } else {
+        out_raw!("{report}");
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_tracing();
@@ -702,6 +744,7 @@ fn main() -> ExitCode {
         Command::UninstallHooks(a) => install_cmd(a, false),
         Command::Backtest(a) => backtest_cmd(a),
         Command::Bootstrap(a) => bootstrap_cmd(a),
+        Command::Init(a) => init_cmd(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

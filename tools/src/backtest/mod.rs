@@ -9,7 +9,7 @@
 //! describes every figure.
 
 mod bootstrap;
-pub mod history;
+pub use docsuggest_mine::history;
 mod report;
 pub mod score;
 pub mod trace;
@@ -25,7 +25,7 @@ use crate::protocol::Dispatcher;
 use docsuggest_engine::BoxedStore;
 use docsuggest_engine::compiled::CompiledPack;
 use docsuggest_schema::Config;
-use docsuggest_schema::pack::{Pack, REPO_PACK_PATH};
+use docsuggest_schema::pack::{DEFAULT_SIGNATURE, Pack, REPO_PACK_PATH};
 use history::{History, HistoryError};
 use score::{Bases, Figures, Matchers, Note, Scoring};
 use serde_json::Value;
@@ -63,6 +63,9 @@ pub struct Options {
     /// Start the learning engine from a copy of this store's learned rows (backtest only;
     /// the file is only read).
     pub store: Option<PathBuf>,
+    /// Mine a pack from the training commits even when the repository has one (`--pack`
+    /// still wins).
+    pub mine_always: bool,
 }
 
 /// A backtest or bootstrap that could not run.
@@ -162,6 +165,8 @@ pub struct Prepared {
     pub pad: usize,
     /// Turns before this index train only.
     pub split: usize,
+    /// The pack was mined from the training commits (no pack was given or found).
+    pub mined: Option<MinedFrom>,
 }
 
 impl Prepared {
@@ -255,6 +260,7 @@ pub fn prepare(options: &Options, config: &Config) -> Result<Prepared, BacktestE
         },
     )?;
     bar.finish_and_clear();
+    let mut mined = None;
     let (pack_text, pack_source) = match &options.pack_file {
         Some(file) => {
             let text = std::fs::read_to_string(file).map_err(|e| BacktestError::Pack {
@@ -264,8 +270,24 @@ pub fn prepare(options: &Options, config: &Config) -> Result<Prepared, BacktestE
             (Some(text), file.display().to_string())
         }
         None => match &history.tip_pack {
-            Some(text) => (Some(text.clone()), format!("{REPO_PACK_PATH} at the tip")),
-            None => (None, "built-in".to_string()),
+            Some(text) if !options.mine_always => {
+                (Some(text.clone()), format!("{REPO_PACK_PATH} at the tip"))
+            }
+            _ if !options.mine_always
+                && history.tip_paths.iter().any(|p| p == DEFAULT_SIGNATURE) =>
+            {
+                (None, "built-in".to_string())
+            }
+            _ => {
+                let from = mine_training(options, &history)?;
+                let source = format!(
+                    "mined from the first {} first-parent commits (up to {}); no scored commit was mined",
+                    from.commits, from.last_commit
+                );
+                let text = from.pack.clone();
+                mined = Some(from);
+                (Some(text), source)
+            }
         },
     };
     let pack = match &pack_text {
@@ -303,6 +325,11 @@ pub fn prepare(options: &Options, config: &Config) -> Result<Prepared, BacktestE
     };
     let neutral = neutral_file(&history.tip_paths, &pack, &config.exclude, &workspace);
     let split = match (&history.since, options.train_fraction) {
+        // A mined pack has seen the first commits of the chain, whatever the pack keeps.
+        _ if mined.is_some() => {
+            let mined_commits = mined.as_ref().map_or(0, |m| m.commits);
+            turns.iter().filter(|t| t.position < mined_commits).count()
+        }
         (Some(since), _) => {
             let at = history
                 .commits
@@ -330,7 +357,65 @@ pub fn prepare(options: &Options, config: &Config) -> Result<Prepared, BacktestE
         shadow,
         neutral,
         split,
+        mined,
     })
+}
+
+/// The commits a pack is mined from when a backtest has no pack: those up to `--since`, or
+/// the first `--train-fraction` of the first-parent commits (half when neither is given),
+/// mined against the paths of the last of them. The commits after them are scored.
+fn mine_training(options: &Options, history: &History) -> Result<MinedFrom, BacktestError> {
+    let n = history.commits.len();
+    let (commits, default_fraction) = match (&history.since, options.train_fraction) {
+        (Some(since), _) => (
+            history
+                .commits
+                .iter()
+                .position(|c| &c.id == since)
+                .map_or(0, |at| at + 1),
+            false,
+        ),
+        (None, Some(f)) => ((f * n as f64).floor() as usize, false),
+        (None, None) => (n / 2, true),
+    };
+    if commits == 0 || commits >= n {
+        return Err(BacktestError::Argument(format!(
+            "the repository has no pack to backtest and none can be mined without scoring the \
+             commits it was mined from: {commits} of {n} first-parent commits would train \
+             (pass --pack FILE, or --since REV / --train-fraction F leaving commits on both sides)"
+        )));
+    }
+    let last = &history.commits[commits - 1];
+    let work_tree = history.work_tree.as_deref().unwrap_or(&options.repo);
+    let tip_paths = history::paths_at(work_tree, &last.id)?;
+    let mine_options = docsuggest_mine::MineOptions {
+        max_files: options.max_files,
+        ..Default::default()
+    };
+    let mined = docsuggest_mine::mine(&history.commits[..commits], &tip_paths, &mine_options);
+    Ok(MinedFrom {
+        commits,
+        last_commit: last.id.clone(),
+        default_fraction,
+        families: mined.families.len(),
+        pack: mined.pack_json(),
+    })
+}
+
+/// The pack a backtest mined because it was given none.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct MinedFrom {
+    /// First-parent commits mined (the oldest ones).
+    pub commits: usize,
+    /// The last commit mined.
+    pub last_commit: String,
+    /// Whether the split is the default half (neither `--since` nor `--train-fraction`).
+    pub default_fraction: bool,
+    /// Families mined.
+    pub families: usize,
+    /// The mined pack (JSON).
+    #[serde(skip)]
+    pub pack: String,
 }
 
 /// A tip file in no family (a licence first, as the development set uses), for the reads
@@ -551,6 +636,9 @@ pub struct Report {
     /// commit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_training_commit: Option<String>,
+    /// The pack was mined from the training commits: how many, up to which.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mined_from: Option<MinedFrom>,
     /// The store whose learned rows the learning engine started from (`--store`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warm_start: Option<WarmStart>,
@@ -626,6 +714,7 @@ pub fn backtest(options: &Options) -> Result<Report, BacktestError> {
             .checked_sub(1)
             .and_then(|i| prepared.turns.get(i))
             .map(|t| t.id.clone()),
+        mined_from: prepared.mined.clone(),
         warm_start,
         runs,
     })

@@ -12,6 +12,7 @@ mod demo;
 mod hooks;
 #[cfg(unix)]
 mod hostile;
+mod init;
 mod protocol;
 mod readonly;
 mod replay;

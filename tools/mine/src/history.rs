@@ -408,8 +408,47 @@ pub fn read(
     rev: Option<&str>,
     since: Option<&str>,
     max_files: usize,
+    progress: impl FnMut(usize),
+) -> Result<History, HistoryError> {
+    read_with(
+        dir,
+        &ReadOptions {
+            rev,
+            since,
+            max_files,
+            newest: None,
+        },
+        progress,
+    )
+}
+
+/// What [`read_with`] reads.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadOptions<'a> {
+    /// The tip revision (default `HEAD`).
+    pub rev: Option<&'a str>,
+    /// A commit on the chain to split at (checked, not used here).
+    pub since: Option<&'a str>,
+    /// Each commit's changes are listed up to `max_files + 1` paths.
+    pub max_files: usize,
+    /// Read only the newest this many first-parent commits (the rest of the chain is not
+    /// walked): bounds the time spent on a very long history.
+    pub newest: Option<usize>,
+}
+
+/// Reads the first-parent history as [`read`] does, with the chain bounded by
+/// `options.newest`.
+pub fn read_with(
+    dir: &Path,
+    options: &ReadOptions<'_>,
     mut progress: impl FnMut(usize),
 ) -> Result<History, HistoryError> {
+    let ReadOptions {
+        rev,
+        since,
+        max_files,
+        newest,
+    } = *options;
     let name = dir.display().to_string();
     let mut repo = gix::open(dir).map_err(|e| HistoryError::NotARepository {
         path: name.clone(),
@@ -446,6 +485,9 @@ pub fn read(
     let mut chain = Vec::new();
     let mut next = Some(tip);
     while let Some(id) = next {
+        if newest.is_some_and(|n| chain.len() >= n) {
+            break;
+        }
         if chain.len() >= MAX_COMMITS {
             return Err(HistoryError::TooLarge(format!(
                 "the first-parent history is longer than {MAX_COMMITS} commits"
@@ -495,5 +537,37 @@ pub fn read(
         tip_pack,
         work_tree: repo.workdir().map(Path::to_path_buf),
         since: since.map(|s| s.to_string()),
+    })
+}
+
+/// The paths of the tree of commit `id` (hex) in the repository at `dir`, in path order: what
+/// a mined pack may name when it is mined from the history up to that commit.
+pub fn paths_at(dir: &Path, id: &str) -> Result<Vec<String>, HistoryError> {
+    let name = dir.display().to_string();
+    let repo = gix::open(dir).map_err(|e| HistoryError::NotARepository {
+        path: name.clone(),
+        reason: e.to_string(),
+    })?;
+    let oid = ObjectId::from_hex(id.as_bytes()).map_err(|e| HistoryError::Revision {
+        rev: id.to_string(),
+        path: name,
+        reason: e.to_string(),
+    })?;
+    let (tree, _) = tree_of(&repo, oid)?;
+    let mut paths = Vec::new();
+    list(&repo, tree, "", &mut paths)?;
+    paths.sort();
+    Ok(paths)
+}
+
+/// The root of the git work tree holding `dir` (or the repository itself when it is bare).
+pub fn discover(dir: &Path) -> Result<std::path::PathBuf, HistoryError> {
+    let repo = gix::discover(dir).map_err(|e| HistoryError::NotARepository {
+        path: dir.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    Ok(match repo.workdir() {
+        Some(w) => w.to_path_buf(),
+        None => repo.git_dir().to_path_buf(),
     })
 }

@@ -1,0 +1,197 @@
+//! A repository's first-parent history read with gix ([`history`]), and the pack mined from
+//! it ([`mine`]): the families whose files, when changed, go with other changes often enough to
+//! be worth a note, and the companions those changes conventionally touched — a file, a
+//! template named from the changed file (`tests/test_{}.py`), a new file of a directory
+//! (`changelog.d/<name>.md`) or a small glob.
+//!
+//! ```
+//! use docsuggest_mine::history::{Commit, Status};
+//! use docsuggest_mine::{MineOptions, mine};
+//!
+//! // Every change of a module comes with its test file.
+//! let commits: Vec<Commit> = (0..12)
+//!     .map(|i| Commit {
+//!         id: format!("{i:040x}"),
+//!         files: vec![
+//!             (Status::Modified, format!("src/mod{}.py", i % 3)),
+//!             (Status::Modified, format!("tests/test_mod{}.py", i % 3)),
+//!         ],
+//!         bulk: false,
+//!         odd: false,
+//!     })
+//!     .collect();
+//! let tip: Vec<String> = (0..3)
+//!     .flat_map(|i| [format!("src/mod{i}.py"), format!("tests/test_mod{i}.py")])
+//!     .collect();
+//! let mined = mine(&commits, &tip, &MineOptions::default());
+//! let family = &mined.families[0];
+//! assert_eq!(family.rule, "src/*.py");
+//! assert_eq!(family.companions[0].path, "tests/test_{}.py");
+//! ```
+//!
+//! It is not the engine: it never judges a call. It reads git and counts; the pack it makes is
+//! an ordinary pack (`docs/PACK.md`), used by `docsuggest init`, `backtest` without a pack and
+//! the engine's zero-config path.
+#![deny(missing_docs)]
+
+mod count;
+pub mod history;
+mod rules;
+mod select;
+
+use docsuggest_schema::pack::{Companion, DOC_KIND, Family, Pack, REPO_PACK_PATH};
+use history::Commit;
+use serde::Serialize;
+
+/// The version of the mining rules: a pack mined by another version is mined again.
+pub const MINER_VERSION: u32 = 1;
+
+/// How a pack is mined. The defaults are what `init` and the zero-config path use.
+#[derive(Clone, Debug)]
+pub struct MineOptions {
+    /// Commits with more changed files are left out (a sweeping change pairs everything).
+    pub max_files: usize,
+    /// Commits with more files than this weigh `small_commit / files`.
+    pub small_commit: usize,
+    /// A commit `h` commits older than the newest weighs `0.5^(h / half_life)`; `None`: a
+    /// quarter of the history, at least 200 commits.
+    pub half_life: Option<f64>,
+    /// A family needs at least this many commits.
+    pub min_commits: usize,
+    /// A companion needs at least this many commits that changed it with the family.
+    pub min_hits: usize,
+    /// A companion needs at least this weighted share of the family's commits, over the
+    /// whole history and over its newest commits.
+    pub min_rate: f64,
+    /// Over a family's newest commits, each weighs half as much this many family commits
+    /// later: a convention that changed shows within a few commits.
+    pub recent_half_life: f64,
+    /// At most this many companions per family.
+    pub max_companions: usize,
+    /// At most this many families.
+    pub max_families: usize,
+    /// Where a glob and a file name the same change, the glob is preferred only when it is
+    /// followed this much more often.
+    pub glob_handicap: f64,
+    /// A glob companion names at most this many files at the tip.
+    pub max_glob_files: usize,
+    /// A directory whose changes are at least this share of new files is a fragment
+    /// directory: its companion is the new file (`dir/<name>.ext`).
+    pub fragment_share: f64,
+}
+
+impl Default for MineOptions {
+    fn default() -> Self {
+        MineOptions {
+            max_files: 40,
+            small_commit: 10,
+            half_life: None,
+            min_commits: 5,
+            min_hits: 3,
+            min_rate: 0.3,
+            recent_half_life: 12.0,
+            max_companions: 4,
+            max_families: 24,
+            glob_handicap: 0.1,
+            max_glob_files: 20,
+            fragment_share: 0.6,
+        }
+    }
+}
+
+/// A mined companion with what the history showed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MinedCompanion {
+    /// The companion as the pack writes it.
+    pub path: String,
+    /// `literal`, `template`, `new-file` or `glob`.
+    pub form: &'static str,
+    /// The weighted share of the family's commits that changed it.
+    pub rate: f64,
+    /// The commits that changed it with the family.
+    pub commits: u32,
+}
+
+/// A mined family.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MinedFamily {
+    /// Its name (from its rule: stable across re-mining).
+    pub name: String,
+    /// Its one rule.
+    pub rule: String,
+    /// The commits that changed its files.
+    pub commits: u32,
+    /// Its companions, best first.
+    pub companions: Vec<MinedCompanion>,
+}
+
+/// What [`mine`] found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Mined {
+    /// The families, in pack order (the most useful first).
+    pub families: Vec<MinedFamily>,
+    /// Commits read.
+    pub commits_read: usize,
+    /// Commits counted (not empty, not sweeping, no odd path).
+    pub commits_used: usize,
+}
+
+impl Mined {
+    /// The mined pack: one family per mined rule, priors from the history's rates. Its
+    /// signature is the pack file itself, so a work tree holding it is its workspace root.
+    pub fn pack(&self) -> Pack {
+        Pack {
+            signature: vec![REPO_PACK_PATH.to_string()],
+            families: self
+                .families
+                .iter()
+                .map(|f| Family {
+                    name: f.name.clone(),
+                    kind: DOC_KIND.into(),
+                    rules: vec![f.rule.clone()],
+                    threshold: None,
+                    companions: f
+                        .companions
+                        .iter()
+                        .map(|c| Companion {
+                            path: c.path.clone(),
+                            prior: (c.rate.clamp(0.05, 1.0) * 100.0).round() / 100.0,
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+
+    /// The pack as the JSON text `.dsh/doc-pack.json` holds (deterministic, pretty-printed).
+    pub fn pack_json(&self) -> String {
+        // A pack of strings and numbers always serialises.
+        serde_json::to_string_pretty(&self.pack()).unwrap_or_default() + "\n"
+    }
+}
+
+/// Mines `commits` (first-parent, oldest first) against the paths at their tip.
+pub fn mine(commits: &[Commit], tip_paths: &[String], options: &MineOptions) -> Mined {
+    let n = commits.len();
+    let half_life = options
+        .half_life
+        .unwrap_or_else(|| (n as f64 / 4.0).max(200.0));
+    let counts = count::count(commits, |index, files| {
+        if files > options.max_files {
+            return None;
+        }
+        let age = (n - 1 - index) as f64;
+        let size = if files > options.small_commit {
+            options.small_commit as f64 / files as f64
+        } else {
+            1.0
+        };
+        Some(0.5f64.powf(age / half_life) * size)
+    });
+    let tip = select::Tip::new(tip_paths);
+    Mined {
+        families: select::families(&counts, &tip, options),
+        commits_read: n,
+        commits_used: counts.used,
+    }
+}

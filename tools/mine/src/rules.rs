@@ -1,0 +1,224 @@
+//! The path rules a family can be mined as, and what each captures for a template.
+//!
+//! Every changed path proposes a few rules of fixed shapes — its directory and extension
+//! (`src/attr/*.py`), a subtree and extension (`clippy_lints/src/**/*.rs`), one item
+//! directory among its siblings (`packages/*/package.json`) — so a family generalises over the
+//! files of a convention, not one file. Each shape has exactly one single `*`, and a template
+//! companion's `{}` is what that `*` matched (the engine's capture rule: the last single `*`).
+
+/// Characters that would make a path mean more than itself inside a glob or a template: a
+/// path holding one proposes no rule and no companion.
+const SPECIAL: [char; 10] = ['*', '?', '[', ']', '{', '}', '<', '>', '\\', '!'];
+
+/// A subtree rule reaches at most this many directories below the repository root.
+const MAX_TOP_DEPTH: usize = 3;
+
+/// Whether `path` is plain enough to appear in a rule or a companion.
+pub fn plain(path: &str) -> bool {
+    !path.is_empty() && !path.contains(SPECIAL) && !path.split('/').any(|c| c.is_empty())
+}
+
+/// A path's directory (`""` at the root) and file name.
+pub fn split(path: &str) -> (&str, &str) {
+    match path.rfind('/') {
+        Some(i) => (&path[..i], &path[i + 1..]),
+        None => ("", path),
+    }
+}
+
+/// A file name's last extension, when it has a non-empty stem before it (`a.test.ts` → `ts`;
+/// `.gitignore`, `Makefile` → none).
+pub fn extension(name: &str) -> Option<&str> {
+    let dot = name.rfind('.')?;
+    (dot > 0 && dot + 1 < name.len()).then(|| &name[dot + 1..])
+}
+
+/// One mined rule's shape.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Shape {
+    /// `dir/*.ext`: the files of one directory with one extension; captures the stem.
+    DirExt {
+        /// The directory (`""` at the root).
+        dir: String,
+        /// The extension, without its dot.
+        ext: String,
+    },
+    /// `top/**/*.ext`: the files of a subtree with one extension; captures the stem.
+    Deep {
+        /// The subtree's root directory (never the repository root).
+        top: String,
+        /// The extension, without its dot.
+        ext: String,
+    },
+    /// `parent/*/name`: one file name in each item directory of `parent`; captures the item.
+    Item {
+        /// The directory holding the items (`""` at the root).
+        parent: String,
+        /// The file name inside each item.
+        name: String,
+    },
+}
+
+fn under(dir: &str, rest: &str) -> String {
+    if dir.is_empty() {
+        rest.to_string()
+    } else {
+        format!("{dir}/{rest}")
+    }
+}
+
+impl Shape {
+    /// The rule as a pack glob.
+    pub fn glob(&self) -> String {
+        match self {
+            Shape::DirExt { dir, ext } => under(dir, &format!("*.{ext}")),
+            Shape::Deep { top, ext } => format!("{top}/**/*.{ext}"),
+            Shape::Item { parent, name } => under(parent, &format!("*/{name}")),
+        }
+    }
+
+    /// What the rule's `*` matches in `path`, when the rule matches it.
+    pub fn capture<'p>(&self, path: &'p str) -> Option<&'p str> {
+        let (dir, name) = split(path);
+        match self {
+            Shape::DirExt { dir: d, ext } => {
+                (dir == d).then_some(())?;
+                stem_of(name, ext)
+            }
+            Shape::Deep { top, ext } => {
+                let below = dir == top || dir.strip_prefix(top.as_str())?.starts_with('/');
+                below.then_some(())?;
+                stem_of(name, ext)
+            }
+            Shape::Item { parent, name: n } => {
+                (name == n).then_some(())?;
+                let (grand, item) = split(dir);
+                (grand == parent && !item.is_empty()).then_some(item)
+            }
+        }
+    }
+
+    /// Whether the rule matches `path`.
+    pub fn matches(&self, path: &str) -> bool {
+        self.capture(path).is_some()
+    }
+}
+
+fn stem_of<'p>(name: &'p str, ext: &str) -> Option<&'p str> {
+    let stem = name.strip_suffix(ext)?.strip_suffix('.')?;
+    (!stem.is_empty()).then_some(stem)
+}
+
+/// The rules a changed path proposes, each with what it captures there.
+pub fn proposals(path: &str) -> Vec<(Shape, &str)> {
+    let mut out = Vec::new();
+    if !plain(path) {
+        return out;
+    }
+    let (dir, name) = split(path);
+    if let Some(ext) = extension(name) {
+        let stem = &name[..name.len() - ext.len() - 1];
+        out.push((
+            Shape::DirExt {
+                dir: dir.into(),
+                ext: ext.into(),
+            },
+            stem,
+        ));
+        let parts: Vec<&str> = if dir.is_empty() {
+            Vec::new()
+        } else {
+            dir.split('/').collect()
+        };
+        // Proper ancestors only: the directory itself is the DirExt rule.
+        for depth in 1..parts.len().min(MAX_TOP_DEPTH + 1) {
+            out.push((
+                Shape::Deep {
+                    top: parts[..depth].join("/"),
+                    ext: ext.into(),
+                },
+                stem,
+            ));
+        }
+    }
+    if !dir.is_empty() {
+        let (parent, item) = split(dir);
+        out.push((
+            Shape::Item {
+                parent: parent.into(),
+                name: name.into(),
+            },
+            item,
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proposals_and_their_captures() {
+        let globs = |p: &str| -> Vec<(String, String)> {
+            proposals(p)
+                .into_iter()
+                .map(|(s, c)| (s.glob(), c.to_string()))
+                .collect()
+        };
+        let pair = |g: &str, c: &str| (g.to_string(), c.to_string());
+        assert_eq!(
+            globs("clippy_lints/src/methods/foo.rs"),
+            vec![
+                pair("clippy_lints/src/methods/*.rs", "foo"),
+                pair("clippy_lints/**/*.rs", "foo"),
+                pair("clippy_lints/src/**/*.rs", "foo"),
+                pair("clippy_lints/src/*/foo.rs", "methods"),
+            ]
+        );
+        assert_eq!(
+            globs("packages/cli/package.json"),
+            vec![
+                pair("packages/cli/*.json", "package"),
+                pair("packages/**/*.json", "package"),
+                pair("packages/*/package.json", "cli"),
+            ]
+        );
+        assert_eq!(globs("README.md"), vec![pair("*.md", "README")]);
+        assert_eq!(globs("src/a.test.ts")[0], pair("src/*.ts", "a.test"));
+        assert_eq!(globs("Makefile"), Vec::<(String, String)>::new());
+        assert_eq!(
+            globs(".github/x/.gitignore"),
+            vec![pair(".github/*/.gitignore", "x")]
+        );
+        assert!(globs("a/[b].md").is_empty());
+    }
+
+    #[test]
+    fn captures_agree_with_the_proposals() {
+        for path in [
+            "clippy_lints/src/methods/foo.rs",
+            "packages/cli/package.json",
+            "a.md",
+        ] {
+            for (shape, capture) in proposals(path) {
+                assert_eq!(shape.capture(path), Some(capture), "{}", shape.glob());
+            }
+        }
+        let deep = Shape::Deep {
+            top: "src".into(),
+            ext: "rs".into(),
+        };
+        assert_eq!(deep.capture("src/lib.rs"), Some("lib"));
+        assert_eq!(deep.capture("src/a/b/c.rs"), Some("c"));
+        assert_eq!(deep.capture("srcx/lib.rs"), None);
+        assert_eq!(deep.capture("src/lib.rsx"), None);
+        let item = Shape::Item {
+            parent: String::new(),
+            name: "README.md".into(),
+        };
+        assert_eq!(item.capture("x/README.md"), Some("x"));
+        assert_eq!(item.capture("x/y/README.md"), None);
+        assert_eq!(item.capture("README.md"), None);
+    }
+}

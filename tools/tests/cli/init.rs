@@ -1,0 +1,206 @@
+//! `init` over repositories built here: what it mines from a history that follows written
+//! conventions, that it writes only what it says, byte for byte the same twice, and one-line
+//! errors for what it cannot mine; `backtest` with no pack mines from its training commits.
+
+use crate::backtest::repository;
+use crate::common::Env;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// A history following two conventions: every change of a module `src/modK.py` comes with its
+/// test `tests/test_modK.py`, and most with a new changelog fragment `changelog.d/<n>.md`;
+/// every fourth commit touches the README alone.
+pub fn convention_history(dir: &Path, commits: usize) {
+    let mut s: BTreeMap<String, String> = [("README.md", "0"), ("LICENSE", "0")]
+        .into_iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    for k in 0..6 {
+        s.insert(format!("src/mod{k}.py"), "0".into());
+        s.insert(format!("tests/test_mod{k}.py"), "0".into());
+    }
+    let mut states = vec![s.clone()];
+    for i in 1..commits {
+        let v = i.to_string();
+        if i % 4 == 0 {
+            s.insert("README.md".into(), v);
+        } else {
+            let k = i % 6;
+            s.insert(format!("src/mod{k}.py"), v.clone());
+            s.insert(format!("tests/test_mod{k}.py"), v.clone());
+            if i % 3 != 0 {
+                s.insert(format!("changelog.d/{i}.md"), v);
+            }
+        }
+        states.push(s.clone());
+    }
+    repository(dir, &states);
+}
+
+fn pack_of(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).expect("a JSON pack")
+}
+
+fn companions(pack: &serde_json::Value, rule: &str) -> Vec<String> {
+    let family = pack["families"]
+        .as_array()
+        .expect("families")
+        .iter()
+        .find(|f| f["rules"][0] == rule)
+        .unwrap_or_else(|| panic!("no family {rule}: {pack}"));
+    family["companions"]
+        .as_array()
+        .expect("companions")
+        .iter()
+        .map(|c| c["path"].as_str().expect("a path").to_string())
+        .collect()
+}
+
+#[test]
+fn print_mines_the_conventions_and_writes_nothing() {
+    let env = Env::new();
+    let repo = env.home().join("repo");
+    convention_history(&repo, 40);
+    let path = repo.to_str().expect("utf-8");
+    let first = env.ok(&["init", path, "--print"], b"");
+    let pack = pack_of(&first);
+    let src = companions(&pack, "src/*.py");
+    assert!(src.contains(&"tests/test_{}.py".to_string()), "{pack}");
+    assert!(src.contains(&"changelog.d/<name>.md".to_string()), "{pack}");
+    assert!(!repo.join(".dsh").exists(), "--print writes nothing");
+    // The same history mines the same pack, byte for byte.
+    assert_eq!(env.ok(&["init", path, "--print"], b""), first);
+    // The mined pack is a valid pack the engine accepts.
+    let file = env.home().join("mined.json");
+    std::fs::write(&file, &first).expect("pack");
+    let report: serde_json::Value = serde_json::from_str(&env.ok(
+        &[
+            "backtest",
+            path,
+            "--pack",
+            file.to_str().expect("utf-8"),
+            "--json",
+        ],
+        b"",
+    ))
+    .expect("a report");
+    assert!(report["kept"].as_u64().expect("kept") > 20, "{report}");
+}
+
+#[test]
+fn init_writes_the_pack_then_refuses_to_replace_it_without_force() {
+    let env = Env::new();
+    let repo = env.home().join("repo");
+    convention_history(&repo, 40);
+    let path = repo.to_str().expect("utf-8");
+    let printed = env.ok(&["init", path, "--print"], b"");
+    let report: serde_json::Value =
+        serde_json::from_str(&env.ok(&["init", path, "--json"], b"")).expect("JSON report");
+    let file = repo.join(".dsh/doc-pack.json");
+    assert_eq!(std::fs::read_to_string(&file).expect("written"), printed);
+    assert_eq!(report["pack_file"], file.display().to_string(), "{report}");
+    let backtest = &report["backtest"];
+    assert!(
+        backtest["mined_from"]["commits"].as_u64().expect("mined") == 30,
+        "the report's pack is mined from the oldest 3/4 only: {backtest}"
+    );
+
+    std::fs::write(&file, "{\"families\": []}").expect("a user's pack");
+    let err = env.run(&["init", path], b"");
+    let text = String::from_utf8_lossy(&err.stderr);
+    assert!(!err.status.success(), "{text}");
+    assert!(
+        text.contains("already holds a pack: pass --force") && text.lines().count() == 1,
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).expect("kept"),
+        "{\"families\": []}"
+    );
+    env.ok(&["init", path, "--force", "--no-backtest"], b"");
+    assert_eq!(std::fs::read_to_string(&file).expect("replaced"), printed);
+}
+
+#[test]
+fn what_cannot_be_mined_is_one_clear_error_and_nothing_written() {
+    let env = Env::new();
+    let check = |args: &[&str], expect: &str| {
+        let out = env.run(args, b"");
+        let text = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(
+            text.contains(expect) && text.lines().count() == 1,
+            "{args:?}: {text}"
+        );
+    };
+    let plain = env.home().join("plain");
+    std::fs::create_dir_all(&plain).expect("dir");
+    check(
+        &["init", plain.to_str().expect("utf-8")],
+        "is not a git repository",
+    );
+    let empty = env.home().join("empty");
+    gix::init(&empty).expect("git init");
+    check(&["init", empty.to_str().expect("utf-8")], "has no commits");
+    assert!(!empty.join(".dsh").exists());
+
+    let repo = env.home().join("repo");
+    convention_history(&repo, 12);
+    let path = repo.to_str().expect("utf-8");
+    check(&["init", path, "--rev", "no-such-rev"], "no-such-rev");
+    let shallow = repo.join(".git/shallow");
+    let tip = gix::open(&repo)
+        .expect("repo")
+        .head_id()
+        .expect("HEAD")
+        .detach();
+    std::fs::write(&shallow, format!("{tip}\n")).expect("shallow");
+    check(&["init", path], "shallow clone");
+    std::fs::remove_file(&shallow).expect("unshallow");
+    assert!(!repo.join(".dsh").exists());
+
+    // A history with no convention: nothing worth a note.
+    let lonely = env.home().join("lonely");
+    let states: Vec<BTreeMap<String, String>> = (0..10)
+        .map(|i| {
+            [(format!("f{i}.txt"), "x".to_string())]
+                .into_iter()
+                .collect()
+        })
+        .collect();
+    repository(&lonely, &states);
+    check(
+        &["init", lonely.to_str().expect("utf-8")],
+        "no family found",
+    );
+    assert!(!lonely.join(".dsh").exists());
+}
+
+#[test]
+fn backtest_without_a_pack_mines_from_its_training_commits_only() {
+    let env = Env::new();
+    let repo = env.home().join("repo");
+    convention_history(&repo, 40);
+    let path = repo.to_str().expect("utf-8");
+    let report: serde_json::Value = serde_json::from_str(&env.ok(
+        &["backtest", path, "--train-fraction", "0.5", "--json"],
+        b"",
+    ))
+    .expect("a report");
+    assert_eq!(report["mined_from"]["commits"], 20, "{report}");
+    assert!(
+        report["pack"]
+            .as_str()
+            .expect("pack")
+            .starts_with("mined from the first 20 first-parent commits"),
+        "{report}"
+    );
+    // Every scored commit comes after the mined ones.
+    let scored = report["scored_commits"].as_u64().expect("scored");
+    assert!(scored > 0 && scored <= 20, "{report}");
+    let learning = crate::backtest::run(&report, "learning");
+    assert!(
+        learning["notes"].as_u64().expect("notes") > 0,
+        "a mined pack speaks: {report}"
+    );
+}
