@@ -36,7 +36,8 @@ pub struct Window {
     /// One another open window of the family already watches is not counted twice: windows
     /// that overlap see the same calls, so they are one observation, not several.
     pub counted: Vec<bool>,
-    /// Under the evidence model: the first named companion touched (the note's accept).
+    /// Under the evidence model: the first named companion touched (the note's accept), by
+    /// its name (a template: its substitution).
     pub accepted: Option<String>,
     /// Whether closing it records evidence (the evidence model's windows, except a silence
     /// whose companions were all touched already).
@@ -51,11 +52,11 @@ pub struct Window {
 
 impl Window {
     /// The first named companion that the call path, taken under this window's bases, names.
-    pub(crate) fn named_by(&self, under: &Under<'_>) -> Option<&str> {
+    pub(crate) fn named_by(&self, under: &Under<'_>) -> Option<&CompanionMatcher> {
         self.companions
             .iter()
             .find(|m| under.matches(m))
-            .map(|m| m.path())
+            .map(|m| &**m)
     }
 
     /// Marks every named or watched companion that the call path names as touched; answers
@@ -87,12 +88,25 @@ impl Window {
         self.touched.iter().all(|&t| t)
     }
 
-    /// The named, then the watched companions' names.
+    /// The named, then the watched companions' names (a template: its substitution).
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.companions
             .iter()
             .chain(&self.watched)
             .map(|m| m.path())
+    }
+
+    /// The named, then the watched companions' rate keys (a template: as the pack writes it).
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.companions.iter().chain(&self.watched).map(|m| m.key())
+    }
+
+    /// The rate key of the named companion whose name is `name` (`name` itself if none is).
+    pub fn key_of<'s>(&'s self, name: &'s str) -> &'s str {
+        self.companions
+            .iter()
+            .find(|m| m.path() == name)
+            .map_or(name, |m| m.key())
     }
 }
 

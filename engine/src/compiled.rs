@@ -2,8 +2,12 @@
 
 use crate::matcher::CompanionMatcher;
 use crate::paths::is_pattern;
-use docsuggest_schema::pack::{DOC_KIND, Pack, PackError};
+use docsuggest_schema::pack::{
+    DOC_KIND, Pack, PackError, TEMPLATE_MARK, has_placeholder, is_template, single_stars,
+};
 use globset::{Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
+use regex_automata::meta::Regex;
+use regex_automata::util::syntax;
 use std::sync::Arc;
 
 /// How a companion is checked for existence (SPEC §5, Filter).
@@ -25,6 +29,9 @@ pub enum CompanionForm {
     },
     /// A literal path that must exist under a base.
     Literal,
+    /// Holds `{}`: names the companion from the call's own path (each `{}` replaced by the
+    /// capture); kept when the substituted path, or its parent directory, exists under a base.
+    Template,
 }
 
 /// One companion of a compiled family.
@@ -69,8 +76,115 @@ pub struct CompiledFamily {
     pub companions: Vec<CompiledCompanion>,
     /// Its rules, as written (for pattern targets).
     rules: Vec<String>,
-    /// Its rules, compiled one by one (for pattern targets).
+    /// Its rules, compiled one by one (for pattern targets and captures).
     rule_matchers: Vec<GlobMatcher>,
+    /// Whether a companion is a template.
+    templates: bool,
+    /// For a family with a template: each rule's capture, in rule order (`None`: the rule has
+    /// no single `*`). Empty otherwise: only templates read a capture.
+    captures: Vec<Option<Capture>>,
+}
+
+impl CompiledFamily {
+    /// Whether one of the family's companions is a `{}` template.
+    pub fn has_templates(&self) -> bool {
+        self.templates
+    }
+
+    /// The capture of a workspace-relative path of this family: what the last single `*` of
+    /// the family's first rule (in pack order) that matches `rel` matched. `None` when no rule
+    /// matches, that rule has no single `*`, or the family has no template (its captures are
+    /// not compiled).
+    pub fn capture<'p>(&self, rel: &'p str) -> Option<&'p str> {
+        if !self.templates {
+            return None;
+        }
+        let rule = self.rule_matchers.iter().position(|m| m.is_match(rel))?;
+        self.captures.get(rule)?.as_ref()?.of(rel)
+    }
+
+    /// The path companion `companion` (an index into `companions`) names for the
+    /// workspace-relative call path `rel`: a template's substitution, when it has one (see
+    /// [`substitute`]). `None` for a companion that is not a template.
+    pub fn substitute(&self, companion: usize, rel: &str) -> Option<String> {
+        let c = self.companions.get(companion)?;
+        if c.form != CompanionForm::Template {
+            return None;
+        }
+        substitute(&c.path, self.capture(rel)?)
+    }
+}
+
+/// `template` with every `{}` replaced by `capture`; `None` when the capture is empty or
+/// holds a control character, or the result has a `.` or `..` component or starts with `/`
+/// (such a companion is dropped, never emitted).
+pub fn substitute(template: &str, capture: &str) -> Option<String> {
+    // The capture reaches the note and the ledger: it must not forge a line there.
+    if capture.is_empty() || capture.contains(char::is_control) {
+        return None;
+    }
+    let path = template.replace(TEMPLATE_MARK, capture);
+    let climbs = path.starts_with('/') || path.split('/').any(|c| c == "." || c == "..");
+    (!climbs).then_some(path)
+}
+
+/// A rule's capture: globset's own regex for the rule with the last single `*` as a group,
+/// so it matches exactly what the rule matches.
+#[derive(Clone, Debug)]
+struct Capture {
+    regex: Regex,
+}
+
+/// The capture group's name.
+const GROUP: &str = "capture";
+
+impl Capture {
+    /// The capture of `rule`, when it has a single `*`.
+    fn of_rule(rule: &str) -> Option<Capture> {
+        let whole = glob(rule).ok()?;
+        // A character the rule does not hold stands in for one `*`: where its escape appears
+        // in globset's regex is where that `*`'s `[^/]*` goes.
+        let mark = ('\u{e000}'..='\u{f8ff}').find(|&c| !rule.contains(c))?;
+        let mark_re = body(glob(&mark.to_string()).ok()?.regex())?.to_string();
+        let star_re = body(glob("*").ok()?.regex())?.to_string();
+        single_stars(rule).into_iter().rev().find_map(|at| {
+            let mut marked = String::with_capacity(rule.len() + 4);
+            marked.push_str(&rule[..at]);
+            marked.push(mark);
+            marked.push_str(&rule[at + 1..]);
+            let marked = glob(&marked).ok()?;
+            let re = marked.regex();
+            // Exactly this `*` and nothing else differs from the rule's own regex: anything
+            // else (a `*` in a class, an escape) is not a wildcard and is passed over.
+            if re.matches(mark_re.as_str()).count() != 1
+                || re.replacen(mark_re.as_str(), &star_re, 1) != whole.regex()
+            {
+                return None;
+            }
+            let group = format!("(?P<{GROUP}>{star_re})");
+            let regex = Regex::builder()
+                .syntax(syntax::Config::new().utf8(false).dot_matches_new_line(true))
+                .configure(Regex::config().utf8_empty(false))
+                .build(&re.replacen(mark_re.as_str(), &group, 1))
+                .ok()?;
+            Some(Capture { regex })
+        })
+    }
+
+    /// What the group matched in `rel`, if the rule matches it (on character boundaries:
+    /// globset's `?` matches a byte).
+    fn of<'p>(&self, rel: &'p str) -> Option<&'p str> {
+        let mut caps = self.regex.create_captures();
+        self.regex.captures(rel, &mut caps);
+        let span = caps.get_group_by_name(GROUP)?;
+        rel.get(span.start..span.end)
+    }
+}
+
+/// The pattern of globset's regex for a glob, between its `^` and its `$`.
+fn body(re: &str) -> Option<&str> {
+    let start = re.find('^')? + 1;
+    re.get(start..)?.strip_suffix('$')
 }
 
 /// What detection made of a workspace-relative target.
@@ -119,15 +233,12 @@ fn placeholder_glob(path: &str) -> String {
     out
 }
 
-fn has_placeholder(path: &str) -> bool {
-    path.find('<')
-        .is_some_and(|open| path[open + 1..].find('>').is_some_and(|close| close > 0))
-}
-
 fn form_of(path: &str) -> CompanionForm {
     // Escaping first: an illustration may not point outside the workspace either.
     if path.starts_with('/') || path.split('/').any(|c| c == "..") {
         CompanionForm::Escaping
+    } else if is_template(path) {
+        CompanionForm::Template
     } else if has_placeholder(path) {
         CompanionForm::Placeholder
     } else if let Some(rest) = path.strip_prefix("*/").filter(|r| !is_pattern(r)) {
@@ -175,20 +286,36 @@ impl CompiledPack {
                 }
             }
             let mut companions = Vec::new();
+            let templates = fam.companions.iter().any(|c| is_template(&c.path));
             for (j, c) in fam.companions.iter().enumerate() {
-                match glob(&placeholder_glob(&c.path)) {
+                // A template's glob (its `{}` as `*`) only fills the slot: a template is
+                // matched by its substitution, per call.
+                let text = if is_template(&c.path) {
+                    c.path.replace(TEMPLATE_MARK, "*")
+                } else {
+                    placeholder_glob(&c.path)
+                };
+                match glob(&text) {
                     Ok(g) => companions.push(CompiledCompanion::new(&c.path, c.prior, &g)),
                     Err(e) => problems.push(format!(
                         "families[{i}].companions[{j}].path: invalid glob: {e}"
                     )),
                 }
             }
+            // Compiled once here; the hot path only matches.
+            let captures = if templates {
+                fam.rules.iter().map(|r| Capture::of_rule(r)).collect()
+            } else {
+                Vec::new()
+            };
             families.push(CompiledFamily {
                 name: fam.name.clone(),
                 threshold: fam.threshold,
                 companions,
                 rules: fam.rules.clone(),
                 rule_matchers,
+                templates,
+                captures,
             });
         }
         let rules = builder.build().map_err(|e| PackError {
@@ -365,6 +492,135 @@ mod tests {
             assert_eq!(form_of(path), form, "{path}");
         }
         assert_eq!(placeholder_glob("a/<B>/c<D>.md"), "a/*/c*.md");
+    }
+
+    fn template_family(rules: &[&str], companion: &str) -> CompiledFamily {
+        let mut family = fam("T", rules);
+        family.companions[0].path = companion.into();
+        let pack = Pack {
+            signature: vec!["S".into()],
+            families: vec![family],
+        };
+        let mut pack = CompiledPack::compile(&pack, "p").expect("valid");
+        pack.families.remove(0)
+    }
+
+    #[test]
+    fn the_capture_is_what_the_last_single_star_matched() {
+        for (rule, path, capture) in [
+            ("src/attr/*.py", "src/attr/_make.py", Some("_make")),
+            ("src/attr/*.py", "src/attr/x/_make.py", None),
+            (
+                "clippy_lints/src/**/*.rs",
+                "clippy_lints/src/methods/foo.rs",
+                Some("foo"),
+            ),
+            (
+                "clippy_lints/src/**/*.rs",
+                "clippy_lints/src/foo.rs",
+                Some("foo"),
+            ),
+            ("**/*.rs", "a/b/c.rs", Some("c")),
+            ("**/*.rs", "c.rs", Some("c")),
+            ("**/*.rs", ".rs", Some("")),
+            ("src/*/README.md", "src/x/README.md", Some("x")),
+            ("src/*/README.md", "src/x/y/README.md", None),
+            ("lints/*/README.md", "lints/abc/README.md", Some("abc")),
+            ("a/*_test.go", "a/foo_test.go", Some("foo")),
+            ("a/*_test.go", "a/_test.go", Some("")),
+            ("a/*_test.go", "a/foo_test.go.bak", None),
+            ("{a,b}/*.md", "b/x.md", Some("x")),
+            ("{a,b}/*.md", "c/x.md", None),
+            ("[ab]/*.x", "a/y.x", Some("y")),
+            ("[ab]/*.x", "c/y.x", None),
+            ("[!a]/*.x", "c/y.x", Some("y")),
+            // Greedy, leftmost-first: the earlier `*` takes what it can.
+            ("*_*.md", "a_b_c.md", Some("c")),
+            ("docs/*/**/x.md", "docs/p/q/r/x.md", Some("p")),
+            ("docs/*/**", "docs/p/q", Some("p")),
+            ("\\*/*.md", "*/a.md", Some("a")),
+            ("[*]/*.md", "*/b.md", Some("b")),
+            ("?*.md", "ab.md", Some("b")),
+            // `?` matches a byte: a capture must fall on character boundaries.
+            ("?*.md", "é.md", None),
+            ("x/{*.md,y/*}", "x/y/foo", Some("foo")),
+            ("x/{*.md,y/*}", "x/a.md", None),
+            ("a/**", "a/b/c", None),
+            ("a**b/c", "aXb/c", None),
+            ("README.md", "README.md", None),
+        ] {
+            let matched = glob(rule).expect("a valid rule").compile_matcher();
+            let got = Capture::of_rule(rule)
+                .filter(|_| matched.is_match(path))
+                .and_then(|c| c.of(path).map(str::to_string));
+            assert_eq!(got.as_deref(), capture, "{rule} {path}");
+            if !single_stars(rule).is_empty() {
+                let family = template_family(&[rule], "t/{}.md");
+                assert_eq!(family.capture(path), capture, "{rule} {path}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_first_matching_rule_in_pack_order_captures() {
+        let family = template_family(&["src/*.py", "src/**/*.py"], "tests/test_{}.py");
+        assert_eq!(family.capture("src/a.py"), Some("a"));
+        assert_eq!(family.capture("src/d/b.py"), Some("b"));
+        assert_eq!(
+            family.substitute(0, "src/d/b.py").as_deref(),
+            Some("tests/test_b.py")
+        );
+        let family = template_family(&["src/special.py", "src/*.py"], "tests/{}.py");
+        assert_eq!(family.capture("src/special.py"), None);
+        assert_eq!(family.substitute(0, "src/special.py"), None);
+        assert_eq!(family.capture("src/other.py"), Some("other"));
+        // A family without a template compiles no capture, and a literal is no template.
+        let plain = template_family(&["src/*.py"], "x.md");
+        assert!(!plain.has_templates());
+        assert_eq!(plain.capture("src/a.py"), None);
+        assert_eq!(plain.substitute(0, "src/a.py"), None);
+    }
+
+    #[test]
+    fn substitution_drops_what_could_climb_or_forge_a_line() {
+        assert_eq!(
+            substitute("lints/{}/meta.yaml", "abc").as_deref(),
+            Some("lints/abc/meta.yaml")
+        );
+        assert_eq!(substitute("{}/{}.txt", "a").as_deref(), Some("a/a.txt"));
+        assert_eq!(substitute("tests/{}.rs", "").as_deref(), None);
+        assert_eq!(substitute("lints/{}/meta.yaml", "..").as_deref(), None);
+        assert_eq!(substitute("lints/{}/meta.yaml", ".").as_deref(), None);
+        assert_eq!(substitute("{}/x", "..").as_deref(), None);
+        assert_eq!(substitute("tests/{}.rs", "a\nb").as_deref(), None);
+        // `..x` and `.x` are names, not climbs.
+        assert_eq!(substitute("{}/x", ".hidden").as_deref(), Some(".hidden/x"));
+        assert_eq!(substitute("t/{}", "..x").as_deref(), Some("t/..x"));
+        assert_eq!(form_of("tests/{}.rs"), CompanionForm::Template);
+        assert_eq!(form_of("../{}.rs"), CompanionForm::Escaping);
+    }
+
+    proptest::proptest! {
+        /// A capture's regex matches exactly what globset matches for the rule.
+        #[test]
+        fn captures_match_what_globset_matches(
+            rule in "[ab/*?\\[\\]{},!\\\\]{0,9}",
+            paths in proptest::collection::vec("[ab/*.]{0,7}", 8),
+        ) {
+            let Ok(g) = glob(&rule) else { return Ok(()) };
+            let Some(capture) = Capture::of_rule(&rule) else { return Ok(()) };
+            let g = g.compile_matcher();
+            for path in &paths {
+                proptest::prop_assert_eq!(
+                    capture.regex.is_match(path.as_str()),
+                    g.is_match(path),
+                    "{:?} {:?}", rule, path
+                );
+                if let Some(c) = capture.of(path) {
+                    proptest::prop_assert!(!c.contains('/'), "{:?} {:?} {:?}", rule, path, c);
+                }
+            }
+        }
     }
 
     #[test]

@@ -2,11 +2,12 @@
 //! its window, its `decided` line, and the record of a note or a gated silence.
 
 use crate::agent::{AgentState, Window};
-use crate::compiled::CompiledFamily;
+use crate::compiled::{CompanionForm, CompiledFamily};
 use crate::judge::{Effects, Located, Record, Settings};
 use crate::ledger::{self, Abstain};
 use crate::lines::Ledger;
 use crate::matcher::CompanionMatcher;
+use crate::scene::Filtered;
 use docsuggest_schema::{CompanionRow, Decision, Outcome, RateModel, SilenceReason};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -25,9 +26,20 @@ pub(crate) struct Subject<'a> {
     pub(crate) located: &'a Located<'a>,
     pub(crate) family: &'a CompiledFamily,
     pub(crate) bases: &'a Arc<[PathBuf]>,
+    /// What the filter kept, and each template's substitution for this call.
+    pub(crate) filtered: &'a Filtered,
 }
 
-impl Subject<'_> {
+impl<'a> Subject<'a> {
+    /// What the call shows of the companion the pack writes as `path` (a template: its
+    /// substitution).
+    pub(crate) fn shown<'p>(&self, path: &'p str) -> &'p str
+    where
+        'a: 'p,
+    {
+        self.filtered.shown(self.family, path)
+    }
+
     /// A window over the companions `shape` names and watches; under the evidence model it
     /// counts only what no open window of the agent counts already.
     pub(crate) fn window(
@@ -41,7 +53,15 @@ impl Subject<'_> {
             rows.iter()
                 .filter_map(|r| {
                     let c = self.family.companions.iter().find(|c| c.path == r.path)?;
-                    Some(c.names.clone())
+                    if c.form != CompanionForm::Template {
+                        return Some(c.names.clone());
+                    }
+                    // A template is followed by its substitution for this call.
+                    let shown = self.shown(&r.path).to_string();
+                    let glob = c.matcher.clone();
+                    Some(Arc::new(CompanionMatcher::substituted(
+                        shown, &c.path, glob,
+                    )))
                 })
                 .collect()
         };
@@ -77,16 +97,16 @@ impl Subject<'_> {
 
 pub(crate) fn push_decided(
     settings: &Settings<'_>,
-    family: &str,
+    subject: &Subject<'_>,
     kappa: f64,
     rows: &[CompanionRow],
     ledger: &mut Ledger,
 ) {
     if let Some(head) = rows.first() {
         ledger.push(ledger::decided_weighted(
-            family,
+            &subject.family.name,
             kappa,
-            &head.path,
+            subject.shown(&head.path),
             &head.values,
             settings.weights_text,
             settings.store.kind(),
@@ -112,7 +132,7 @@ pub(crate) fn silence(
     let family = subject.family.name.as_str();
     let kappa = shape.kappa;
     ledger.push(ledger::abstained(abstain, Some(family), kappa));
-    push_decided(settings, family, kappa, &shape.rows, ledger);
+    push_decided(settings, subject, kappa, &shape.rows, ledger);
     let config = settings.config;
     if config.learn {
         // Companions touched already say nothing about whether the agent would follow them.

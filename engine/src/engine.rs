@@ -5,7 +5,8 @@ use crate::agents::Agents;
 use crate::judge::{self, Effects, Located, Record, Settings};
 use crate::ledger::{self, Abstain};
 use crate::lines::Ledger;
-use crate::locate::PackCache;
+use crate::locate::{PackCache, Workspace};
+use crate::mined::{MinedPacks, PackMiner, Resolved};
 use crate::note::Note;
 use crate::paths::{self, CallError};
 use crate::probe::{FileProbe, OsProbe};
@@ -60,6 +61,9 @@ pub struct Engine<P: FileProbe = OsProbe> {
     scenes: Scenes,
     /// The call path, resolved in place (a judged call allocates no path of its own).
     path: String,
+    /// The host's pack miner and what it mined, for git work trees with no pack
+    /// (zero-config); `None` until the host sets one.
+    mined: Option<MinedPacks>,
 }
 
 impl<P: FileProbe> Engine<P> {
@@ -80,7 +84,20 @@ impl<P: FileProbe> Engine<P> {
             stats: Stats::default(),
             scenes: Scenes::default(),
             path: String::new(),
+            mined: None,
         }
+    }
+
+    /// Plugs in the host's pack miner: from now on, while `zeroConfig` is on, a call in a git
+    /// work tree that has neither a pack signature nor a pack file is judged with the pack
+    /// mined from its history (see [`crate::mined`]). Without a miner such a call is
+    /// `foreign-workspace`. Setting another miner forgets what the previous one answered.
+    pub fn set_pack_miner(&mut self, miner: Box<dyn PackMiner + Send>) {
+        self.mined = Some(MinedPacks::new(miner));
+        self.packs.clear_mined();
+        self.packs.set_zero_config(self.config.zero_config);
+        // A path found foreign before may now lie in a zero-config workspace.
+        self.scenes.clear();
     }
 
     /// The lines of the engine's start: `activated (…)` or `disabled (…)`, then any store
@@ -149,9 +166,23 @@ impl<P: FileProbe> Engine<P> {
             return verdict;
         }
         self.probe.begin_call();
-        let scene = self.scene(path);
+        let mut scene = self.scene(path);
         if scene.excluded {
             return verdict;
+        }
+        // A zero-config workspace is judged only with the pack its miner says to use.
+        let mut abstain = None;
+        if let Some(workspace) = scene.workspace.as_ref().filter(|w| w.mined) {
+            match self.zero_config(workspace) {
+                Ok(false) => {}
+                Ok(true) => {
+                    scene = self.scene(path);
+                    if scene.excluded {
+                        return verdict;
+                    }
+                }
+                Err(reason) => abstain = Some(reason),
+            }
         }
         verdict.warnings.clone_from(&scene.warnings);
         self.stats.judged += 1;
@@ -164,8 +195,13 @@ impl<P: FileProbe> Engine<P> {
             return verdict;
         };
         state.calls += 1;
-        let Some(located) = Located::of(&scene) else {
-            let line = ledger::abstained(Abstain::ForeignWorkspace, None, 0.0);
+        let located = match abstain {
+            None => Located::of(&scene),
+            Some(_) => None,
+        };
+        let Some(located) = located else {
+            let reason = abstain.unwrap_or(Abstain::ForeignWorkspace);
+            let line = ledger::abstained(reason, None, 0.0);
             self.stats.observe(&line);
             verdict.ledger.push(line);
             return verdict;
@@ -201,6 +237,30 @@ impl<P: FileProbe> Engine<P> {
             self.stats.observe(line);
         }
         verdict
+    }
+
+    /// Asks the miner which pack the zero-config workspace `workspace` is judged with: `Ok`
+    /// with whether that pack was just put in use (the call's scene must be read again), or
+    /// why the call abstains.
+    fn zero_config(&mut self, workspace: &Workspace) -> Result<bool, Abstain> {
+        let Some(mined) = self.mined.as_mut() else {
+            return Err(Abstain::ForeignWorkspace);
+        };
+        let (resolved, forgot) =
+            mined.resolve(&workspace.root, &workspace.key, self.store.as_mut());
+        if forgot {
+            self.packs.clear_mined();
+        }
+        match resolved {
+            Resolved::Use(pack) if Arc::ptr_eq(&pack, &workspace.pack) => Ok(false),
+            Resolved::Use(pack) => {
+                self.packs.set_mined(&workspace.root, Some(pack));
+                // Scenes read with the previous pack of this root are stale.
+                self.scenes.clear();
+                Ok(true)
+            }
+            Resolved::Abstain(reason) => Err(reason),
+        }
     }
 
     fn apply(&mut self, agent: &str, effects: Effects) {
@@ -277,8 +337,11 @@ impl<P: FileProbe> Engine<P> {
             next.enabled != self.config.enabled || next.threshold != self.config.threshold;
         let stop_learning = self.config.learn && !next.learn;
         self.store.configure(&next);
-        // A scene depends on `exclude`: read every path afresh under the new config.
+        // A scene depends on `exclude` and `zeroConfig`: read every path afresh under the new
+        // config.
         self.scenes.clear();
+        self.packs
+            .set_zero_config(self.mined.is_some() && next.zero_config);
         self.weights = next.effective_weights();
         self.weights_text = ledger::table_text(&self.weights);
         self.config = next;

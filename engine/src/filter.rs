@@ -85,11 +85,12 @@ impl Bases {
         probe.resolves_within(path, &self.root, &self.real_root)
     }
 
-    /// Whether a companion survives the filter. The filter drops, it never rewrites.
+    /// Whether a companion survives the filter. The filter drops, it never rewrites (a
+    /// template is kept or dropped by its substitution: [`Bases::keeps_substituted`]).
     pub fn keeps(&self, companion: &CompiledCompanion, probe: &dyn FileProbe) -> bool {
         match &companion.form {
             CompanionForm::Placeholder => true,
-            CompanionForm::Escaping => false,
+            CompanionForm::Escaping | CompanionForm::Template => false,
             CompanionForm::Literal => self.all().iter().any(|base| {
                 let mut scratch = self.scratch.borrow_mut();
                 self.inside(joined(&mut scratch, base, &companion.path), probe)
@@ -116,5 +117,26 @@ impl Bases {
                 })
             }
         }
+    }
+
+    /// Whether a template's substitution `path` (relative, checked by
+    /// [`crate::compiled::substitute`]) survives: the file exists under a base, or its parent
+    /// directory does (a file the change must create is the most useful companion).
+    pub fn keeps_substituted(&self, path: &str, probe: &dyn FileProbe) -> bool {
+        let mut scratch = self.scratch.borrow_mut();
+        self.all().iter().any(|base| {
+            let file = joined(&mut scratch, base, path);
+            if self.inside(file, probe) {
+                return true;
+            }
+            match path.rsplit_once('/') {
+                // The base itself is the parent.
+                None => self.inside(base, probe),
+                Some((dir, _)) => {
+                    let dir = joined(&mut scratch, base, dir);
+                    probe.kind(dir) == Some(EntryKind::Dir) && self.inside(dir, probe)
+                }
+            }
+        })
     }
 }

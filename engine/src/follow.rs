@@ -49,9 +49,10 @@ pub fn follow(
             }
             continue;
         }
+        // The record names the companion as the pack writes it, as its rows do.
         let touched = shadow
             .named_by(under.under(&shadow.bases))
-            .map(str::to_string);
+            .map(|m| m.key().to_string());
         shadow.age += 1;
         if touched.is_some() || shadow.age >= config.learn_window {
             let shadow = state.shadows.remove(i);
@@ -79,12 +80,11 @@ fn follow_note(
     if window.workspace != located.workspace.key {
         return None;
     }
-    if let Some(companion) = window
-        .named_by(under.under(&window.bases))
-        .map(str::to_string)
-    {
+    if let Some(named) = window.named_by(under.under(&window.bases)) {
+        // The line shows what was touched; the rate and the record use the pack's text.
+        ledger.push(ledger::accepted(&window.family, named.path()));
+        let companion = named.key().to_string();
         let window = state.window.take()?;
-        ledger.push(ledger::accepted(&window.family, &companion));
         let step = config.accept_bonus;
         let moves = vec![
             rate_move(&window, &companion, RateEvent::Accept, step),
@@ -110,9 +110,10 @@ pub fn soft_reject(window: Window, config: &Config, ledger: &mut Ledger) -> Reso
     let names: Vec<&str> = window.companions.iter().map(|c| c.path()).collect();
     ledger.push(ledger::rejected(&window.family, &names));
     let step = -config.reject_penalty;
-    let mut moves: Vec<RateMove> = names
+    let mut moves: Vec<RateMove> = window
+        .companions
         .iter()
-        .map(|c| rate_move(&window, c, RateEvent::Reject, step))
+        .map(|c| rate_move(&window, c.key(), RateEvent::Reject, step))
         .collect();
     moves.push(rate_move(&window, "", RateEvent::Reject, step));
     Resolution {
@@ -132,7 +133,7 @@ pub fn close_with_evidence(window: Window, config: &Config, ledger: &mut Ledger)
     let any_hit = (0..window.touched.len()).any(touched);
     let mut moves = Vec::with_capacity(window.touched.len() + 1);
     if window.evidence {
-        for (i, companion) in window.names().enumerate() {
+        for (i, companion) in window.keys().enumerate() {
             if window.counted.get(i) == Some(&true) {
                 let noted = i < named && !window.observe_only;
                 moves.push(observation(&window, companion, noted, touched(i), config));
@@ -153,7 +154,7 @@ pub fn close_with_evidence(window: Window, config: &Config, ledger: &mut Ledger)
     }
     if window.observe_only {
         let first = (0..window.touched.len()).find(|&i| touched(i));
-        let accepted = first.and_then(|i| window.names().nth(i).map(str::to_string));
+        let accepted = first.and_then(|i| window.keys().nth(i).map(str::to_string));
         return Resolution {
             decision_seq: window.decision_seq,
             outcome: Outcome::Silent,
@@ -161,8 +162,11 @@ pub fn close_with_evidence(window: Window, config: &Config, ledger: &mut Ledger)
             moves,
         };
     }
-    let outcome = match window.accepted.clone() {
-        Some(companion) => (Outcome::Accepted, Some(companion)),
+    let outcome = match &window.accepted {
+        Some(companion) => (
+            Outcome::Accepted,
+            Some(window.key_of(companion).to_string()),
+        ),
         None => {
             let names: Vec<&str> = window.companions.iter().map(|c| c.path()).collect();
             ledger.push(ledger::rejected(&window.family, &names));
@@ -191,7 +195,7 @@ pub fn cut_short(window: Window, config: &Config) -> Resolution {
     }
     let mut moves = Vec::new();
     let named = window.companions.len();
-    for (i, companion) in window.names().enumerate() {
+    for (i, companion) in window.keys().enumerate() {
         if touched(i) && window.counted.get(i) == Some(&true) {
             let noted = i < named && !window.observe_only;
             moves.push(observation(&window, companion, noted, true, config));
@@ -200,10 +204,14 @@ pub fn cut_short(window: Window, config: &Config) -> Resolution {
     moves.push(observation(&window, "", !window.observe_only, true, config));
     let (outcome, accepted) = if window.observe_only {
         let first = (0..window.touched.len()).find(|&i| touched(i));
-        let accepted = first.and_then(|i| window.names().nth(i).map(str::to_string));
+        let accepted = first.and_then(|i| window.keys().nth(i).map(str::to_string));
         (Outcome::Silent, accepted)
     } else {
-        (Outcome::Accepted, window.accepted.clone())
+        let accepted = window
+            .accepted
+            .as_deref()
+            .map(|a| window.key_of(a).to_string());
+        (Outcome::Accepted, accepted)
     };
     Resolution {
         decision_seq: window.decision_seq,

@@ -147,6 +147,7 @@ pub fn decide(
         located,
         family,
         bases: &filtered.bases,
+        filtered,
     };
     let existing = &filtered.existing;
     if existing.is_empty() {
@@ -157,10 +158,7 @@ pub fn decide(
     let untouched: Vec<usize> = existing
         .iter()
         .copied()
-        .filter(|&i| {
-            let matcher = &family.companions[i].names;
-            !touched.iter().any(|rel| matcher.is_match(rel))
-        })
+        .filter(|&i| !touched.iter().any(|rel| filtered.names(family, i, rel)))
         .collect();
     let snapshot = if config.learn {
         settings
@@ -212,7 +210,7 @@ pub fn decide(
         measure::weigh_evidence(&mut rows, config.evidence_exponent);
         let (kept, left) = measure::prune(rows, config.prune_below);
         if !left.is_empty() {
-            let names: Vec<&str> = left.iter().map(|r| r.path.as_str()).collect();
+            let names: Vec<&str> = left.iter().map(|r| subject.shown(&r.path)).collect();
             ledger.push(ledger::left_out(name, &names));
         }
         rows = kept;
@@ -221,7 +219,7 @@ pub fn decide(
     if rows.len() > config.max_companions {
         watched.extend(rows.drain(config.max_companions..));
     }
-    let paths: Vec<&str> = rows.iter().map(|r| r.path.as_str()).collect();
+    let paths: Vec<&str> = rows.iter().map(|r| subject.shown(&r.path)).collect();
     let fit = note::fitting(name, &paths, config.max_note_chars);
     if fit == 0 && !rows.is_empty() {
         ledger.push(ledger::abstained(Abstain::NoCompanions, Some(name), 0.0));
@@ -241,9 +239,11 @@ pub fn decide(
     if evidence && !rows.is_empty() && kappa >= gate && !cooling {
         // What an open note of this agent already names is not named again: a note left with
         // nothing new is a repeat, one left with less is gated on what it still names.
-        let (repeated, fresh): (Vec<CompanionRow>, Vec<CompanionRow>) = rows
-            .into_iter()
-            .partition(|r| state.names_open(&located.workspace.key, subject.bases, &r.path));
+        let (repeated, fresh): (Vec<CompanionRow>, Vec<CompanionRow>) =
+            rows.into_iter().partition(|r| {
+                let shown = subject.shown(&r.path);
+                state.names_open(&located.workspace.key, subject.bases, shown)
+            });
         if fresh.is_empty() {
             ledger.push(ledger::suppressed(Suppress::Dedupe, name, kappa));
             return None;
@@ -269,7 +269,7 @@ pub fn decide(
         );
         return None;
     }
-    let name_refs: Vec<&str> = rows.iter().map(|r| r.path.as_str()).collect();
+    let name_refs: Vec<&str> = rows.iter().map(|r| subject.shown(&r.path)).collect();
     let suppression = if cooling {
         Some(Suppress::Cooldown)
     } else if state.emitted.contains(name, &name_refs) {
@@ -294,7 +294,7 @@ pub fn decide(
         effects.resolutions.push(soft_reject(older, config, ledger));
     }
     ledger.push(ledger::suggest(name, kappa, &name_refs));
-    push_decided(settings, name, kappa, &rows, ledger);
+    push_decided(settings, &subject, kappa, &rows, ledger);
     let note = note::compose(name, kappa, &name_refs);
     if config.learn {
         let shape = Shape {

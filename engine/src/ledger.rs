@@ -20,6 +20,9 @@ pub enum Abstain {
     NoSignal,
     /// No workspace root above the path.
     ForeignWorkspace,
+    /// The path lies in a git work tree with no pack, whose pack is still being mined from
+    /// its history (zero-config).
+    PackMining,
 }
 
 impl Abstain {
@@ -32,6 +35,7 @@ impl Abstain {
             Abstain::NoCompanions => "no-companions",
             Abstain::NoSignal => "no-signal",
             Abstain::ForeignWorkspace => "foreign-workspace",
+            Abstain::PackMining => "pack-mining",
         }
     }
 }
@@ -252,6 +256,9 @@ pub fn abstained(reason: Abstain, family: Option<&str>, kappa: f64) -> Line {
             Abstain::ForeignWorkspace => {
                 return Line::Borrowed("doc-suggester: abstained foreign-workspace 0.00");
             }
+            Abstain::PackMining => {
+                return Line::Borrowed("doc-suggester: abstained pack-mining 0.00");
+            }
             _ => {}
         }
     }
@@ -398,6 +405,7 @@ mod tests {
             for (reason, family) in [
                 (Abstain::NoSignal, None),
                 (Abstain::ForeignWorkspace, None),
+                (Abstain::PackMining, None),
                 (Abstain::AmbiguousTarget, None),
                 (Abstain::LowConfidence, Some("Plan")),
             ] {
@@ -416,5 +424,15 @@ mod tests {
             abstained(Abstain::NoSignal, None, 0.0),
             "doc-suggester: abstained no-signal 0.00"
         );
+        // The lines of calls that reach no family are borrowed: they allocate nothing.
+        for (reason, line) in [
+            (Abstain::NoSignal, "no-signal"),
+            (Abstain::ForeignWorkspace, "foreign-workspace"),
+            (Abstain::PackMining, "pack-mining"),
+        ] {
+            let got = abstained(reason, None, 0.0);
+            assert!(matches!(got, Line::Borrowed(_)), "{got:?}");
+            assert_eq!(got, format!("{PREFIX}abstained {line} 0.00"));
+        }
     }
 }

@@ -42,6 +42,7 @@ pub mod lines;
 pub mod locate;
 pub mod matcher;
 pub mod measure;
+pub mod mined;
 pub mod note;
 pub mod paths;
 pub mod probe;
@@ -53,6 +54,7 @@ pub mod testing;
 
 pub use engine::{BoxedStore, Call, Engine, VERSION, Verdict};
 pub use lines::{Ledger, Line};
+pub use mined::{MinedAnswer, PackMiner};
 pub use note::Note;
 pub use paths::CallError;
 pub use stats::Stats;

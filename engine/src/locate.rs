@@ -1,4 +1,9 @@
 //! Locate: the walk up from a call path to its workspace root, and the per-root pack cache.
+//!
+//! With zero-config on (the engine has a pack miner and `zeroConfig` is true), a path that no
+//! signature claims but that lies in a git work tree with no pack file belongs to the work
+//! tree's root, with the pack mined for it (see [`crate::mined`]) — or, until one is in use,
+//! a pack of no families that the engine never judges with.
 
 use crate::compiled::CompiledPack;
 use crate::probe::{FileProbe, Stamp};
@@ -17,6 +22,20 @@ pub struct Workspace {
     pub key: String,
     /// The pack in force there.
     pub pack: Arc<CompiledPack>,
+    /// Whether the root is a git work tree's without a signature or a pack file, whose pack
+    /// is mined from its history (zero-config): the engine asks its miner before using it.
+    pub mined: bool,
+}
+
+/// The entry whose presence (a directory, or a file in a linked work tree or a submodule)
+/// makes a directory a git work tree's root.
+pub const GIT_ENTRY: &str = ".git";
+
+/// The root of the git work tree `dir` lies in: the nearest ancestor (`dir` first) holding an
+/// entry named `.git`, of any kind. Never above `/`.
+pub fn git_root<'a>(dir: &'a Path, probe: &dyn FileProbe) -> Option<&'a Path> {
+    dir.ancestors()
+        .find(|d| probe.kind(&d.join(GIT_ENTRY)).is_some())
 }
 
 /// The workspace key: the root's directory name, `-`, and 8 hex digits of an FNV-1a hash of
@@ -43,13 +62,29 @@ struct CachedPack {
 pub struct PackCache {
     builtin: Arc<CompiledPack>,
     repo: HashMap<PathBuf, CachedPack>,
+    /// Whether a path no signature claims may belong to its git work tree (zero-config).
+    zero_config: bool,
+    /// The mined packs in use, by git work-tree root (set by the engine).
+    mined: HashMap<PathBuf, Arc<CompiledPack>>,
+    /// The pack of a zero-config root whose mined pack is not in use yet: no families.
+    unmined: Arc<CompiledPack>,
 }
 
 impl Default for PackCache {
     fn default() -> Self {
+        let none = docsuggest_schema::Pack {
+            signature: vec![GIT_ENTRY.into()],
+            families: Vec::new(),
+        };
         PackCache {
             builtin: Arc::new(CompiledPack::builtin()),
             repo: HashMap::new(),
+            zero_config: false,
+            mined: HashMap::new(),
+            unmined: Arc::new(
+                CompiledPack::compile(&none, "(no pack yet)")
+                    .expect("a pack of no families compiles"),
+            ),
         }
     }
 }
@@ -58,6 +93,33 @@ impl PackCache {
     /// The built-in pack.
     pub fn builtin(&self) -> &Arc<CompiledPack> {
         &self.builtin
+    }
+
+    /// Turns the zero-config fallback of [`PackCache::locate`] on or off (off by default).
+    pub fn set_zero_config(&mut self, on: bool) {
+        self.zero_config = on;
+    }
+
+    /// Whether the zero-config fallback is on.
+    pub fn zero_config(&self) -> bool {
+        self.zero_config
+    }
+
+    /// Puts `pack` in use for the zero-config root `root` (`None`: no mined pack in use).
+    pub fn set_mined(&mut self, root: &Path, pack: Option<Arc<CompiledPack>>) {
+        match pack {
+            Some(pack) => {
+                self.mined.insert(root.to_path_buf(), pack);
+            }
+            None => {
+                self.mined.remove(root);
+            }
+        }
+    }
+
+    /// Forgets every mined pack in use.
+    pub fn clear_mined(&mut self) {
+        self.mined.clear();
     }
 
     /// The pack in force at `dir`: its repo pack when it has a valid one, else the built-in.
@@ -123,10 +185,30 @@ impl PackCache {
                     root: dir.to_path_buf(),
                     key: workspace_key(dir),
                     pack,
+                    mined: false,
                 });
             }
         }
-        None
+        if !self.zero_config {
+            return None;
+        }
+        self.locate_mined(start, probe)
+    }
+
+    /// The zero-config fallback: the git work tree `start` lies in, unless its root carries a
+    /// pack file (valid or not: the file's owner decides, and its signature did not match).
+    fn locate_mined(&self, start: &Path, probe: &dyn FileProbe) -> Option<Workspace> {
+        let root = git_root(start, probe)?;
+        if probe.kind(&root.join(REPO_PACK_PATH)).is_some() {
+            return None;
+        }
+        let pack = self.mined.get(root).unwrap_or(&self.unmined).clone();
+        Some(Workspace {
+            root: root.to_path_buf(),
+            key: workspace_key(root),
+            pack,
+            mined: true,
+        })
     }
 }
 
@@ -165,5 +247,53 @@ mod tests {
         assert!(!key.contains("someone"));
         assert_ne!(key, workspace_key(Path::new("/elsewhere/repo")));
         assert!(workspace_key(Path::new("/")).starts_with("root-"));
+    }
+
+    #[test]
+    fn a_git_work_tree_is_a_workspace_only_with_zero_config_and_no_pack_file() {
+        use crate::probe::OsProbe;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("repo");
+        std::fs::create_dir_all(root.join(".git")).expect("mkdir");
+        std::fs::create_dir_all(root.join("src/deep")).expect("mkdir");
+        std::fs::write(root.join("src/deep/a.py"), "").expect("write");
+        let file = root.join("src/deep/a.py");
+        let mut packs = PackCache::default();
+        let mut warnings = Vec::new();
+        assert!(packs.locate(&file, &OsProbe, &mut warnings).is_none());
+        packs.set_zero_config(true);
+        let ws = packs
+            .locate(&file, &OsProbe, &mut warnings)
+            .expect("the work tree");
+        assert_eq!(ws.root, root);
+        assert_eq!(ws.key, workspace_key(&root));
+        assert!(ws.mined);
+        assert!(ws.pack.families.is_empty(), "no mined pack in use yet");
+        let mined = Arc::new(CompiledPack::builtin());
+        packs.set_mined(&root, Some(mined.clone()));
+        let ws = packs
+            .locate(&file, &OsProbe, &mut warnings)
+            .expect("the work tree");
+        assert!(Arc::ptr_eq(&ws.pack, &mined));
+        // A `.git` file (a linked work tree, a submodule) marks a root as well; the nearest wins.
+        std::fs::write(root.join("src/.git"), "gitdir: elsewhere").expect("write");
+        let ws = packs
+            .locate(&file, &OsProbe, &mut warnings)
+            .expect("the submodule");
+        assert_eq!(ws.root, root.join("src"));
+        std::fs::remove_file(root.join("src/.git")).expect("rm");
+        // A pack file at the root, valid or not, is its owner's word: no fallback.
+        std::fs::create_dir_all(root.join(".dsh")).expect("mkdir");
+        std::fs::write(root.join(REPO_PACK_PATH), "not json").expect("write");
+        assert!(packs.locate(&file, &OsProbe, &mut warnings).is_none());
+        std::fs::remove_file(root.join(REPO_PACK_PATH)).expect("rm");
+        // Outside any work tree there is nothing to fall back to.
+        let outside = dir.path().join("plain/x.md");
+        std::fs::create_dir_all(outside.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&outside, "").expect("write");
+        assert!(packs.locate(&outside, &OsProbe, &mut warnings).is_none());
+        packs.set_zero_config(false);
+        assert!(packs.locate(&file, &OsProbe, &mut warnings).is_none());
+        assert!(warnings.is_empty());
     }
 }

@@ -11,16 +11,19 @@ use std::sync::Arc;
 /// escape included). A glob without any of them matches exactly its own bytes.
 const GLOB_SYNTAX: [char; 7] = ['*', '?', '[', ']', '{', '}', '\\'];
 
-/// One companion as a window watches it: its name as the pack writes it, and whether a
-/// base-relative call path names it.
+/// One companion as a window watches it: its name as the pack writes it (a template: its
+/// substitution), and whether a base-relative call path names it.
 #[derive(Debug)]
 pub struct CompanionMatcher {
-    /// The companion as the pack writes it.
+    /// The companion as the pack writes it; a template's substitution for one call.
     path: String,
     /// Whether `glob` is `path` itself with no glob syntax: a match is byte equality.
     literal: bool,
     /// The compiled glob (placeholders match any name).
     glob: Arc<GlobMatcher>,
+    /// A template's text as the pack writes it: its rates are keyed by it, so what is
+    /// learned holds for every file of the family.
+    template: Option<Box<str>>,
 }
 
 impl CompanionMatcher {
@@ -31,12 +34,34 @@ impl CompanionMatcher {
             path: path.to_string(),
             literal: text == path && !text.contains(GLOB_SYNTAX),
             glob,
+            template: None,
         }
     }
 
-    /// The companion as the pack writes it.
+    /// The matcher of the template `template` for one call: it names exactly `substituted`
+    /// (`glob` is the template's, kept only to fill the slot).
+    pub fn substituted(
+        substituted: String,
+        template: &str,
+        glob: Arc<GlobMatcher>,
+    ) -> CompanionMatcher {
+        CompanionMatcher {
+            path: substituted,
+            literal: true,
+            glob,
+            template: Some(template.into()),
+        }
+    }
+
+    /// The companion as the pack writes it; a template's substitution. What lines show and
+    /// what a later call must name.
     pub fn path(&self) -> &str {
         &self.path
+    }
+
+    /// What the companion's rate row is keyed by: the pack's text (a template as written).
+    pub fn key(&self) -> &str {
+        self.template.as_deref().unwrap_or(&self.path)
     }
 
     /// Whether the base-relative path `rel` names this companion.

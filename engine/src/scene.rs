@@ -6,7 +6,7 @@
 //! with a kept scene a call that touches no family asks the disk nothing beyond the probe's
 //! change check, and a noted call asks it nothing beyond that either.
 
-use crate::compiled::Detection;
+use crate::compiled::{CompanionForm, CompiledFamily, Detection, substitute};
 use crate::filter::Bases;
 use crate::locate::{PackCache, Workspace};
 use crate::paths::{is_pattern, literal_prefix, relative_to, strip_base};
@@ -46,6 +46,35 @@ pub struct Filtered {
     pub bases: Arc<[PathBuf]>,
     /// The family's companions that exist under a base, by index, in pack order.
     pub existing: Vec<usize>,
+    /// For a family with a `{}` template: each companion's substitution for this call path
+    /// (`None` for other companions, or a template with no valid substitution). Empty for a
+    /// family without a template.
+    pub substituted: Vec<Option<String>>,
+}
+
+impl Filtered {
+    /// What this call shows of the companion the pack writes as `path`: a template's
+    /// substitution, any other companion as written.
+    pub fn shown<'a>(&'a self, family: &CompiledFamily, path: &'a str) -> &'a str {
+        if self.substituted.is_empty() {
+            return path;
+        }
+        family
+            .companions
+            .iter()
+            .position(|c| c.path == path)
+            .and_then(|i| self.substituted.get(i)?.as_deref())
+            .unwrap_or(path)
+    }
+
+    /// Whether the base-relative path `rel` names companion `i` of `family`: a template by
+    /// its substitution (byte equality), any other companion by its matcher.
+    pub fn names(&self, family: &CompiledFamily, i: usize, rel: &str) -> bool {
+        match self.substituted.get(i) {
+            Some(Some(path)) => rel == path,
+            _ => family.companions[i].names.is_match(rel),
+        }
+    }
 }
 
 impl Scene {
@@ -100,12 +129,34 @@ impl Scene {
                 path
             };
             let bases = Bases::find(&workspace.root, lookup, probe);
+            // A pattern target names no one file: it has no capture.
+            let capture = if family.has_templates() && !is_pattern(&scene.rel) {
+                family.capture(&scene.rel)
+            } else {
+                None
+            };
+            let substituted: Vec<Option<String>> = if family.has_templates() {
+                family
+                    .companions
+                    .iter()
+                    .map(|c| match c.form {
+                        CompanionForm::Template => substitute(&c.path, capture?),
+                        _ => None,
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
             let existing = (0..family.companions.len())
-                .filter(|&i| bases.keeps(&family.companions[i], probe))
+                .filter(|&i| match substituted.get(i) {
+                    Some(Some(path)) => bases.keeps_substituted(path, probe),
+                    _ => bases.keeps(&family.companions[i], probe),
+                })
                 .collect();
             scene.filtered = Some(Filtered {
                 bases: bases.into_all().into(),
                 existing,
+                substituted,
             });
         }
         scene.workspace = Some(workspace);

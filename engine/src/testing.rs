@@ -1,7 +1,8 @@
 //! A store that keeps nothing, for examples and for tests of the pure pipeline.
 
 use docsuggest_schema::{
-    Decision, DecisionStore, RateKey, RateRow, RateSnapshot, Resolution, StoreError, StoreKind,
+    Decision, DecisionStore, MinedPack, RateKey, RateRow, RateSnapshot, Resolution, StoreError,
+    StoreKind,
 };
 use std::sync::{Arc, Mutex};
 
@@ -16,6 +17,9 @@ pub struct NullStore {
     /// Every snapshot opened and the keys read through it, in order (for assertions; shared,
     /// so a test can keep a handle after boxing the store).
     pub reads: Arc<Mutex<Vec<Vec<RateKey>>>>,
+    /// Every mined pack it was asked to keep, in order, by workspace key (the last one of a
+    /// workspace is what it answers for it).
+    pub mined: Vec<(String, MinedPack)>,
 }
 
 impl NullStore {
@@ -70,5 +74,19 @@ impl DecisionStore for NullStore {
 
     fn flush(&mut self) -> Result<u64, StoreError> {
         Ok(self.next_seq)
+    }
+
+    fn mined_pack(&self, workspace: &str) -> Result<Option<MinedPack>, StoreError> {
+        Ok(self
+            .mined
+            .iter()
+            .rev()
+            .find(|(w, _)| w == workspace)
+            .map(|(_, m)| m.clone()))
+    }
+
+    fn put_mined_pack(&mut self, workspace: &str, mined: MinedPack) -> Result<(), StoreError> {
+        self.mined.push((workspace.to_string(), mined));
+        Ok(())
     }
 }

@@ -79,6 +79,37 @@ pub fn decode_moves(bytes: &[u8], sink: &mut (impl MoveSink + ?Sized)) -> Result
     moves::walk(body, sink)
 }
 
+/// The most bytes a stored mined pack may take: its pack and head at their bounds, the tag
+/// and the integers' and lengths' varints. A longer value is refused before it is decoded.
+const MINED_VALUE_LIMIT: usize =
+    crate::store::MAX_MINED_PACK_BYTES + crate::store::MAX_MINED_HEAD_BYTES + 64;
+
+/// Encodes a mined pack (schema v4's `mined` table) behind the current version tag; a record
+/// past its bounds ([`MinedPack::problem`](crate::MinedPack::problem)) is not encoded.
+pub fn encode_mined_pack(mined: &crate::MinedPack) -> Result<Vec<u8>, CodecError> {
+    if let Some(problem) = mined.problem() {
+        return Err(CodecError::Encode(problem));
+    }
+    encode(mined)
+}
+
+/// Decodes a mined pack written by [`encode_mined_pack`]. A value longer than a record at its
+/// bounds is refused without being decoded, and a decoded pack or head past its bound is
+/// malformed: a stored pack is at most 1 MiB.
+pub fn decode_mined_pack(bytes: &[u8]) -> Result<crate::MinedPack, CodecError> {
+    if bytes.len() > MINED_VALUE_LIMIT {
+        return Err(CodecError::Malformed(format!(
+            "a mined pack value of {} bytes is larger than the limit of {MINED_VALUE_LIMIT}",
+            bytes.len()
+        )));
+    }
+    let mined: crate::MinedPack = decode(bytes)?;
+    match mined.problem() {
+        Some(problem) => Err(CodecError::Malformed(problem)),
+        None => Ok(mined),
+    }
+}
+
 /// A rate row as schema v1 stored it: the step value and the accept/reject counts.
 #[derive(serde::Deserialize)]
 struct RateRowV1 {
@@ -159,6 +190,66 @@ mod tests {
         let mut bytes = encode(&RateKey::family("w", "f")).expect("encodes");
         bytes.push(0);
         assert_eq!(decode::<RateKey>(&bytes), Err(CodecError::Trailing(1)));
+    }
+
+    #[test]
+    fn mined_packs_are_bounded_both_ways() {
+        use crate::MinedPack;
+        use crate::store::{MAX_MINED_HEAD_BYTES, MAX_MINED_PACK_BYTES};
+        let mined = MinedPack {
+            pack: r#"{"families": []}"#.into(),
+            head: "ab12".into(),
+            commits: 300,
+            miner: 1,
+        };
+        let bytes = encode_mined_pack(&mined).expect("encodes");
+        // tag 2, the pack's length and text, the head's, varint 300 (0xfb + u16 LE), varint 1.
+        assert_eq!(bytes[..2], [2, 16]);
+        assert_eq!(
+            bytes[bytes.len() - 9..],
+            [4, b'a', b'b', b'1', b'2', 0xfb, 0x2c, 0x01, 1]
+        );
+        assert_eq!(decode_mined_pack(&bytes), Ok(mined.clone()));
+        // At the bounds it still round-trips.
+        let full = MinedPack {
+            pack: "p".repeat(MAX_MINED_PACK_BYTES),
+            head: "h".repeat(MAX_MINED_HEAD_BYTES),
+            commits: u64::MAX,
+            miner: u32::MAX,
+        };
+        let bytes = encode_mined_pack(&full).expect("encodes at the bound");
+        assert_eq!(decode_mined_pack(&bytes), Ok(full.clone()));
+        // One byte more is never written, and a stored one is refused as malformed.
+        let over = MinedPack {
+            pack: "p".repeat(MAX_MINED_PACK_BYTES + 1),
+            ..full.clone()
+        };
+        assert!(matches!(
+            encode_mined_pack(&over),
+            Err(CodecError::Encode(_))
+        ));
+        let stored = encode(&over).expect("the plain encoder writes it");
+        assert!(
+            matches!(decode_mined_pack(&stored), Err(CodecError::Malformed(m)) if m.contains("larger than the limit")),
+        );
+        let long_head = MinedPack {
+            head: "h".repeat(MAX_MINED_HEAD_BYTES + 1),
+            ..mined.clone()
+        };
+        assert!(matches!(
+            decode_mined_pack(&encode(&long_head).expect("encodes")),
+            Err(CodecError::Malformed(m)) if m.contains("head")
+        ));
+        // A length prefix that lies, truncation, and trailing bytes are errors, never panics.
+        let mut lying = encode_mined_pack(&mined).expect("encodes");
+        lying[1] = 0xfc;
+        assert!(decode_mined_pack(&lying).is_err());
+        let good = encode_mined_pack(&mined).expect("encodes");
+        assert!(decode_mined_pack(&good[..good.len() - 1]).is_err());
+        let mut trailing = good.clone();
+        trailing.push(0);
+        assert_eq!(decode_mined_pack(&trailing), Err(CodecError::Trailing(1)));
+        assert_eq!(decode_mined_pack(&[]), Err(CodecError::Empty));
     }
 
     #[test]

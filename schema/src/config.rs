@@ -91,6 +91,10 @@ pub struct Config {
     pub prune_below: f64,
     /// Under the evidence model: how strongly a companion's rate scales its score.
     pub evidence_exponent: f64,
+    /// Zero-config: a call in a git work tree with no pack signature and no pack file uses a
+    /// pack mined from the repository's history, when the host plugged in a miner. Off, such
+    /// a call is foreign as before.
+    pub zero_config: bool,
 }
 
 impl Default for Config {
@@ -125,6 +129,7 @@ impl Default for Config {
             rate_model: RateModel::Evidence,
             prune_below: 0.25,
             evidence_exponent: 2.0,
+            zero_config: true,
         }
     }
 }
@@ -242,6 +247,7 @@ impl Config {
                     MAX_EVIDENCE_EXPONENT,
                     &mut self.evidence_exponent,
                 ),
+                "zeroConfig" => p.boolean(value, &mut self.zero_config),
                 _ => p.problem("unknown field".into()),
             }
         }
@@ -445,6 +451,21 @@ mod tests {
         assert_eq!(c.tools.join(","), "read,grep,glob,write,edit,raw-write");
         assert_eq!(c.exclude.join(","), "node_modules,Target,.git,dist");
         assert_eq!(c.weights, Table::DEFAULT_WEIGHTS);
+        assert!(c.zero_config);
+    }
+
+    #[test]
+    fn zero_config_is_a_switch() {
+        let c = Config::default()
+            .patched(&json!({"zeroConfig": false}), "t")
+            .expect("valid");
+        assert!(!c.zero_config);
+        assert_eq!(
+            problems(json!({"zeroConfig": "no"})),
+            ["zeroConfig: expected a boolean, found a string"]
+        );
+        let text = serde_json::to_value(&c).expect("serialises");
+        assert_eq!(text["zeroConfig"], json!(false));
     }
 
     #[test]

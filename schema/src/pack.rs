@@ -261,8 +261,11 @@ impl Pack {
             {
                 out.push(format!("{at}.threshold: {t} is outside 0..1"));
             }
+            let captures = fam.rules.iter().any(|r| !single_stars(r).is_empty());
             for (j, c) in fam.companions.iter().enumerate() {
                 if let Some(p) = path_problem(&c.path) {
+                    out.push(format!("{at}.companions[{j}].path: {p}"));
+                } else if let Some(p) = template_problem(&c.path, captures) {
                     out.push(format!("{at}.companions[{j}].path: {p}"));
                 }
                 if !(0.0..=1.0).contains(&c.prior) {
@@ -292,6 +295,119 @@ fn normalise(mut value: Value) -> Value {
         }
     }
     value
+}
+
+/// The mark a template companion holds: each `{}` is replaced by the call's capture.
+pub const TEMPLATE_MARK: &str = "{}";
+
+/// Whether a companion path is a template (holds `{}`).
+pub fn is_template(path: &str) -> bool {
+    path.contains(TEMPLATE_MARK)
+}
+
+/// Whether a path holds a `<placeholder>` (a `<` closed later by a `>`, with a name between).
+pub fn has_placeholder(path: &str) -> bool {
+    path.find('<')
+        .is_some_and(|open| path[open + 1..].find('>').is_some_and(|close| close > 0))
+}
+
+/// The byte offsets of a glob's single `*` wildcards, in order: a `*` that is neither escaped
+/// (`\*`), inside a class (`[*]`), nor part of `**`. A template captures what the last one
+/// matched. (Read as globset reads a glob; the engine checks each against globset's own
+/// translation before it captures with it.)
+pub fn single_stars(glob: &str) -> Vec<usize> {
+    let bytes = glob.as_bytes();
+    let mut out = Vec::new();
+    // Whether the previous character was an unescaped `*` outside a class.
+    let mut after_star = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => {
+                // The escaped character is a literal (a dangling `\` is globset's error).
+                i += 2;
+                after_star = false;
+                continue;
+            }
+            b'[' => {
+                i = class_end(bytes, i);
+                after_star = false;
+                continue;
+            }
+            b'*' => {
+                let next_star = bytes.get(i + 1) == Some(&b'*');
+                if !after_star && !next_star {
+                    out.push(i);
+                }
+                after_star = true;
+            }
+            _ => after_star = false,
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The POSIX class names globset knows inside a class (`[[:alpha:]]`); any other `[:` is literal.
+const POSIX_CLASSES: [&[u8]; 12] = [
+    b"alnum", b"alpha", b"blank", b"cntrl", b"digit", b"graph", b"lower", b"print", b"punct",
+    b"space", b"upper", b"xdigit",
+];
+
+/// The offset just past the class that opens at `open` (globset's rules: `!` or `^` negates,
+/// a `]` first is literal, `[:name:]` is a POSIX class, no escapes inside). An unclosed class
+/// runs to the end.
+fn class_end(bytes: &[u8], open: usize) -> usize {
+    let mut i = open + 1;
+    if matches!(bytes.get(i), Some(b'!' | b'^')) {
+        i += 1;
+    }
+    let mut first = true;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b']' if !first => return i + 1,
+            b'[' if bytes.get(i + 1) == Some(&b':') => {
+                let name_end = bytes[i + 2..]
+                    .iter()
+                    .position(|c| !c.is_ascii_lowercase())
+                    .map(|n| i + 2 + n);
+                match name_end {
+                    Some(e)
+                        if bytes.get(e..e + 2) == Some(b":]")
+                            && POSIX_CLASSES.contains(&&bytes[i + 2..e]) =>
+                    {
+                        i = e + 2
+                    }
+                    _ => i += 1,
+                }
+                first = false;
+                continue;
+            }
+            _ => {}
+        }
+        first = false;
+        i += 1;
+    }
+    bytes.len()
+}
+
+/// What is wrong with a template companion (`None` for any other path): it may hold no glob
+/// syntax besides its `{}` and no `<placeholder>`, and its family needs a rule with a single
+/// `*` to capture from (`captures`).
+fn template_problem(path: &str, captures: bool) -> Option<String> {
+    if !is_template(path) {
+        return None;
+    }
+    let rest = path.replace(TEMPLATE_MARK, "");
+    if rest.contains(['*', '?', '[', ']', '{', '}', '\\']) {
+        Some("a {} template may not also hold glob syntax".into())
+    } else if has_placeholder(path) {
+        Some("a {} template may not also hold a <placeholder>".into())
+    } else if !captures {
+        Some("a {} template needs a rule of its family with a single * to capture".into())
+    } else {
+        None
+    }
 }
 
 /// Paths in a pack are short printable text: no control characters reach a note.
@@ -401,5 +517,79 @@ mod tests {
                 .starts_with("invalid pack f.json: not valid JSON:"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn single_stars_skip_escapes_classes_and_double_stars() {
+        for (glob, stars) in [
+            ("src/*.py", &[4][..]),
+            ("**/*.rs", &[3]),
+            ("a/**", &[]),
+            ("a**b", &[]),
+            ("*_*.md", &[0, 2]),
+            ("\\*.md", &[]),
+            ("\\**.md", &[2]),
+            ("[*]/x.md", &[]),
+            ("[]*]/*.md", &[5]),
+            ("[!*]*", &[4]),
+            ("[[:alpha:]*]", &[]),
+            ("[[:foo:]*]", &[8]),
+            ("{a,*}/b", &[3]),
+            ("README.md", &[]),
+        ] {
+            assert_eq!(single_stars(glob), stars, "{glob}");
+        }
+    }
+
+    #[test]
+    fn template_companions_are_checked() {
+        let pack = |rules: &str, companion: &str| {
+            format!(
+                r#"{{"families": [{{"name": "A", "rules": {rules}, "companions": [{{"path": {}, "prior": 1.0}}]}}]}}"#,
+                serde_json::json!(companion)
+            )
+        };
+        for (rules, companion) in [
+            (r#"["src/*.py"]"#, "tests/test_{}.py"),
+            (r#"["**/*.rs"]"#, "tests/ui/{}.rs"),
+            (r#"["lints/*/README.md"]"#, "lints/{}/meta.yaml"),
+            (r#"["a/**", "b/*.md"]"#, "{}/{}.txt"),
+        ] {
+            let text = pack(rules, companion);
+            assert!(Pack::from_json_str(&text, "p.json").is_ok(), "{text}");
+        }
+        for (rules, companion, problem) in [
+            (
+                r#"["src/*.py"]"#,
+                "tests/*/{}.py",
+                "a {} template may not also hold glob syntax",
+            ),
+            (
+                r#"["src/*.py"]"#,
+                "tests/{{}}.py",
+                "a {} template may not also hold glob syntax",
+            ),
+            (
+                r#"["src/*.py"]"#,
+                "tests/{a,b}/{}.py",
+                "a {} template may not also hold glob syntax",
+            ),
+            (
+                r#"["src/*.py"]"#,
+                "tests/<Name>/{}.py",
+                "a {} template may not also hold a <placeholder>",
+            ),
+            (
+                r#"["src/**", "README.md", "x/\\*.md"]"#,
+                "tests/{}.py",
+                "a {} template needs a rule of its family with a single * to capture",
+            ),
+        ] {
+            let err = Pack::from_json_str(&pack(rules, companion), "p.json").expect_err(companion);
+            assert_eq!(
+                err.to_string(),
+                format!("invalid pack p.json: families[0].companions[0].path: {problem}")
+            );
+        }
     }
 }

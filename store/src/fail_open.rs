@@ -9,6 +9,10 @@
 //! [`take_degradation`](DecisionStore::take_degradation), which the engine turns into
 //! `doc-suggester: store unavailable (<reason>), using memory`.
 //!
+//! Mined packs go to redb while it is in use, to memory after the switch (those redb still
+//! answered are carried over). A failed read of one is returned as an error, without a switch:
+//! the engine then asks its miner without it, and the pack mined again overwrites the value.
+//!
 //! Errors that are about the request rather than the store ([`StoreError::UnknownDecision`],
 //! [`StoreError::Invalid`]) are returned as they are and change nothing. A panic inside redb is
 //! caught and treated like a failure, so none reaches the host.
@@ -17,8 +21,8 @@ use crate::memory::{MemoryStore, Resume};
 use crate::options::StoreOptions;
 use crate::redb_store::RedbStore;
 use docsuggest_schema::{
-    Config, Decision, DecisionStore, HistoryEntry, RateKey, RateRow, RateSnapshot, Resolution,
-    StoreContents, StoreError, StoreKind,
+    Config, Decision, DecisionStore, HistoryEntry, MinedPack, RateKey, RateRow, RateSnapshot,
+    Resolution, StoreContents, StoreError, StoreKind,
 };
 use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -125,22 +129,28 @@ impl FailOpenStore {
         let carried = catch_unwind(AssertUnwindSafe(|| {
             // What redb's handle answers includes what waits for its next commit.
             let pending = redb.pending().unwrap_or_else(|_| waiting.clone());
-            Resume {
+            let resume = Resume {
                 marks,
                 rates: redb.rate_rows().unwrap_or_default(),
                 pending,
-            }
+            };
+            (resume, redb.mined_packs().unwrap_or_default())
         }));
         self.durable = redb.last_durable_seq();
-        let resume = carried.unwrap_or_else(|_| Resume {
-            marks,
-            pending: waiting,
-            ..Resume::default()
+        let (resume, mined) = carried.unwrap_or_else(|_| {
+            let resume = Resume {
+                marks,
+                pending: waiting,
+                ..Resume::default()
+            };
+            (resume, Vec::new())
         });
-        let old = std::mem::replace(
-            &mut self.inner,
-            Inner::Memory(MemoryStore::resume(self.limit, resume)),
-        );
+        let mut memory = MemoryStore::resume(self.limit, resume);
+        for (workspace, record) in mined {
+            // Read from redb, so within bounds; the memory store keeps the last it can.
+            let _ = memory.put_mined_pack(&workspace, record);
+        }
+        let old = std::mem::replace(&mut self.inner, Inner::Memory(memory));
         // Dropping flushes what redb committed; a panic there must not escape either.
         if catch_unwind(AssertUnwindSafe(move || drop(old))).is_err() {
             tracing::error!("store backend panicked while closing");
@@ -309,6 +319,26 @@ impl DecisionStore for FailOpenStore {
         self.switch_if_read_failed();
         self.degradation.take()
     }
+
+    /// A failed read is returned, without a switch (a panic schedules one, as any read's).
+    fn mined_pack(&self, workspace: &str) -> Result<Option<MinedPack>, StoreError> {
+        match &self.inner {
+            Inner::Memory(m) => m.mined_pack(workspace),
+            Inner::Redb(r) => match catch_unwind(AssertUnwindSafe(|| r.mined_pack(workspace))) {
+                Ok(read) => read,
+                Err(payload) => {
+                    let reason = panic_reason(payload.as_ref());
+                    self.note_read_failure(reason.clone());
+                    Err(StoreError::Backend(reason))
+                }
+            },
+        }
+    }
+
+    /// Written as every write is: on redb, or on memory after a failure there.
+    fn put_mined_pack(&mut self, workspace: &str, mined: MinedPack) -> Result<(), StoreError> {
+        self.run(|s| s.put_mined_pack(workspace, mined.clone()))
+    }
 }
 
 impl StoreContents for FailOpenStore {
@@ -372,6 +402,40 @@ mod tests {
         assert!(reason.ends_with("the store is closed"), "{reason}");
         assert_eq!(s.take_degradation(), None);
         assert_eq!(s.flush().expect("flush"), 1);
+    }
+
+    #[test]
+    fn mined_packs_follow_the_store_to_memory() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut s = FailOpenStore::open(StoreOptions::new(dir.path().join("s.redb")), 4);
+        let record = MinedPack {
+            pack: r#"{"families": []}"#.into(),
+            head: "ab".into(),
+            commits: 2,
+            miner: 1,
+        };
+        s.put_mined_pack("ws", record.clone()).expect("put");
+        assert_eq!(s.mined_pack("ws").expect("read"), Some(record.clone()));
+        // An oversized record is the request's fault: no switch.
+        let big = MinedPack {
+            pack: "x".repeat(docsuggest_schema::store::MAX_MINED_PACK_BYTES + 1),
+            ..record.clone()
+        };
+        assert!(matches!(
+            s.put_mined_pack("ws", big),
+            Err(StoreError::Invalid(_))
+        ));
+        assert_eq!(s.kind(), StoreKind::Redb);
+        // A failure: the write lands in memory, with what redb held carried over.
+        s.redb_mut().expect("redb").close().expect("close");
+        let other = MinedPack {
+            head: "cd".into(),
+            ..record.clone()
+        };
+        s.put_mined_pack("other", other.clone()).expect("on memory");
+        assert_eq!(s.kind(), StoreKind::Memory);
+        assert_eq!(s.mined_pack("other").expect("read"), Some(other));
+        assert!(s.take_degradation().is_some());
     }
 
     #[test]

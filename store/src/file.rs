@@ -9,7 +9,7 @@
 use crate::crash::{CrashHook, CrashPoint};
 use crate::errors::ResultExt;
 use crate::options::StoreOptions;
-use crate::tables::{BASE, HISTORY, META, MOVES, PENDING, RATES};
+use crate::tables::{BASE, HISTORY, META, MINED, MOVES, PENDING, RATES};
 use docsuggest_schema::StoreError;
 use redb::backends::FileBackend;
 use redb::{Builder, ConcurrencyMode, Database, ReadableDatabase, StorageBackend};
@@ -252,5 +252,6 @@ pub(crate) fn verify_tables(db: &Database, label: &str) -> Result<(), StoreError
     txn.open_table(MOVES).at(label, doing)?;
     txn.open_table(PENDING).at(label, doing)?;
     txn.open_table(META).at(label, doing)?;
+    txn.open_table(MINED).at(label, doing)?;
     Ok(())
 }

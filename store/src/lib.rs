@@ -67,6 +67,7 @@ mod tables;
 mod testkit;
 mod upgrade_v2;
 mod upgrade_v3;
+mod upgrade_v4;
 
 pub use fail_open::FailOpenStore;
 pub use fold::{FoldMismatch, FoldReport, check_fold, folded_rates, same_bits};

@@ -11,12 +11,15 @@
 //! - at most `store_limit` decisions are pending; recording one more closes the oldest as
 //!   abandoned (no rate move), as a restart would.
 //!
+//! Mined packs (zero-config) are kept for at most [`MemoryStore::MINED_BOUND`] workspaces;
+//! past it the one stored least recently is dropped.
+//!
 //! Sequence numbers start at 1 and never repeat within the store's life: decision numbers for
 //! pending and silent records alike, resolution numbers in history order.
 
 use crate::record::{self, SeqMarks};
 use docsuggest_schema::{
-    Decision, DecisionStore, HistoryEntry, RateKey, RateRow, RateSnapshot, Resolution,
+    Decision, DecisionStore, HistoryEntry, MinedPack, RateKey, RateRow, RateSnapshot, Resolution,
     StoreContents, StoreError, StoreKind,
 };
 use std::collections::{BTreeMap, VecDeque};
@@ -50,9 +53,14 @@ pub struct MemoryStore {
     history: VecDeque<HistoryEntry>,
     pending: BTreeMap<u64, Decision>,
     marks: SeqMarks,
+    /// Mined packs by workspace key, the one stored least recently first.
+    mined: VecDeque<(String, MinedPack)>,
 }
 
 impl MemoryStore {
+    /// The most workspaces whose mined pack is kept (each up to 1 MiB of JSON text).
+    pub const MINED_BOUND: usize = 64;
+
     /// An empty store bounded by `limit` (at least 1).
     pub fn new(limit: usize) -> MemoryStore {
         MemoryStore {
@@ -64,6 +72,7 @@ impl MemoryStore {
             history: VecDeque::new(),
             pending: BTreeMap::new(),
             marks: SeqMarks::default(),
+            mined: VecDeque::new(),
         }
     }
 
@@ -256,6 +265,30 @@ impl DecisionStore for MemoryStore {
 
     fn configure(&mut self, config: &docsuggest_schema::Config) {
         self.set_limit(config.store_limit);
+    }
+
+    fn mined_pack(&self, workspace: &str) -> Result<Option<MinedPack>, StoreError> {
+        Ok(self
+            .mined
+            .iter()
+            .find(|(w, _)| w == workspace)
+            .map(|(_, m)| m.clone()))
+    }
+
+    /// Replaces the workspace's record and makes it the most recent; past
+    /// [`MemoryStore::MINED_BOUND`] workspaces the least recently stored is dropped.
+    fn put_mined_pack(&mut self, workspace: &str, mined: MinedPack) -> Result<(), StoreError> {
+        if let Some(problem) = mined.problem() {
+            return Err(StoreError::Invalid(format!(
+                "mined pack of {workspace:?}: {problem}"
+            )));
+        }
+        self.mined.retain(|(w, _)| w != workspace);
+        self.mined.push_back((workspace.to_string(), mined));
+        while self.mined.len() > MemoryStore::MINED_BOUND {
+            self.mined.pop_front();
+        }
+        Ok(())
     }
 }
 
@@ -455,6 +488,43 @@ mod tests {
         assert_eq!(s.ring_len(), 2);
         assert_eq!(keys(&s), ["Plan/C.md", "Plan/D.md"]);
         assert!(clean(&s));
+    }
+
+    fn mined(head: &str) -> MinedPack {
+        MinedPack {
+            pack: r#"{"families": []}"#.into(),
+            head: head.into(),
+            commits: 1,
+            miner: 1,
+        }
+    }
+
+    #[test]
+    fn mined_packs_are_kept_per_workspace_for_at_most_the_bound() {
+        let mut s = MemoryStore::new(2);
+        assert_eq!(s.mined_pack("w0").expect("read"), None);
+        for i in 0..=MemoryStore::MINED_BOUND {
+            s.put_mined_pack(&format!("w{i}"), mined("a")).expect("put");
+        }
+        // One past the bound: the first workspace stored is gone, the others are kept.
+        assert_eq!(s.mined_pack("w0").expect("read"), None);
+        assert_eq!(s.mined_pack("w1").expect("read"), Some(mined("a")));
+        // Storing again replaces the record and makes it the most recent.
+        s.put_mined_pack("w1", mined("b")).expect("put");
+        s.put_mined_pack("one-more", mined("a")).expect("put");
+        assert_eq!(s.mined_pack("w1").expect("read"), Some(mined("b")));
+        assert_eq!(s.mined_pack("w2").expect("read"), None);
+        assert_eq!(s.mined.len(), MemoryStore::MINED_BOUND);
+        // A record past its bounds is a request error and changes nothing.
+        let big = MinedPack {
+            pack: "x".repeat(docsuggest_schema::store::MAX_MINED_PACK_BYTES + 1),
+            ..mined("c")
+        };
+        assert!(matches!(
+            s.put_mined_pack("w1", big),
+            Err(StoreError::Invalid(_))
+        ));
+        assert_eq!(s.mined_pack("w1").expect("read"), Some(mined("b")));
     }
 
     #[test]

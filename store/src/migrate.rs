@@ -7,19 +7,21 @@
 //!
 //! Version 1 is the first released schema; version 2 added the evidence model's shadow counts
 //! to rate rows (`upgrade_v2.rs`); version 3 stores each history entry's moves apart from its
-//! decision (`upgrade_v3.rs`). The committed v1 and v2 fixtures are upgraded by the tests.
+//! decision (`upgrade_v3.rs`); version 4 adds the `mined` table of packs mined from a
+//! workspace's git history (`upgrade_v4.rs`). The committed v1, v2 and v3 fixtures are
+//! upgraded by the tests.
 
 use crate::crash::{CrashHook, CrashPoint};
 use crate::errors::ResultExt;
 use crate::ops::Tx;
-use crate::tables::{META, TABLE_NAMES, meta};
+use crate::tables::{META, MINED, TABLE_NAMES, meta};
 use docsuggest_schema::StoreError;
 use redb::{Database, Durability, ReadableDatabase, TableHandle, WriteTransaction};
 use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// One upgrade step, run inside the upgrade's write transaction.
 pub struct Step {
@@ -43,7 +45,8 @@ pub struct Plan<'a> {
     pub steps: &'a [Step],
 }
 
-/// What this build knows: version 3, reached from version 2, itself reached from version 1.
+/// What this build knows: version 4, reached from version 3, itself reached from version 2,
+/// reached from version 1.
 pub const PLAN: Plan<'static> = Plan {
     current: SCHEMA_VERSION,
     steps: &[
@@ -58,6 +61,12 @@ pub const PLAN: Plan<'static> = Plan {
             to: 3,
             name: "history entries' moves stored apart, in the moves table",
             apply: crate::upgrade_v3::apply,
+        },
+        Step {
+            from: 3,
+            to: 4,
+            name: "the mined table: packs mined from a workspace's git history",
+            apply: crate::upgrade_v4::apply,
         },
     ],
 };
@@ -140,6 +149,7 @@ pub(crate) fn initialise(
         if tx.meta(meta::SCHEMA_VERSION).is_ok() {
             return Ok(());
         }
+        txn.open_table(MINED).at(path, "creating the store")?;
         tx.set_meta(meta::SCHEMA_VERSION, u64::from(version))?;
         tx.set_meta(meta::NEXT_DECISION_SEQ, 1)?;
         tx.set_meta(meta::NEXT_RESOLUTION_SEQ, 1)?;
@@ -311,11 +321,12 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn the_released_plan_upgrades_v1_and_v2() {
-        assert_eq!(PLAN.current, 3);
-        assert_eq!(PLAN.chain("/s", 1).expect("steps from v1").len(), 2);
-        assert_eq!(PLAN.chain("/s", 2).expect("a step from v2").len(), 1);
-        assert!(PLAN.chain("/s", 3).expect("no steps needed").is_empty());
+    fn the_released_plan_upgrades_v1_v2_and_v3() {
+        assert_eq!(PLAN.current, 4);
+        assert_eq!(PLAN.chain("/s", 1).expect("steps from v1").len(), 3);
+        assert_eq!(PLAN.chain("/s", 2).expect("steps from v2").len(), 2);
+        assert_eq!(PLAN.chain("/s", 3).expect("a step from v3").len(), 1);
+        assert!(PLAN.chain("/s", 4).expect("no steps needed").is_empty());
     }
 
     #[test]

@@ -8,7 +8,7 @@
 use crate::errors::{self, RedbFailure, ResultExt};
 use crate::record::{self, SeqMarks};
 use crate::tables::{
-    self, BASE, HISTORY, KeyTuple, META, MOVES, PENDING, RATES, ShowKey, decode_moves,
+    self, BASE, HISTORY, KeyTuple, META, MINED, MOVES, PENDING, RATES, ShowKey, decode_moves,
     decode_pending, decode_row, key_tuple, meta,
 };
 use docsuggest_schema::codec;
@@ -17,8 +17,10 @@ use redb::{ReadableTable, ReadableTableMetadata, Table, WriteTransaction};
 
 pub(crate) mod forget;
 
-/// The six tables of a store, open in one write transaction.
+/// The six tables of a store every write touches, open in one write transaction (the rarely
+/// written `mined` table is opened when written).
 pub(crate) struct Tx<'t> {
+    txn: &'t WriteTransaction,
     path: &'t str,
     rates: Table<'t, KeyTuple<'static>, &'static [u8]>,
     base: Table<'t, KeyTuple<'static>, &'static [u8]>,
@@ -33,6 +35,7 @@ impl<'t> Tx<'t> {
     pub(crate) fn open(txn: &'t WriteTransaction, path: &'t str) -> Result<Tx<'t>, StoreError> {
         let doing = "opening the tables";
         Ok(Tx {
+            txn,
             path,
             rates: txn.open_table(RATES).at(path, doing)?,
             base: txn.open_table(BASE).at(path, doing)?,
@@ -227,6 +230,14 @@ impl<'t> Tx<'t> {
             write_row(self.path, "base", &mut self.base, key_tuple(key), row)?;
         }
         Ok(evicted)
+    }
+
+    /// Keeps `bytes` (an encoded mined pack) as the mined pack of `workspace`.
+    pub(crate) fn put_mined(&mut self, workspace: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        let doing = "writing mined";
+        let mut table = self.txn.open_table(MINED).at(self.path, doing)?;
+        table.insert(workspace, bytes).at(self.path, doing)?;
+        Ok(())
     }
 
     /// Replaces every live row (the offline recompute's swap), in this one transaction.

@@ -13,7 +13,7 @@ use crate::migrate::SCHEMA_VERSION;
 use crate::reader::StoreView;
 use crate::redb_store::{IntegrityReport, RedbCheck};
 use crate::tables::{self, META, TABLE_NAMES, meta};
-use docsuggest_schema::StoreError;
+use docsuggest_schema::{MinedPack, StoreError};
 use redb::{Builder, DatabaseError, ReadOnlyDatabase, ReadableDatabase, TableHandle};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -88,6 +88,16 @@ impl ReadOnlyStore {
     /// A snapshot of every table.
     pub fn view(&self) -> Result<StoreView, StoreError> {
         StoreView::begin_on(&self.db, &self.label)
+    }
+
+    /// The pack mined for the workspace key `workspace`, if the file keeps one.
+    pub fn mined_pack(&self, workspace: &str) -> Result<Option<MinedPack>, StoreError> {
+        self.view()?.mined_pack(workspace)
+    }
+
+    /// Every mined pack the file keeps, by workspace key.
+    pub fn mined_packs(&self) -> Result<Vec<(String, MinedPack)>, StoreError> {
+        self.view()?.mined_packs()
     }
 
     /// redb's page check, run on a private copy of the file (redb checks only a writable

@@ -7,9 +7,9 @@
 
 use crate::errors::ResultExt;
 use crate::record::SeqMarks;
-use crate::tables::{self, BASE, HISTORY, KeyTuple, META, MOVES, PENDING, RATES, key_tuple};
+use crate::tables::{self, BASE, HISTORY, KeyTuple, META, MINED, MOVES, PENDING, RATES, key_tuple};
 use docsuggest_schema::{
-    Decision, HistoryEntry, RateKey, RateRow, RateSnapshot, StoreContents, StoreError,
+    Decision, HistoryEntry, MinedPack, RateKey, RateRow, RateSnapshot, StoreContents, StoreError,
 };
 use redb::{Database, ReadOnlyTable, ReadTransaction, ReadableDatabase, ReadableTableMetadata};
 use std::sync::Arc;
@@ -87,6 +87,24 @@ impl StoreView {
         let doing = "counting history";
         let table = self.txn.open_table(HISTORY).at(&self.label, doing)?;
         table.len().at(&self.label, doing)
+    }
+
+    /// The pack mined for the workspace key `workspace`, as of this snapshot.
+    pub fn mined_pack(&self, workspace: &str) -> Result<Option<MinedPack>, StoreError> {
+        let table = self
+            .txn
+            .open_table(MINED)
+            .at(&self.label, "reading mined")?;
+        tables::read_mined(&self.label, &table, workspace)
+    }
+
+    /// Every mined pack of this snapshot, by workspace key.
+    pub fn mined_packs(&self) -> Result<Vec<(String, MinedPack)>, StoreError> {
+        let table = self
+            .txn
+            .open_table(MINED)
+            .at(&self.label, "reading mined")?;
+        tables::read_all_mined(&self.label, &table)
     }
 
     /// The committed pending decision numbered `seq`, if it is still pending.

@@ -19,8 +19,8 @@ use crate::options::StoreOptions;
 use crate::reader::{StoreReader, StoreView};
 use crate::record::SeqMarks;
 use docsuggest_schema::{
-    Config, Decision, DecisionStore, Durability, HistoryEntry, RateKey, RateRow, RateSnapshot,
-    Resolution, StoreContents, StoreError, StoreKind,
+    Config, Decision, DecisionStore, Durability, HistoryEntry, MinedPack, RateKey, RateRow,
+    RateSnapshot, Resolution, StoreContents, StoreError, StoreKind,
 };
 use redb::Database;
 use std::path::{Path, PathBuf};
@@ -316,6 +316,11 @@ impl RedbStore {
         Ok(n)
     }
 
+    /// Every mined pack the file keeps, by workspace key (committed: a mined pack never waits).
+    pub fn mined_packs(&self) -> Result<Vec<(String, MinedPack)>, StoreError> {
+        self.view()?.mined_packs()
+    }
+
     /// Replaces every live rate row in one transaction (the offline recompute's `--write`).
     pub fn replace_rates(&mut self, rows: &[(RateKey, RateRow)]) -> Result<(), StoreError> {
         let crash = self.crash.clone();
@@ -534,6 +539,21 @@ impl DecisionStore for RedbStore {
             }
         }
         Ok(seq)
+    }
+
+    /// Read from the last commit: a mined pack is committed when it is put, never waiting.
+    fn mined_pack(&self, workspace: &str) -> Result<Option<MinedPack>, StoreError> {
+        self.view()?.mined_pack(workspace)
+    }
+
+    /// One durable write transaction of its own, whatever the durability mode: a mined pack
+    /// is rare and costly to recompute. Records waiting for the next commit go first, as in
+    /// every write, and so become durable with it.
+    fn put_mined_pack(&mut self, workspace: &str, mined: MinedPack) -> Result<(), StoreError> {
+        let bytes = crate::tables::encode_mined(workspace, &mined)?;
+        self.commit(true, "storing a mined pack", |tx| {
+            tx.put_mined(workspace, &bytes)
+        })
     }
 
     fn configure(&mut self, config: &Config) {

@@ -8,7 +8,8 @@ use crate::errors::{self, ResultExt};
 use crate::record::SeqMarks;
 use docsuggest_schema::codec;
 use docsuggest_schema::{
-    Decision, EntryHead, EntryMoves, HistoryEntry, RateKey, RateMove, RateRow, StoreError,
+    Decision, EntryHead, EntryMoves, HistoryEntry, MinedPack, RateKey, RateMove, RateRow,
+    StoreError,
 };
 use redb::{ReadableTable, TableDefinition};
 use std::fmt;
@@ -30,9 +31,13 @@ pub(crate) const MOVES: TableDefinition<u64, &[u8]> = TableDefinition::new("move
 pub(crate) const PENDING: TableDefinition<u64, &[u8]> = TableDefinition::new("pending");
 /// Schema version and sequence counters.
 pub(crate) const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
+/// Workspace key → the pack mined from its git history (`MinedPack`, schema v4).
+pub(crate) const MINED: TableDefinition<&str, &[u8]> = TableDefinition::new("mined");
 
 /// The names of every table a store file holds.
-pub(crate) const TABLE_NAMES: [&str; 6] = ["rates", "base", "history", "moves", "pending", "meta"];
+pub(crate) const TABLE_NAMES: [&str; 7] = [
+    "rates", "base", "history", "moves", "pending", "meta", "mined",
+];
 
 /// Keys of the `meta` table.
 pub(crate) mod meta {
@@ -99,6 +104,49 @@ pub(crate) fn encode_entry(entry: &HistoryEntry) -> Result<EntryBytes, StoreErro
 pub(crate) fn encode_decision(decision: &Decision) -> Result<Vec<u8>, StoreError> {
     codec::encode(decision)
         .map_err(|e| errors::encode_failed(&format!("pending[{}]", decision.seq), e))
+}
+
+/// Encodes a mined pack for the workspace `workspace`; a record past its bounds is a request
+/// error ([`StoreError::Invalid`]), refused before anything is written.
+pub(crate) fn encode_mined(workspace: &str, mined: &MinedPack) -> Result<Vec<u8>, StoreError> {
+    if let Some(problem) = mined.problem() {
+        return Err(StoreError::Invalid(format!(
+            "mined pack of {workspace:?}: {problem}"
+        )));
+    }
+    codec::encode_mined_pack(mined)
+        .map_err(|e| errors::encode_failed(&format!("mined[{workspace:?}]"), e))
+}
+
+/// Decodes the mined pack stored under `workspace`.
+pub(crate) fn decode_mined(workspace: &str, bytes: &[u8]) -> Result<MinedPack, StoreError> {
+    codec::decode_mined_pack(bytes).map_err(|e| errors::codec("mined", format!("{workspace:?}"), e))
+}
+
+/// The mined pack stored under `workspace` in a `mined` table, if any.
+pub(crate) fn read_mined(
+    path: &str,
+    table: &impl ReadableTable<&'static str, &'static [u8]>,
+    workspace: &str,
+) -> Result<Option<MinedPack>, StoreError> {
+    match table.get(workspace).at(path, "reading mined")? {
+        Some(bytes) => decode_mined(workspace, bytes.value()).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Every mined pack of a `mined` table, by workspace key.
+pub(crate) fn read_all_mined(
+    path: &str,
+    table: &impl ReadableTable<&'static str, &'static [u8]>,
+) -> Result<Vec<(String, MinedPack)>, StoreError> {
+    let mut out = Vec::new();
+    for item in table.iter().at(path, "reading mined")? {
+        let (k, v) = item.at(path, "reading mined")?;
+        let workspace = k.value();
+        out.push((workspace.to_string(), decode_mined(workspace, v.value())?));
+    }
+    Ok(out)
 }
 
 /// Decodes a rate row of `table` stored under `key`.

@@ -1,6 +1,7 @@
 //! Golden transcripts: each file under `tests/golden/` is a script (`## …` lines) and the
 //! exact ledger lines, note text and summary it must produce. `DOCSUGGEST_BLESS=1` rewrites
-//! the expectations; review the diff before committing it.
+//! the expectations; review the diff before committing it. Scripts run in the PoC's
+//! workspace; `## pack <json>` writes its repo pack and `## file <path>` an empty file.
 
 use docsuggest_engine::Engine;
 use docsuggest_engine::ledger::{self, Abstain, Suppress};
@@ -19,6 +20,14 @@ fn run_script(script: &str) -> String {
         let mut words = line[3..].splitn(2, ' ');
         let (op, rest) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
         let lines: Vec<String> = match (op, engine.as_mut()) {
+            ("pack", _) => {
+                fixture.write(docsuggest_schema::pack::REPO_PACK_PATH, rest);
+                Vec::new()
+            }
+            ("file", _) => {
+                fixture.write(rest, "");
+                Vec::new()
+            }
             ("start", _) => {
                 let patch = serde_json::from_str(rest).expect("a JSON config patch");
                 let e = engine.insert(memory_engine(config(patch)));
@@ -103,6 +112,17 @@ fn transcript_evidence_suppressions() {
 #[test]
 fn transcript_evidence_learning_loop() {
     check_transcript("evidence-learning-loop.txt");
+}
+
+// A pack with `{}` templates: lines name each call's substitution; rates learn the template.
+#[test]
+fn transcript_templates() {
+    check_transcript("template-session.txt");
+}
+
+#[test]
+fn transcript_evidence_templates() {
+    check_transcript("evidence-template-session.txt");
 }
 
 #[test]

@@ -10,3 +10,5 @@ mod props;
 mod recompute;
 mod restart;
 mod scenes;
+mod templates;
+mod zero_config;

@@ -65,6 +65,8 @@ pub struct Host {
     pub startup: Vec<String>,
     /// The redb file in use or attempted (`None` with `--memory`).
     pub store_path: Option<PathBuf>,
+    /// The background miner of the zero-config path (hosts built by [`start`]).
+    pub miner: Option<crate::mining::BackgroundMiner>,
 }
 
 /// Reads a config file (a patch over the defaults), or the defaults without one.
@@ -107,7 +109,12 @@ pub fn start(config: Config, choice: &StoreChoice, multi_process: bool) -> Host 
         }
         None => FailOpenStore::memory(config.store_limit),
     };
-    start_on(config, Box::new(store), path)
+    let mut host = start_on(config, Box::new(store), path);
+    // A git work tree without a pack is judged with one mined from its history.
+    let miner = crate::mining::BackgroundMiner::new();
+    host.engine.set_pack_miner(Box::new(miner.clone()));
+    host.miner = Some(miner);
+    host
 }
 
 /// Builds the engine over a store the caller opened (a backtest's warm start, bootstrap's
@@ -119,6 +126,7 @@ pub fn start_on(config: Config, store: BoxedStore, store_path: Option<PathBuf>) 
         engine,
         startup,
         store_path,
+        miner: None,
     }
 }
 

@@ -50,6 +50,7 @@ pub mod init;
 pub mod inspect;
 pub mod ledger_log;
 pub mod maintain;
+pub mod mining;
 pub mod protocol;
 pub mod replay;
 pub mod summary;

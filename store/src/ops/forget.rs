@@ -4,7 +4,9 @@
 //! Every move of a history entry is keyed to the entry's own workspace, so removing all of a
 //! workspace's rows together with all of its entries keeps `live == fold(base, history)` for
 //! every key, theirs (gone) and everybody else's (untouched). Sequence counters are not wound
-//! back: a number handed out is never handed out again.
+//! back: a number handed out is never handed out again. The workspace's mined pack (the
+//! `mined` table) is kept: it is not learned state but what the workspace's git history says,
+//! and costly to mine again.
 
 use super::Tx;
 use crate::errors::ResultExt;

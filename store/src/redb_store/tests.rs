@@ -153,7 +153,8 @@ fn a_redb_file_of_another_program_is_not_a_store() {
         err.to_string(),
         format!(
             "store {} is corrupt or not a docsuggest store: not a docsuggest store: it holds \
-             tables other but no meta table (expected rates, base, history, moves, pending, meta)",
+             tables other but no meta table (expected rates, base, history, moves, pending, \
+             meta, mined)",
             path.display()
         )
     );
@@ -169,7 +170,7 @@ fn a_newer_schema_is_refused_naming_both_versions() {
     assert_eq!(
         err.to_string(),
         format!(
-            "store {} has schema version 7, newer than the supported version 3",
+            "store {} has schema version 7, newer than the supported version 4",
             path.display()
         )
     );
@@ -334,16 +335,16 @@ fn fail_step(_: &WriteTransaction, path: &str) -> Result<(), StoreError> {
 
 // Test-only steps one version past this build's, so the framework is tested over stores
 // this build writes.
-const TO_V4: [Step; 1] = [Step {
-    from: 3,
-    to: 4,
+const TO_V5: [Step; 1] = [Step {
+    from: 4,
+    to: 5,
     name: "test: add a marker",
     apply: add_marker,
 }];
 
-const FAILING_TO_V4: [Step; 1] = [Step {
-    from: 3,
-    to: 4,
+const FAILING_TO_V5: [Step; 1] = [Step {
+    from: 4,
+    to: 5,
     name: "test: fail",
     apply: fail_step,
 }];
@@ -354,20 +355,20 @@ fn upgrade_copy(source: &Path) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("s.redb");
     std::fs::copy(source, &path).expect("copy");
-    let v3 = RedbStore::open(options(&path)).expect("open v3");
+    let v4 = RedbStore::open(options(&path)).expect("open v4");
     let (rows_before, history_before) = (
-        v3.rate_rows().expect("rows"),
-        v3.history().expect("history"),
+        v4.rate_rows().expect("rows"),
+        v4.history().expect("history"),
     );
-    drop(v3);
+    drop(v4);
     let plan = Plan {
-        current: 4,
-        steps: &TO_V4,
+        current: 5,
+        steps: &TO_V5,
     };
     let s = RedbStore::open_with_plan(options(&path), &plan).expect("upgrade");
     let upgrade = s.open_report().upgraded.clone().expect("upgraded");
-    assert_eq!((upgrade.from, upgrade.to), (3, 4));
-    assert_eq!(upgrade.backup, dir.path().join("s.redb.v3.bak"));
+    assert_eq!((upgrade.from, upgrade.to), (4, 5));
+    assert_eq!(upgrade.backup, dir.path().join("s.redb.v4.bak"));
     assert_eq!(s.rate_rows().expect("rows"), rows_before);
     assert_eq!(s.history().expect("history"), history_before);
     let txn = s.db().expect("open").begin_read().expect("read");
@@ -378,26 +379,26 @@ fn upgrade_copy(source: &Path) {
     );
     assert_eq!(
         tables::read_meta("t", &meta_table, meta::SCHEMA_VERSION).expect("version"),
-        4
+        5
     );
     drop((meta_table, txn, s));
-    // This build reads version 3 at most.
+    // This build reads version 4 at most.
     let err = RedbStore::open(options(&path)).expect_err("too new");
     assert!(
         matches!(
             err,
             StoreError::TooNew {
-                found: 4,
-                supported: 3,
+                found: 5,
+                supported: 4,
                 ..
             }
         ),
         "{err}"
     );
-    // The backup is the version-3 store as it was.
+    // The backup is the version-4 store as it was.
     let restored = dir.path().join("restored.redb");
     std::fs::copy(&upgrade.backup, &restored).expect("copy backup");
-    let old = RedbStore::open(options(&restored)).expect("backup opens as v3");
+    let old = RedbStore::open(options(&restored)).expect("backup opens as v4");
     assert_eq!(old.rate_rows().expect("rows"), rows_before);
     assert_eq!(old.history().expect("history"), history_before);
 }
@@ -411,7 +412,7 @@ fn an_upgrade_copies_the_file_then_runs_its_steps() {
 }
 
 #[test]
-fn the_committed_v1_fixture_upgrades_to_v3_keeping_its_history() {
+fn the_committed_v1_fixture_upgrades_to_v4_keeping_its_history() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/store-v1.redb");
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("s.redb");
@@ -422,7 +423,7 @@ fn the_committed_v1_fixture_upgrades_to_v3_keeping_its_history() {
     };
     let s = RedbStore::open(ring_of_four).expect("upgrade");
     let upgrade = s.open_report().upgraded.clone().expect("upgraded");
-    assert_eq!((upgrade.from, upgrade.to), (1, 3));
+    assert_eq!((upgrade.from, upgrade.to), (1, 4));
     assert!(upgrade.backup.exists());
     // Four resolutions live in the ring (the fixture's ring is 4), one pending closes.
     assert_eq!(s.history().expect("history").len(), 4);
@@ -435,7 +436,7 @@ fn the_committed_v1_fixture_upgrades_to_v3_keeping_its_history() {
             row.rate(docsuggest_schema::RateModel::Beta)
         );
     }
-    // The upgraded file is a plain v3 store: it upgrades further with the test step.
+    // The upgraded file is a plain v4 store: it upgrades further with the test step.
     drop(s);
     upgrade_copy(&path);
 }
@@ -446,25 +447,25 @@ fn a_failed_upgrade_leaves_the_file_at_its_version() {
     let path = dir.path().join("s.redb");
     learned(&path);
     let plan = Plan {
-        current: 4,
-        steps: &FAILING_TO_V4,
+        current: 5,
+        steps: &FAILING_TO_V5,
     };
     let err = RedbStore::open_with_plan(options(&path), &plan).expect_err("fails");
     assert!(err.to_string().contains("test step failed"), "{err}");
-    assert!(dir.path().join("s.redb.v3.bak").exists());
-    let s = RedbStore::open(options(&path)).expect("still v3");
+    assert!(dir.path().join("s.redb.v4.bak").exists());
+    let s = RedbStore::open(options(&path)).expect("still v4");
     assert_eq!(s.committed().decision_seq, 3);
-    // Without a step from 4, a plan for version 5 refuses before touching the file.
+    // Without a step from 5, a plan for version 6 refuses before touching the file.
     drop(s);
     let err = RedbStore::open_with_plan(
         options(&path),
         &Plan {
-            current: 5,
-            steps: &TO_V4,
+            current: 6,
+            steps: &TO_V5,
         },
     )
     .expect_err("no path");
-    assert!(err.to_string().contains("no step from version 4"), "{err}");
+    assert!(err.to_string().contains("no step from version 5"), "{err}");
 }
 
 #[test]
@@ -477,19 +478,19 @@ fn a_shared_file_is_not_upgraded() {
         ..options(&path)
     };
     let plan = Plan {
-        current: 4,
-        steps: &TO_V4,
+        current: 5,
+        steps: &TO_V5,
     };
     let err = RedbStore::open_with_plan(shared, &plan).expect_err("refused");
     assert_eq!(
         err.to_string(),
         format!(
-            "invalid store request: store {} has schema version 3; upgrading it to 4 needs \
+            "invalid store request: store {} has schema version 4; upgrading it to 5 needs \
              exclusive access: open it once without multi-process mode",
             path.display()
         )
     );
-    assert!(!dir.path().join("s.redb.v3.bak").exists());
+    assert!(!dir.path().join("s.redb.v4.bak").exists());
 }
 
 #[test]
@@ -693,15 +694,15 @@ fn a_store_on_a_backend_upgrades_and_backs_up_through_it() {
     assert!(!path.exists());
     assert!(!storage.0.lock().expect("lock").is_empty());
     let plan = Plan {
-        current: 4,
-        steps: &TO_V4,
+        current: 5,
+        steps: &TO_V5,
     };
     let s = RedbStore::open_with_plan(on_backend, &plan).expect("upgrade");
     let upgrade = s.open_report().upgraded.clone().expect("upgraded");
-    assert_eq!(upgrade.backup, dir.path().join("s.redb.v3.bak"));
+    assert_eq!(upgrade.backup, dir.path().join("s.redb.v4.bak"));
     assert_eq!(s.committed().resolution_seq, 1);
     drop(s);
-    // The backup is the version-3 store, openable as a file.
+    // The backup is the version-4 store, openable as a file.
     let old = RedbStore::open(options(&upgrade.backup)).expect("backup opens");
     assert_eq!(old.committed().resolution_seq, 1);
 }
@@ -824,4 +825,134 @@ fn waiting_resolutions_read_as_their_commit_will_leave_the_ring() {
         assert_eq!(s.history().expect("history"), history, "round {round}");
         assert_eq!(base.len(), round, "round {round}: {base:?}");
     }
+}
+
+fn mined(head: &str) -> MinedPack {
+    MinedPack {
+        pack: r#"{"families": []}"#.into(),
+        head: head.into(),
+        commits: 12,
+        miner: 1,
+    }
+}
+
+#[test]
+fn a_mined_pack_is_durable_at_once_and_kept_per_workspace() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    let group = StoreOptions {
+        durability: Durability::Group,
+        flush_interval: Duration::from_secs(3600),
+        ..options(&path)
+    };
+    let mut s = RedbStore::open(group.clone()).expect("open");
+    assert_eq!(s.mined_pack("ws").expect("read"), None);
+    // A record waits for the next commit under group durability ...
+    s.record_pending(decision("Plan")).expect("pending");
+    assert_eq!(s.waiting(), 1);
+    s.put_mined_pack("ws", mined("a1")).expect("put");
+    // ... which the mined pack's own durable commit is.
+    assert_eq!(s.waiting(), 0);
+    assert_eq!(s.last_durable(), s.handed_out());
+    assert_eq!(s.mined_pack("ws").expect("read"), Some(mined("a1")));
+    assert_eq!(s.mined_pack("other").expect("read"), None);
+    s.put_mined_pack("other", mined("b1")).expect("put");
+    s.put_mined_pack("ws", mined("a2")).expect("overwrite");
+    assert_eq!(s.mined_pack("ws").expect("read"), Some(mined("a2")));
+    assert_eq!(s.mined_pack("other").expect("read"), Some(mined("b1")));
+    assert_eq!(
+        s.mined_packs().expect("all"),
+        [
+            ("other".to_string(), mined("b1")),
+            ("ws".to_string(), mined("a2"))
+        ]
+    );
+    // Forgetting a workspace's learning keeps its mined pack: it is not learned state.
+    s.forget_workspace("ws").expect("forget");
+    assert_eq!(s.mined_pack("ws").expect("read"), Some(mined("a2")));
+    // An oversized record is refused as the request's fault, and nothing changes.
+    let big = MinedPack {
+        pack: "x".repeat(docsuggest_schema::store::MAX_MINED_PACK_BYTES + 1),
+        ..mined("a3")
+    };
+    assert!(matches!(
+        s.put_mined_pack("ws", big),
+        Err(StoreError::Invalid(_))
+    ));
+    drop(s);
+    let s = RedbStore::open(group).expect("reopen");
+    assert_eq!(s.mined_pack("ws").expect("read"), Some(mined("a2")));
+    assert_eq!(s.mined_pack("other").expect("read"), Some(mined("b1")));
+    assert!(crate::check_fold(&s).expect("fold").is_clean());
+}
+
+#[test]
+fn an_undecodable_mined_pack_is_a_codec_error_naming_its_key() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    learned(&path);
+    let limit = docsuggest_schema::store::MAX_MINED_PACK_BYTES;
+    let too_long = {
+        let mut bytes = vec![docsuggest_schema::codec::VALUE_VERSION];
+        bytes.resize(limit + 4096, 0);
+        bytes
+    };
+    raw_write(&path, |txn| {
+        let mut table = txn.open_table(tables::MINED).expect("mined");
+        table.insert("short", &[2u8, 7][..]).expect("insert");
+        table.insert("huge", too_long.as_slice()).expect("insert");
+    });
+    let s = RedbStore::open(options(&path)).expect("open");
+    for (workspace, expect) in [
+        (
+            "short",
+            "stored value mined[\"short\"] cannot be decoded: malformed value",
+        ),
+        (
+            "huge",
+            "stored value mined[\"huge\"] cannot be decoded: malformed value: a mined pack value of",
+        ),
+    ] {
+        let err = s.mined_pack(workspace).expect_err("undecodable");
+        assert!(matches!(err, StoreError::Codec { .. }), "{err:?}");
+        assert!(err.to_string().starts_with(expect), "{err}");
+    }
+    // The rest of the store is unaffected, and a write replaces the bad value.
+    assert!(crate::check_fold(&s).expect("fold").is_clean());
+    let mut s = s;
+    s.put_mined_pack("short", mined("c")).expect("put");
+    assert_eq!(s.mined_pack("short").expect("read"), Some(mined("c")));
+}
+
+#[test]
+fn a_v3_file_gains_an_empty_mined_table_and_one_already_holding_it_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    learned(&path);
+    // What a v3 build leaves: no mined table, schema version 3.
+    raw_write(&path, |txn| {
+        assert!(txn.delete_table(tables::MINED).expect("delete"));
+    });
+    set_version(&path, 3);
+    let copy = dir.path().join("copy.redb");
+    std::fs::copy(&path, &copy).expect("copy");
+    let s = RedbStore::open(options(&path)).expect("upgrade");
+    let upgrade = s.open_report().upgraded.clone().expect("upgraded");
+    assert_eq!((upgrade.from, upgrade.to), (3, 4));
+    assert_eq!(s.mined_packs().expect("mined"), []);
+    assert_eq!(s.committed().decision_seq, 3);
+    drop(s);
+    // A "v3" file holding mined rows was not written by a v3 build.
+    raw_write(&copy, |txn| {
+        txn.open_table(tables::MINED)
+            .expect("mined")
+            .insert("ws", &[2u8][..])
+            .expect("insert");
+    });
+    let err = RedbStore::open(options(&copy)).expect_err("refused");
+    assert!(
+        err.to_string()
+            .ends_with("a schema v3 store already holds a mined table"),
+        "{err}"
+    );
 }

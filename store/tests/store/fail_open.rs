@@ -131,14 +131,14 @@ fn a_newer_schema_version() {
         let txn = db.begin_write().expect("txn");
         txn.open_table(META)
             .expect("meta")
-            .insert("schema_version", 4)
+            .insert("schema_version", 5)
             .expect("insert");
         txn.commit().expect("commit");
     }
     assert_eq!(
         degraded(&path),
         Some(format!(
-            "store {} has schema version 4, newer than the supported version 3",
+            "store {} has schema version 5, newer than the supported version 4",
             path.display()
         ))
     );
@@ -160,7 +160,7 @@ fn a_redb_file_of_another_program() {
     let reason = degraded(&path).expect("falls back");
     assert!(
         reason.ends_with(
-            "it holds tables rates but no meta table (expected rates, base, history, moves, pending, meta)"
+            "it holds tables rates but no meta table (expected rates, base, history, moves, pending, meta, mined)"
         ),
         "{reason}"
     );

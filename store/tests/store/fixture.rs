@@ -1,6 +1,6 @@
 //! The committed store files of every released schema version (`store-v1.redb`,
-//! `store-v2.redb`, `store-v3.redb`): tests open a copy and find exactly what it holds, the
-//! older ones after their upgrade.
+//! `store-v2.redb`, `store-v3.redb`, `store-v4.redb`): tests open a copy and find exactly what
+//! it holds, the older ones after their upgrade.
 //!
 //! The generator below wrote them; a test checks that it still reproduces the same contents.
 //! `DOCSUGGEST_REGEN_FIXTURES=1 cargo test -p docsuggest-store --test store fixture` rewrites
@@ -8,7 +8,9 @@
 //! wrote.
 
 use crate::common::{self, decision, resolution, silence};
-use docsuggest_schema::{DecisionStore, Durability, Outcome, RateKey, RateRow, StoreContents};
+use docsuggest_schema::{
+    DecisionStore, Durability, MinedPack, Outcome, RateKey, RateRow, StoreContents,
+};
 use docsuggest_store::{RedbStore, SCHEMA_VERSION, SeqMarks, StoreOptions, check_fold};
 use std::path::{Path, PathBuf};
 
@@ -28,10 +30,30 @@ fn options(path: &Path) -> StoreOptions {
     }
 }
 
+/// The mined pack the generator keeps (from schema v4 on) for the fixture's workspace.
+fn mined() -> MinedPack {
+    MinedPack {
+        pack: r#"{"families": [{"name": "Src", "rules": ["src/*.py"], "threshold": 0.5, "companions": [{"path": "tests/test_a.py", "prior": 0.9}]}]}"#.into(),
+        head: "3f9a0c1d2e3f4a5b6c7d8e9f00112233445566ff".into(),
+        commits: 240,
+        miner: 1,
+    }
+}
+
+/// The mined packs a fixture of `version`, upgraded, holds: none before v4.
+fn mined_of(version: u32) -> Vec<(String, MinedPack)> {
+    if version >= 4 {
+        vec![(common::WORKSPACE.to_string(), mined())]
+    } else {
+        vec![]
+    }
+}
+
 /// Five resolutions (the first already folded into base by a ring of 4), one silence among
-/// them, and one decision left pending.
+/// them, one decision left pending, and (schema v4) one mined pack.
 fn generate(path: &Path) {
     let mut s = RedbStore::open(options(path)).expect("create");
+    s.put_mined_pack(common::WORKSPACE, mined()).expect("mined");
     let pending = |family: &str, s: &mut RedbStore| {
         let mut d = decision(family);
         d.seq = s.record_pending(d.clone()).expect("pending");
@@ -59,7 +81,7 @@ fn generate(path: &Path) {
 }
 
 /// Everything the store at `path` holds, as comparable values.
-fn contents_at(path: &Path) -> impl PartialEq + std::fmt::Debug {
+fn contents_at(path: &Path) -> impl PartialEq + std::fmt::Debug + use<> {
     common::contents(&RedbStore::open(options(path)).expect("open"))
 }
 
@@ -75,7 +97,8 @@ fn the_generator_reproduces_the_fixture() {
         std::fs::rename(&staged, &current).expect("install fixture");
     }
     // Every fixture, upgraded where it is older, holds what the generator writes today: the
-    // v1 → v2 upgrade adds only zero shadow counts, the v2 → v3 upgrade only moves the moves.
+    // v1 → v2 upgrade adds only zero shadow counts, the v2 → v3 upgrade only moves the moves,
+    // the v3 → v4 upgrade only adds the (empty) mined table.
     for version in 1..=SCHEMA_VERSION {
         let copy = dir.path().join(format!("copy-v{version}.redb"));
         std::fs::copy(fixture_of(version), &copy).expect("copy the fixture");
@@ -84,7 +107,58 @@ fn the_generator_reproduces_the_fixture() {
             contents_at(&copy),
             "store-v{version}.redb"
         );
+        let s = RedbStore::open(options(&copy)).expect("open");
+        assert_eq!(
+            s.mined_packs().expect("mined"),
+            mined_of(version),
+            "store-v{version}.redb"
+        );
     }
+    let s = RedbStore::open(options(&fresh)).expect("open");
+    assert_eq!(s.mined_packs().expect("mined"), mined_of(SCHEMA_VERSION));
+}
+
+#[test]
+fn every_older_fixture_upgrades_to_the_current_version() {
+    for version in 1..SCHEMA_VERSION {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("copy.redb");
+        std::fs::copy(fixture_of(version), &path).expect("copy the fixture");
+        let mut s = RedbStore::open(options(&path)).expect("open");
+        let upgrade = s.open_report().upgraded.clone().expect("upgraded");
+        assert_eq!((upgrade.from, upgrade.to), (version, SCHEMA_VERSION));
+        assert!(upgrade.backup.exists());
+        // The mined table is there, empty, and takes a pack like a new store's.
+        assert_eq!(s.mined_packs().expect("mined"), []);
+        assert!(check_fold(&s).expect("fold").is_clean());
+        s.put_mined_pack("other-1234", mined()).expect("put");
+        drop(s);
+        let s = RedbStore::open(options(&path)).expect("reopen");
+        assert_eq!(s.open_report().upgraded, None);
+        assert_eq!(s.mined_pack("other-1234").expect("read"), Some(mined()));
+    }
+}
+
+#[test]
+fn the_v3_fixture_upgrades_one_step_gaining_the_mined_table() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("copy.redb");
+    std::fs::copy(fixture_of(3), &path).expect("copy the fixture");
+    let before = contents_at(&fixture_copy(&dir, 3));
+    let s = RedbStore::open(options(&path)).expect("open");
+    let upgrade = s.open_report().upgraded.clone().expect("upgraded");
+    assert_eq!((upgrade.from, upgrade.to), (3, 4));
+    assert_eq!(upgrade.backup, dir.path().join("copy.redb.v3.bak"));
+    assert_eq!(s.mined_pack(common::WORKSPACE).expect("read"), None);
+    drop(s);
+    assert_eq!(contents_at(&path), before);
+}
+
+/// A second copy of a fixture in `dir`, for comparisons.
+fn fixture_copy(dir: &tempfile::TempDir, version: u32) -> PathBuf {
+    let path = dir.path().join(format!("other-v{version}.redb"));
+    std::fs::copy(fixture_of(version), &path).expect("copy the fixture");
+    path
 }
 
 #[test]
@@ -94,7 +168,7 @@ fn the_v2_fixture_upgrades_one_step_keeping_every_entry() {
     std::fs::copy(fixture_of(2), &path).expect("copy the fixture");
     let s = RedbStore::open(options(&path)).expect("open");
     let upgrade = s.open_report().upgraded.clone().expect("upgraded");
-    assert_eq!((upgrade.from, upgrade.to), (2, 3));
+    assert_eq!((upgrade.from, upgrade.to), (2, 4));
     assert_eq!(s.history().expect("history").len(), 4);
     assert!(check_fold(&s).expect("fold").is_clean());
     let recomputed = docsuggest_store::recompute::recompute(
@@ -118,6 +192,15 @@ fn the_current_fixture_opens_without_an_upgrade() {
     let s = RedbStore::open(options(&path)).expect("open");
     assert_eq!(s.open_report().upgraded, None);
     assert!(check_fold(&s).expect("fold").is_clean());
+    // Its mined pack reads back, also through a read-only open.
+    assert_eq!(
+        s.mined_pack(common::WORKSPACE).expect("read"),
+        Some(mined())
+    );
+    assert_eq!(s.mined_pack("nobody-0000").expect("read"), None);
+    drop(s);
+    let ro = docsuggest_store::ReadOnlyStore::open(&path).expect("read-only");
+    assert_eq!(ro.mined_packs().expect("mined"), mined_of(SCHEMA_VERSION));
 }
 
 fn row(step: f64, accepts: u64, rejects: u64) -> RateRow {
@@ -149,9 +232,9 @@ fn a_copy_of_the_v1_fixture_upgrades_with_its_exact_contents() {
 
     let report = s.open_report();
     assert!(!report.created);
-    // This build writes schema v3: opening the fixture upgrades it, keeping every entry.
+    // This build writes schema v4: opening the fixture upgrades it, keeping every entry.
     let upgrade = report.upgraded.clone().expect("upgraded");
-    assert_eq!((upgrade.from, upgrade.to), (1, 3));
+    assert_eq!((upgrade.from, upgrade.to), (1, 4));
     // Decision 6 was left pending by the writer: opening closes it as abandoned.
     assert_eq!(report.abandoned, 1);
     assert_eq!(

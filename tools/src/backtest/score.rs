@@ -2,10 +2,11 @@
 //!
 //! The figures are those of the development set's `evaluate.py` (docs/BACKTEST.md): a named
 //! companion is a hit when a later file of the same commit matches it, glob-aware, relative
-//! to the root, the package root or the package parent.
+//! to the root, the package root or the package parent. A `{}` template arrives as its
+//! substitution for the note's call: a hit is a later file equal to that path.
 
 use super::trace::{Turn, family_of};
-use docsuggest_engine::compiled::CompiledPack;
+use docsuggest_engine::compiled::{CompanionForm, CompiledFamily, CompiledPack};
 use globset::GlobMatcher;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -81,35 +82,71 @@ impl Bases {
 /// The pack's companion matchers by family name and companion path.
 pub struct Matchers {
     by: HashMap<(String, String), GlobMatcher>,
+    /// The families with a `{}` template, by name: their companions are named per call.
+    templates: HashMap<String, CompiledFamily>,
+}
+
+/// `path` relative to each of `bases` it lies under.
+fn under<'p>(path: &'p str, bases: &'p [String]) -> impl Iterator<Item = &'p str> {
+    bases.iter().filter_map(move |b| {
+        if b.is_empty() {
+            Some(path)
+        } else {
+            path.strip_prefix(b.as_str())
+                .and_then(|r| r.strip_prefix('/'))
+        }
+    })
+}
+
+/// Whether `path`, relative to one of `bases`, is `literal`.
+fn names_literal(literal: &str, path: &str, bases: &[String]) -> bool {
+    under(path, bases).any(|r| r == literal)
+}
+
+/// Each companion's substitution for a call on `trigger` (`None` for a companion that is not
+/// a template, or a template with none); empty for a family without a template.
+fn substitutions(family: &CompiledFamily, trigger: &str) -> Vec<Option<String>> {
+    if !family.has_templates() {
+        return Vec::new();
+    }
+    (0..family.companions.len())
+        .map(|i| family.substitute(i, trigger))
+        .collect()
 }
 
 impl Matchers {
     /// The matchers of every companion of `pack`.
     pub fn new(pack: &CompiledPack) -> Matchers {
         let mut by = HashMap::new();
+        let mut templates = HashMap::new();
         for f in &pack.families {
             for c in &f.companions {
                 by.insert((f.name.clone(), c.path.clone()), (*c.matcher).clone());
             }
+            if f.has_templates() {
+                templates.insert(f.name.clone(), f.clone());
+            }
         }
-        Matchers { by }
+        Matchers { by, templates }
     }
 
-    /// Whether `path` names the companion `companion` of `family` from a call at `bases`.
+    /// Whether `path` names the companion `companion` of `family` from a call at `bases`. A
+    /// name the pack does not hold (a template's substitution) names exactly that path.
     pub fn matches(&self, family: &str, companion: &str, path: &str, bases: &[String]) -> bool {
         let matcher = self.by.get(&(family.to_string(), companion.to_string()));
-        bases.iter().any(|b| {
-            let rel = if b.is_empty() {
-                Some(path)
-            } else {
-                path.strip_prefix(b.as_str())
-                    .and_then(|r| r.strip_prefix('/'))
-            };
-            rel.is_some_and(|r| match matcher {
-                Some(m) => m.is_match(r),
-                None => r == companion,
-            })
-        })
+        match matcher {
+            Some(m) => under(path, bases).any(|r| m.is_match(r)),
+            None => names_literal(companion, path, bases),
+        }
+    }
+
+    /// The template of `family` whose substitution for a call on `trigger` is `name`, if any:
+    /// the companion the note named, as the pack (and the rates) write it.
+    pub fn template_of(&self, family: &str, trigger: &str, name: &str) -> Option<&str> {
+        let fam = self.templates.get(family)?;
+        (0..fam.companions.len())
+            .find(|&i| fam.substitute(i, trigger).as_deref() == Some(name))
+            .map(|i| fam.companions[i].path.as_str())
     }
 }
 
@@ -135,6 +172,12 @@ pub fn coverable(
     let mut any = Vec::with_capacity(paths.len());
     for files in paths {
         let fams: Vec<Option<usize>> = files.iter().map(|p| family_of(pack, p)).collect();
+        // A template covers exactly its substitution for the earlier family file.
+        let subs: Vec<Vec<Option<String>>> = files
+            .iter()
+            .zip(&fams)
+            .map(|(p, k)| k.map_or_else(Vec::new, |k| substitutions(&pack.families[k], p)))
+            .collect();
         let (mut t, mut a) = (BTreeSet::new(), BTreeSet::new());
         for j in 1..files.len() {
             for i in 0..j {
@@ -144,11 +187,17 @@ pub fn coverable(
                 }
                 let fam = &pack.families[k];
                 let b = bases.of(&files[i]);
-                if fam
-                    .companions
-                    .iter()
-                    .any(|c| matchers.matches(&fam.name, &c.path, &files[j], &b))
-                {
+                let covers = |(n, c): (usize, &docsuggest_engine::compiled::CompiledCompanion)| {
+                    if c.form == CompanionForm::Template {
+                        subs[i]
+                            .get(n)
+                            .and_then(Option::as_deref)
+                            .is_some_and(|s| names_literal(s, &files[j], &b))
+                    } else {
+                        matchers.matches(&fam.name, &c.path, &files[j], &b)
+                    }
+                };
+                if fam.companions.iter().enumerate().any(covers) {
                     a.insert(j);
                     if i == 0 {
                         t.insert(j);
@@ -329,16 +378,22 @@ impl Scoring<'_> {
             let b = bases.of(&note.path);
             let mut hits = 0;
             for c in &note.companions {
+                // A template's substitution is a literal path; its figures are the template's.
+                let template = matchers.template_of(&note.family, &note.path, c);
                 let mut hit = false;
                 for (j, f) in files.iter().enumerate().skip(note.start) {
-                    if matchers.matches(&note.family, c, f, &b) {
+                    let named = match template {
+                        Some(_) => names_literal(c, f, &b),
+                        None => matchers.matches(&note.family, c, f, &b),
+                    };
+                    if named {
                         hit = true;
                         covered.entry(note.turn).or_default().insert(j);
                     }
                 }
                 hits += u64::from(hit);
                 let entry = companions
-                    .entry(format!("{} {c}", note.family))
+                    .entry(format!("{} {}", note.family, template.unwrap_or(c)))
                     .or_default();
                 entry.named += 1;
                 entry.hit += u64::from(hit);
@@ -430,5 +485,90 @@ impl Scoring<'_> {
             }
         }
         agg.figures(self.commits(), self.recall(self.trigger_cov, &covered))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use docsuggest_schema::Pack;
+
+    fn pack() -> CompiledPack {
+        let text = r#"{"families": [{"name": "Attr", "rules": ["**/attr/*.py"], "companions": [
+            {"path": "tests/test_{}.py", "prior": 1.0},
+            {"path": "tests/*.cfg", "prior": 0.5}]}]}"#;
+        let pack = Pack::from_json_str(text, "p.json").expect("a valid pack");
+        CompiledPack::compile(&pack, "p.json").expect("it compiles")
+    }
+
+    fn strings(xs: &[&str]) -> Vec<String> {
+        xs.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn a_substituted_companion_is_a_hit_when_the_commit_touches_it() {
+        let pack = pack();
+        let matchers = Matchers::new(&pack);
+        let paths = vec![
+            strings(&[
+                "attr/_make.py",
+                "tests/test_other.py",
+                "tests/test__make.py",
+            ]),
+            strings(&["attr/_make.py", "tests/test_other.py"]),
+            // In a package, the substitution is relative to the package root too.
+            strings(&["pkg/attr/a.py", "pkg/tests/test_a.py"]),
+        ];
+        let mut bases = Bases::new(&strings(&["pkg/package.json"]));
+        let (trigger_cov, any_cov) = coverable(&paths, &pack, &matchers, &mut bases);
+        // A template covers its own substitution only, not every file its glob would match.
+        assert_eq!(
+            trigger_cov,
+            [BTreeSet::from([2]), BTreeSet::new(), BTreeSet::from([1])]
+        );
+        let note = |turn: usize, path: &str, companions: &[&str]| Note {
+            turn,
+            start: 1,
+            path: path.into(),
+            family: "Attr".into(),
+            companions: strings(companions),
+        };
+        let notes = [
+            note(0, "attr/_make.py", &["tests/test__make.py"]),
+            note(1, "attr/_make.py", &["tests/test__make.py"]),
+            note(2, "pkg/attr/a.py", &["tests/test_a.py"]),
+        ];
+        let scoring = Scoring {
+            paths: &paths,
+            split: 0,
+            trigger_cov: &trigger_cov,
+            any_cov: &any_cov,
+        };
+        let fig = scoring.engine(&notes, &matchers, &mut bases);
+        assert_eq!(fig.companions_named, 3);
+        assert_eq!(fig.companion_precision, Some(2.0 / 3.0));
+        assert_eq!(fig.recall_trigger, Some(1.0));
+        // Figures gather under the template, as the rates do.
+        let keys: Vec<&str> = fig.companion_hit_rate.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["Attr tests/test_{}.py"]);
+        assert_eq!(fig.companion_hit_rate["Attr tests/test_{}.py"].named, 3);
+    }
+
+    #[test]
+    fn names_outside_the_pack_are_literal_paths() {
+        let pack = pack();
+        let matchers = Matchers::new(&pack);
+        let root = strings(&[""]);
+        assert!(matchers.matches("Attr", "tests/test_a.py", "tests/test_a.py", &root));
+        assert!(!matchers.matches("Attr", "tests/test_a.py", "tests/test_b.py", &root));
+        assert!(matchers.matches("Attr", "tests/*.cfg", "tests/x.cfg", &root));
+        assert_eq!(
+            matchers.template_of("Attr", "attr/a.py", "tests/test_a.py"),
+            Some("tests/test_{}.py")
+        );
+        assert_eq!(
+            matchers.template_of("Attr", "attr/b.py", "tests/test_a.py"),
+            None
+        );
     }
 }
