@@ -10,8 +10,11 @@ use std::collections::{BTreeSet, HashMap};
 pub enum Kind {
     /// One file.
     Literal,
-    /// Any file of a directory with an extension: `dir/*.ext` (or a new file there).
+    /// Any file of a directory with an extension: `dir/*.ext`.
     Dir,
+    /// A file of a directory, by the directory: a new file there (`dir/<name>.<ext>`) when
+    /// the directory's changes are mostly new files.
+    NewFile,
     /// A path built from the call's capture: `tests/test_{}.py`.
     Template,
 }
@@ -64,8 +67,9 @@ pub struct Counts {
     /// Interned companion texts.
     pub texts: Vec<String>,
     text_ids: HashMap<String, u32>,
-    /// For each `dir/*.ext` text: (changes, additions) over every commit used.
-    pub dir_changes: HashMap<u32, (u32, u32)>,
+    /// For each directory (by its `NewFile` text): what its changes were over every commit
+    /// used.
+    pub dir_changes: HashMap<u32, DirChanges>,
     /// Commits used (not skipped).
     pub used: usize,
 }
@@ -96,6 +100,25 @@ impl Counts {
     pub fn text(&self, key: CompanionKey) -> &str {
         &self.texts[key.1 as usize]
     }
+}
+
+/// What a directory's changes were.
+#[derive(Clone, Debug, Default)]
+pub struct DirChanges {
+    /// Files changed (added or modified).
+    pub changes: u32,
+    /// Files added.
+    pub additions: u32,
+    /// The extension every added file had, while they all had the same one.
+    pub added_extension: Option<String>,
+    /// Added files had different extensions (or none).
+    pub mixed_extensions: bool,
+}
+
+/// The `NewFile` text of a path's directory: `dir/<name>.<ext>` (`None` at the root).
+pub fn new_file_text(path: &str) -> Option<String> {
+    let (dir, _) = split(path);
+    (!dir.is_empty()).then(|| format!("{dir}/<name>.<ext>"))
 }
 
 /// The shortest capture a template is mined from: shorter ones occur by chance in any path.
@@ -173,12 +196,27 @@ fn count_commit(counts: &mut Counts, files: &[(Status, &str)], w: f64) {
         .iter()
         .map(|(_, p)| dir_glob(p).map(|g| counts.intern(&g)))
         .collect();
-    for (i, d) in dirs.iter().enumerate() {
+    let new_files: Vec<Option<u32>> = files
+        .iter()
+        .map(|(_, p)| new_file_text(p).map(|t| counts.intern(&t)))
+        .collect();
+    for (i, d) in new_files.iter().enumerate() {
         if let Some(d) = d {
             let entry = counts.dir_changes.entry(*d).or_default();
-            entry.0 += 1;
+            entry.changes += 1;
             if files[i].0 == Status::Added {
-                entry.1 += 1;
+                entry.additions += 1;
+                let ext = crate::rules::extension(split(files[i].1).1);
+                match (&entry.added_extension, ext) {
+                    (None, Some(e)) if !entry.mixed_extensions => {
+                        entry.added_extension = Some(e.to_string())
+                    }
+                    (Some(known), Some(e)) if known == e => {}
+                    _ => {
+                        entry.mixed_extensions = true;
+                        entry.added_extension = None;
+                    }
+                }
             }
         }
     }
@@ -195,6 +233,9 @@ fn count_commit(counts: &mut Counts, files: &[(Status, &str)], w: f64) {
             hits.insert((Kind::Literal, literal[i]));
             if let Some(d) = dirs[i] {
                 hits.insert((Kind::Dir, d));
+            }
+            if let Some(d) = new_files[i] {
+                hits.insert((Kind::NewFile, d));
             }
         }
         // Templates: each member's share of the commit's weight goes to the templates its

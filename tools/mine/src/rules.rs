@@ -50,6 +50,18 @@ pub enum Shape {
         /// The extension, without its dot.
         ext: String,
     },
+    /// `dir/<prefix>*<suffix>.ext`: the files of a directory named by a naming convention
+    /// (`test_*.py`, `*_test.go`, `*.spec.ts`, `_*.py`); captures the name between.
+    Affix {
+        /// The directory (`""` at the root).
+        dir: String,
+        /// The literal start of the stem (`test_`, `_`), or empty.
+        prefix: String,
+        /// The literal end of the stem (`_test`, `.spec`), or empty.
+        suffix: String,
+        /// The extension, without its dot.
+        ext: String,
+    },
     /// `parent/*/name`: one file name in each item directory of `parent`; captures the item.
     Item {
         /// The directory holding the items (`""` at the root).
@@ -73,8 +85,24 @@ impl Shape {
         match self {
             Shape::DirExt { dir, ext } => under(dir, &format!("*.{ext}")),
             Shape::Deep { top, ext } => format!("{top}/**/*.{ext}"),
+            Shape::Affix {
+                dir,
+                prefix,
+                suffix,
+                ext,
+            } => under(dir, &format!("{prefix}*{suffix}.{ext}")),
             Shape::Item { parent, name } => under(parent, &format!("*/{name}")),
         }
+    }
+
+    /// How specific the rule is, as the engine ranks overlapping rules: its literal
+    /// characters, not counting `**/`.
+    pub fn specificity(&self) -> usize {
+        self.glob()
+            .replace("**/", "")
+            .chars()
+            .filter(|c| !matches!(c, '*' | '?' | '[' | ']' | '{' | '}'))
+            .count()
     }
 
     /// What the rule's `*` matches in `path`, when the rule matches it.
@@ -90,6 +118,18 @@ impl Shape {
                 below.then_some(())?;
                 stem_of(name, ext)
             }
+            Shape::Affix {
+                dir: d,
+                prefix,
+                suffix,
+                ext,
+            } => {
+                (dir == d).then_some(())?;
+                let inner = stem_of(name, ext)?
+                    .strip_prefix(prefix.as_str())?
+                    .strip_suffix(suffix.as_str())?;
+                (!inner.is_empty()).then_some(inner)
+            }
             Shape::Item { parent, name: n } => {
                 (name == n).then_some(())?;
                 let (grand, item) = split(dir);
@@ -102,6 +142,30 @@ impl Shape {
     pub fn matches(&self, path: &str) -> bool {
         self.capture(path).is_some()
     }
+}
+
+/// A naming convention's literal part is short and ends (or starts) at a separator.
+const MAX_AFFIX: usize = 6;
+
+/// The ways a stem splits into a conventional prefix or suffix and a name: `test_make` →
+/// (`test_`, `make`, ``); `foo_test` → (``, `foo`, `_test`); `_make` → (`_`, `make`, ``).
+fn affixes(stem: &str) -> Vec<(&str, &str, &str)> {
+    let separator = |c: char| matches!(c, '_' | '-' | '.');
+    let mut out = Vec::new();
+    if let Some(at) = stem.find(separator)
+        && at < MAX_AFFIX
+        && at + 1 < stem.len()
+    {
+        out.push((&stem[..=at], &stem[at + 1..], ""));
+    }
+    if let Some(at) = stem.rfind(separator)
+        && at > 0
+        && stem.len() - at <= MAX_AFFIX
+        && stem[..at].chars().last().is_some_and(|c| !separator(c))
+    {
+        out.push(("", &stem[..at], &stem[at..]));
+    }
+    out
 }
 
 fn stem_of<'p>(name: &'p str, ext: &str) -> Option<&'p str> {
@@ -125,6 +189,17 @@ pub fn proposals(path: &str) -> Vec<(Shape, &str)> {
             },
             stem,
         ));
+        for (prefix, inner, suffix) in affixes(stem) {
+            out.push((
+                Shape::Affix {
+                    dir: dir.into(),
+                    prefix: prefix.into(),
+                    suffix: suffix.into(),
+                    ext: ext.into(),
+                },
+                inner,
+            ));
+        }
         let parts: Vec<&str> = if dir.is_empty() {
             Vec::new()
         } else {
@@ -185,7 +260,27 @@ mod tests {
             ]
         );
         assert_eq!(globs("README.md"), vec![pair("*.md", "README")]);
-        assert_eq!(globs("src/a.test.ts")[0], pair("src/*.ts", "a.test"));
+        assert_eq!(
+            globs("src/a.test.ts"),
+            vec![
+                pair("src/*.ts", "a.test"),
+                pair("src/a.*.ts", "test"),
+                pair("src/*.test.ts", "a"),
+                pair("*/a.test.ts", "src"),
+            ]
+        );
+        assert_eq!(
+            globs("tests/test_make.py")[..3],
+            [
+                pair("tests/*.py", "test_make"),
+                pair("tests/test_*.py", "make"),
+                pair("tests/*_make.py", "test"),
+            ]
+        );
+        assert_eq!(
+            globs("src/attr/_make.py")[1],
+            pair("src/attr/_*.py", "make")
+        );
         assert_eq!(globs("Makefile"), Vec::<(String, String)>::new());
         assert_eq!(
             globs(".github/x/.gitignore"),

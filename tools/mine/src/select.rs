@@ -4,7 +4,7 @@
 use crate::count::{CompanionKey, Counts, Kind};
 use crate::rules::{Shape, proposals, split};
 use crate::{MineOptions, MinedCompanion, MinedFamily};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// What the tip holds, indexed for the existence checks.
 pub struct Tip<'a> {
@@ -74,31 +74,35 @@ fn companion_at_tip(
         Kind::Literal => (tip.paths.contains(text) && !shape.matches(text))
             .then(|| (text.to_string(), "literal")),
         Kind::Dir => {
-            let (dir, pattern) = split(text);
+            let (dir, _) = split(text);
             // A root glob (`*.md`) names files of every directory once package roots count.
             if dir.is_empty() || !tip.dir_exists(dir) {
                 return None;
             }
             let files = tip.dir_files.get(text).copied().unwrap_or(0);
-            let (changes, additions) = counts.dir_changes.get(&key.1).copied().unwrap_or((0, 0));
-            let fragments = f64::from(additions) >= options.fragment_share * f64::from(changes);
-            if fragments {
-                // A directory whose changes are new files: name the file the change adds.
-                let ext = pattern.trim_start_matches("*.");
-                let placeholder = format!("<name>.{ext}");
-                Some((
-                    if dir.is_empty() {
-                        placeholder
-                    } else {
-                        format!("{dir}/{placeholder}")
-                    },
-                    "new-file",
-                ))
-            } else if (1..=options.max_glob_files).contains(&files) {
-                Some((text.to_string(), "glob"))
-            } else {
-                None
+            (1..=options.max_glob_files)
+                .contains(&files)
+                .then(|| (text.to_string(), "glob"))
+        }
+        Kind::NewFile => {
+            let (dir, _) = split(text);
+            let changes = counts.dir_changes.get(&key.1)?;
+            let fragments = changes.additions > 0
+                && f64::from(changes.additions)
+                    >= options.fragment_share * f64::from(changes.changes);
+            if !fragments || !tip.dir_exists(dir) {
+                return None;
             }
+            // A directory whose changes are new files: name the file the change adds, with
+            // the extension every new file had, or any (a convention that changed its
+            // extension is still the same convention).
+            Some((
+                match &changes.added_extension {
+                    Some(ext) => format!("{dir}/<name>.{ext}"),
+                    None => text.to_string(),
+                },
+                "new-file",
+            ))
         }
         Kind::Template => {
             let (dir, _) = split(text);
@@ -144,7 +148,7 @@ fn candidate(
     // Best first, a glob ranked as if followed `glob_handicap` less often (it leaves the
     // agent to pick the file); equal ranks by kind (the more specific first) and text.
     let rank = |key: &CompanionKey, rate: f64| match key.0 {
-        Kind::Dir => rate - options.glob_handicap,
+        Kind::Dir | Kind::NewFile => rate - options.glob_handicap,
         _ => rate,
     };
     keys.sort_by(|a, b| {
@@ -195,6 +199,12 @@ fn overlap(a: &str, b: &str) -> bool {
         }
         out
     };
+    // A file and a glob holding it are both worth naming (the glob says where, the file
+    // which one is likeliest); two globs, or a template and one of its files, say it twice.
+    let broad = |p: &str| p.contains('*') || p.contains('<');
+    if broad(a) != broad(b) {
+        return false;
+    }
     let (pa, pb) = (pattern(a), pattern(b));
     a == b
         || glob_match(&pa, b)
@@ -243,17 +253,28 @@ pub fn families(counts: &Counts, tip: &Tip<'_>, options: &MineOptions) -> Vec<Mi
             .total_cmp(&a.value)
             .then_with(|| a.shape.cmp(&b.shape))
     });
-    let mut claimed: BTreeSet<usize> = BTreeSet::new();
+    let mut claimed: HashMap<usize, Vec<usize>> = HashMap::new();
     let mut chosen: Vec<Candidate> = Vec::new();
     for c in candidates {
         if chosen.len() >= options.max_families {
             break;
         }
+        // Families may overlap when one is more specific than the other: the engine then
+        // gives each shared file to the more specific one. Equally specific ones would leave
+        // the file ambiguous.
         let files = &tip.rule_files[&c.shape];
-        if files.iter().any(|f| claimed.contains(f)) {
+        let specificity = c.shape.specificity();
+        let ambiguous = files.iter().any(|f| {
+            claimed
+                .get(f)
+                .is_some_and(|owners| owners.contains(&specificity))
+        });
+        if ambiguous {
             continue;
         }
-        claimed.extend(files.iter().copied());
+        for f in files {
+            claimed.entry(*f).or_default().push(specificity);
+        }
         chosen.push(c);
     }
     // Names: from the rule, made unique in rule order so they do not depend on the ranking.
