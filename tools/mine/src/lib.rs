@@ -46,6 +46,13 @@ use serde::Serialize;
 /// The version of the mining rules: a pack mined by another version is mined again.
 pub const MINER_VERSION: u32 = 1;
 
+/// The gate of a mined family. Its companions were each followed in at least `min_rate` of
+/// the family's recent commits, so one of them is reason enough for a note on a fresh store
+/// (one companion of prior 1 scores kappa 0.54 under the default weights); learning then
+/// leaves out what the agent does not follow, and a family whose companions all go
+/// unfollowed falls under this gate too.
+pub const MINED_THRESHOLD: f64 = 0.65;
+
 /// How a pack is mined. The defaults are what `init` and the zero-config path use.
 #[derive(Clone, Debug)]
 pub struct MineOptions {
@@ -149,7 +156,7 @@ impl Mined {
                     name: f.name.clone(),
                     kind: DOC_KIND.into(),
                     rules: vec![f.rule.clone()],
-                    threshold: None,
+                    threshold: Some(MINED_THRESHOLD),
                     companions: f
                         .companions
                         .iter()

@@ -441,3 +441,206 @@ fn install_hooks_keeps_other_settings_and_is_idempotent() {
         assert_eq!(read_json(&path), before, "uninstall removes only ours");
     }
 }
+
+// Zero-config: a git repository with history and no pack file, its pack mined by the daemon.
+
+/// A repository under the HOME whose history pairs every `src/modK.py` change with
+/// `tests/test_modK.py` (mined: family `src-py`, companion `tests/test_{}.py`); no pack file,
+/// no built-in signature on the way up.
+fn mined_repository(hooks: &Hooks) -> PathBuf {
+    let repo = hooks.env.home().join("repo");
+    crate::init::convention_history(&repo, 40);
+    assert!(!repo.join(".dsh/doc-pack.json").exists());
+    repo
+}
+
+/// A Claude Code `PostToolUse` event of an `Edit` of `file` (relative to `repo`), cwd `repo`.
+fn claude_edit(repo: &Path, session: &str, file: &str) -> Vec<u8> {
+    let path = repo.join(file).display().to_string();
+    serde_json::json!({
+        "session_id": session,
+        "transcript_path": format!("/nonexistent/.claude/projects/repo/{session}.jsonl"),
+        "cwd": repo.display().to_string(),
+        "permission_mode": "default",
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": path, "old_string": "0", "new_string": "1", "replace_all": false},
+        "tool_response": {"filePath": path, "oldString": "0", "newString": "1", "originalFile": "0",
+            "structuredPatch": [], "userModified": false, "replaceAll": false},
+        "tool_use_id": "toolu_01zeroconfig"
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// A Claude Code `UserPromptSubmit` event (the next turn), cwd `repo`.
+fn claude_prompt(repo: &Path, session: &str) -> Vec<u8> {
+    serde_json::json!({
+        "session_id": session,
+        "transcript_path": format!("/nonexistent/.claude/projects/repo/{session}.jsonl"),
+        "cwd": repo.display().to_string(),
+        "permission_mode": "default",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "Next change."
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// The `additionalContext` of a hook's stdout (`None` when the hook was silent).
+fn additional_context(stdout: &str) -> Option<String> {
+    if stdout.is_empty() {
+        return None;
+    }
+    let value: Value = serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{stdout}: {e}"));
+    assert_eq!(
+        value["hookSpecificOutput"]["hookEventName"], "PostToolUse",
+        "{value}"
+    );
+    let text = value["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no additionalContext: {value}"));
+    Some(text.to_string())
+}
+
+impl Hooks {
+    /// The daemon's ledger log (the default `logFile` under the temporary HOME).
+    fn ledger(&self) -> String {
+        std::fs::read_to_string(
+            self.env
+                .home()
+                .join(".dsh/playform/hook-dsh-doc-suggester.log"),
+        )
+        .unwrap_or_default()
+    }
+
+    /// Starts the daemon with a hook event that names no family file (a `Read` of the
+    /// repository's README, which starts mining), then waits until the daemon judges in `repo`
+    /// with a mined pack. The wait asks the daemon directly, as an agent of its own, about a
+    /// file no family claims: a family edit would be a judged call of the session's agent (a
+    /// silence opens a shadow window that teaches), and a silent hook cannot tell
+    /// `pack-mining` from a gated silence. Bounded; nothing is timed.
+    fn wait_until_mined(&self, repo: &Path) {
+        let readme = repo.join("README.md").display().to_string();
+        let cwd = repo.display().to_string();
+        let event = serde_json::json!({
+            "session_id": "zc-start", "cwd": cwd, "hook_event_name": "PostToolUse",
+            "tool_name": "Read", "tool_input": {"file_path": readme}
+        });
+        assert_eq!(self.hook("claude-code", event.to_string().into_bytes()), "");
+        let mut client = self.client();
+        let mut last = Value::Null;
+        for _ in 0..200 {
+            last = client
+                .judge("zc-probe", "read", &readme, Some(&cwd))
+                .expect("judge over the socket");
+            let ledger = last["ledger"].to_string();
+            if !ledger.contains("pack-mining") {
+                assert!(ledger.contains("abstained no-signal 0.00"), "{last}");
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!(
+            "the pack of {} was not mined within 200 tries: {last}\n{}",
+            repo.display(),
+            self.ledger()
+        );
+    }
+
+    /// The `src-py` / `tests/test_{}.py` row the daemon holds for `repo`.
+    fn template_row(&self, repo: &Path) -> Value {
+        let live = self
+            .client()
+            .rates(&repo.display().to_string())
+            .expect("rates over the socket");
+        row(&live["rows"], "src-py", "tests/test_{}.py").clone()
+    }
+}
+
+#[test]
+fn zero_config_after_mining_a_family_edit_names_its_templated_companion_and_its_edit_is_an_accept()
+{
+    let hooks = Hooks::new();
+    let repo = mined_repository(&hooks);
+    let session = "zc-1";
+    hooks.wait_until_mined(&repo);
+
+    // The first edit of a family file once the pack is mined: a note naming the test module
+    // by its real path.
+    let out = hooks.hook("claude-code", claude_edit(&repo, session, "src/mod1.py"));
+    let Some(context) = additional_context(&out) else {
+        panic!(
+            "the first src/mod1.py edit after mining was silent; the daemon's ledger:\n{}",
+            hooks.ledger()
+        );
+    };
+    assert!(context.contains("src-py"), "{context}");
+    assert!(context.contains("\n- tests/test_mod1.py"), "{context}");
+    assert!(!context.contains("{}"), "{context}");
+
+    // The companion edit, in another hook process, follows the note.
+    hooks.hook(
+        "claude-code",
+        claude_edit(&repo, session, "tests/test_mod1.py"),
+    );
+    let ledger = hooks.ledger();
+    assert!(
+        ledger.contains("doc-suggester: accepted src-py tests/test_mod1.py\n"),
+        "{ledger}"
+    );
+    // The next turn closes the window: the accept is the template's, as the pack writes it.
+    assert_eq!(hooks.hook("claude-code", claude_prompt(&repo, session)), "");
+    let live = hooks.template_row(&repo);
+    assert_eq!(live["accepts"], 1, "{live}");
+
+    hooks.stop_daemon();
+    let store = hooks.store().display().to_string();
+    let stored: Value =
+        serde_json::from_str(&hooks.env.ok(&["rates", "--store", &store, "--json"], b""))
+            .expect("rates --json is JSON");
+    assert_eq!(
+        row(&stored, "src-py", "tests/test_{}.py")["accepts"],
+        1,
+        "{stored}"
+    );
+}
+
+#[test]
+fn zero_config_a_session_that_follows_the_convention_gets_the_templated_note_next_turn() {
+    let hooks = Hooks::new();
+    let repo = mined_repository(&hooks);
+    let session = "zc-2";
+    hooks.wait_until_mined(&repo);
+    let edit = |file: &str| hooks.hook("claude-code", claude_edit(&repo, session, file));
+
+    // Turn 1: the agent changes a module and its test, as the history does (whether the module
+    // edit is a note or a gated silence, the test edit is a hit for `tests/test_{}.py`).
+    edit("src/mod1.py");
+    edit("tests/test_mod1.py");
+    assert_eq!(hooks.hook("claude-code", claude_prompt(&repo, session)), "");
+
+    // Turn 2: another module; what mod1 taught holds for the template, so mod2's test is named.
+    let out = edit("src/mod2.py");
+    let Some(context) = additional_context(&out) else {
+        panic!(
+            "the src/mod2.py edit of turn 2 was silent; the daemon's ledger:\n{}",
+            hooks.ledger()
+        );
+    };
+    assert!(context.contains("\n- tests/test_mod2.py"), "{context}");
+    assert!(!context.contains("{}"), "{context}");
+    edit("tests/test_mod2.py");
+    assert!(
+        hooks
+            .ledger()
+            .contains("doc-suggester: accepted src-py tests/test_mod2.py\n"),
+        "{}",
+        hooks.ledger()
+    );
+    assert_eq!(hooks.hook("claude-code", claude_prompt(&repo, session)), "");
+    let live = hooks.template_row(&repo);
+    assert!(live["accepts"].as_u64().expect("accepts") >= 1, "{live}");
+    assert_eq!(live["shadowMisses"], 0, "{live}");
+    hooks.stop_daemon();
+}

@@ -17,3 +17,5 @@ mod protocol;
 mod readonly;
 mod replay;
 mod transfer;
+#[cfg(unix)]
+mod zero_config;
