@@ -28,6 +28,8 @@ pub struct InitOptions {
     pub force: bool,
     /// Skip the backtest of the report.
     pub no_backtest: bool,
+    /// Mine at most this many of the newest first-parent commits.
+    pub max_commits: usize,
 }
 
 /// Why `init` could not mine or write.
@@ -110,7 +112,7 @@ pub fn init(options: &InitOptions) -> Result<InitReport, InitError> {
             rev: options.rev.as_deref(),
             since: None,
             max_files: mine_options.max_files,
-            newest: Some(MAX_MINED_COMMITS),
+            newest: Some(options.max_commits.max(1)),
         },
         |n| {
             if n % 256 == 0 {
@@ -147,6 +149,11 @@ pub fn init(options: &InitOptions) -> Result<InitReport, InitError> {
             train_fraction: Some(REPORT_TRAIN_FRACTION),
             max_files: backtest::DEFAULT_MAX_FILES,
             mine_always: true,
+            // The report compares the mined pack's learning engine with co-change; the
+            // static engine would double the time for a figure no one acts on here.
+            learning_only: true,
+            newest: Some(options.max_commits.max(1)),
+            history: Some(history),
             ..backtest::Options::default()
         })?);
     }

@@ -88,6 +88,10 @@ struct InitArgs {
     /// Leave out the backtest of the mined pack from the report.
     #[arg(long)]
     no_backtest: bool,
+    /// Mine at most this many of the newest first-parent commits.
+    #[arg(long, value_name = "N", default_value_t = docsuggest_tools::init::MAX_MINED_COMMITS as u64,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_commits: u64,
     /// Print the report as JSON.
     #[arg(long, conflicts_with = "print")]
     json: bool,
@@ -713,6 +717,7 @@ fn init_cmd(args: &InitArgs) -> Result<()> {
         print: args.print,
         force: args.force,
         no_backtest: args.no_backtest,
+        max_commits: usize::try_from(args.max_commits).unwrap_or(usize::MAX),
     })?;
     if args.print {
         out_raw!("{}", report.pack_json);

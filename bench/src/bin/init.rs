@@ -53,6 +53,7 @@ fn child(what: &str, repo: &Path) -> Result<()> {
                 print: what == "init",
                 force: true,
                 no_backtest: false,
+                max_commits: docsuggest_tools::init::MAX_MINED_COMMITS,
             })?;
             if report.mined.families.is_empty() {
                 return Err("nothing mined".into());

@@ -66,6 +66,12 @@ pub struct Options {
     /// Mine a pack from the training commits even when the repository has one (`--pack`
     /// still wins).
     pub mine_always: bool,
+    /// Run the learning engine only (and the co-change baselines), not the static one.
+    pub learning_only: bool,
+    /// Read only the newest this many first-parent commits.
+    pub newest: Option<usize>,
+    /// The history already read with these options (`init` reads it once for both).
+    pub history: Option<History>,
 }
 
 /// A backtest or bootstrap that could not run.
@@ -246,20 +252,10 @@ pub fn prepare(options: &Options, config: &Config) -> Result<Prepared, BacktestE
             "--train-fraction {f} is not in [0, 1)"
         )));
     }
-    let bar =
-        crate::replay::progress_bar_for(u64::MAX, 0, "reading history {spinner} {pos} commits");
-    let history = history::read(
-        &options.repo,
-        options.rev.as_deref(),
-        options.since.as_deref(),
-        options.max_files,
-        |n| {
-            if n % 256 == 0 {
-                bar.set_position(n as u64)
-            }
-        },
-    )?;
-    bar.finish_and_clear();
+    let history = match &options.history {
+        Some(history) => history.clone(),
+        None => read_history(options)?,
+    };
     let mut mined = None;
     let (pack_text, pack_source) = match &options.pack_file {
         Some(file) => {
@@ -359,6 +355,28 @@ pub fn prepare(options: &Options, config: &Config) -> Result<Prepared, BacktestE
         split,
         mined,
     })
+}
+
+/// Reads the history `options` name, with a progress bar on a terminal.
+fn read_history(options: &Options) -> Result<History, BacktestError> {
+    let bar =
+        crate::replay::progress_bar_for(u64::MAX, 0, "reading history {spinner} {pos} commits");
+    let history = history::read_with(
+        &options.repo,
+        &history::ReadOptions {
+            rev: options.rev.as_deref(),
+            since: options.since.as_deref(),
+            max_files: options.max_files,
+            newest: options.newest,
+        },
+        |n| {
+            if n % 256 == 0 {
+                bar.set_position(n as u64)
+            }
+        },
+    )?;
+    bar.finish_and_clear();
+    Ok(history)
 }
 
 /// The commits a pack is mined from when a backtest has no pack: those up to `--since`, or
@@ -676,7 +694,11 @@ pub fn backtest(options: &Options) -> Result<Report, BacktestError> {
         None => (None, None),
     };
     let mut runs = Vec::new();
-    for (name, config) in [("static", fixed), ("learning", learning.clone())] {
+    let engines = [("static", fixed), ("learning", learning.clone())];
+    for (name, config) in engines
+        .into_iter()
+        .filter(|(name, _)| !(options.learning_only && *name == "static"))
+    {
         // Only the learning engine starts warm: the static one reads no rate.
         let store = match name {
             "learning" => warm_store.take(),

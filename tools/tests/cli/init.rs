@@ -204,3 +204,56 @@ fn backtest_without_a_pack_mines_from_its_training_commits_only() {
         "a mined pack speaks: {report}"
     );
 }
+
+#[test]
+fn mining_is_bounded_by_the_newest_commits_and_skips_sweeping_ones() {
+    let env = Env::new();
+    let repo = env.home().join("repo");
+    convention_history(&repo, 40);
+    let path = repo.to_str().expect("utf-8");
+    let report: serde_json::Value =
+        serde_json::from_str(&env.ok(&["init", path, "--max-commits", "24", "--json"], b""))
+            .expect("a report");
+    assert_eq!(report["mined"]["commits_read"], 24, "{report}");
+    assert!(
+        report["backtest"]["first_parent_commits"] == 24,
+        "the report's backtest reads the same bound: {report}"
+    );
+    let err = env.run(&["init", path, "--max-commits", "0"], b"");
+    assert!(!err.status.success());
+
+    // A commit of 5,000 files is one sweeping change: read up to the bound, left out of the
+    // counts, and the conventions around it are still found.
+    let wide = env.home().join("wide");
+    let mut states: Vec<BTreeMap<String, String>> = Vec::new();
+    let mut s: BTreeMap<String, String> = BTreeMap::new();
+    for i in 1..30 {
+        let k = i % 5;
+        s.insert(format!("src/mod{k}.py"), i.to_string());
+        s.insert(format!("tests/test_mod{k}.py"), i.to_string());
+        if i == 15 {
+            for j in 0..5_000 {
+                s.insert(format!("vendor/f{j}.txt"), i.to_string());
+            }
+        }
+        states.push(s.clone());
+    }
+    repository(&wide, &states);
+    let report: serde_json::Value = serde_json::from_str(&env.ok(
+        &[
+            "init",
+            wide.to_str().expect("utf-8"),
+            "--json",
+            "--no-backtest",
+        ],
+        b"",
+    ))
+    .expect("a report");
+    assert_eq!(report["mined"]["commits_read"], 29, "{report}");
+    assert_eq!(report["mined"]["commits_used"], 28, "{report}");
+    let pack = pack_of(&std::fs::read_to_string(wide.join(".dsh/doc-pack.json")).expect("pack"));
+    assert!(
+        companions(&pack, "src/*.py").contains(&"tests/test_{}.py".to_string()),
+        "{pack}"
+    );
+}
