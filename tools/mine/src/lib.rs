@@ -202,3 +202,108 @@ pub fn mine(commits: &[Commit], tip_paths: &[String], options: &MineOptions) -> 
         commits_used: counts.used,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use history::Status;
+
+    fn commit(i: usize, files: &[(Status, String)], odd: bool) -> Commit {
+        Commit {
+            id: format!("{i:040x}"),
+            files: files.to_vec(),
+            bulk: false,
+            odd,
+        }
+    }
+
+    /// Twelve commits of `src/modK.rs` with `tests/modK_test.rs`.
+    fn convention() -> (Vec<Commit>, Vec<String>) {
+        let commits = (0..12)
+            .map(|i| {
+                let k = i % 3;
+                let files = [
+                    (Status::Modified, format!("src/mod{k}.rs")),
+                    (Status::Modified, format!("tests/mod{k}_test.rs")),
+                ];
+                commit(i, &files, false)
+            })
+            .collect();
+        let tip = (0..3)
+            .flat_map(|k| [format!("src/mod{k}.rs"), format!("tests/mod{k}_test.rs")])
+            .collect();
+        (commits, tip)
+    }
+
+    #[test]
+    fn odd_and_sweeping_commits_are_left_out_and_the_rest_counted() {
+        let (mut commits, tip) = convention();
+        let clean = mine(&commits, &tip, &MineOptions::default());
+        assert_eq!(clean.commits_used, 12);
+        let src = &clean.families[0];
+        assert_eq!(src.rule, "src/*.rs");
+        assert_eq!(src.companions[0].path, "tests/{}_test.rs");
+        assert_eq!(src.companions[0].rate, 1.0);
+        // An odd commit and one past `max_files` pairing src with everything count for nothing.
+        commits.push(commit(
+            12,
+            &[(Status::Modified, "src/mod0.rs".into())],
+            true,
+        ));
+        let wide: Vec<(Status, String)> = std::iter::once((Status::Modified, "src/mod1.rs".into()))
+            .chain((0..60).map(|j| (Status::Added, format!("vendor/v{j}.txt"))))
+            .collect();
+        commits.push(commit(13, &wide, false));
+        let noisy = mine(&commits, &tip, &MineOptions::default());
+        assert_eq!((noisy.commits_read, noisy.commits_used), (14, 12));
+        assert_eq!(
+            noisy,
+            Mined {
+                commits_read: 14,
+                ..clean
+            }
+        );
+    }
+
+    #[test]
+    fn deleted_files_trigger_nothing_and_vanished_companions_are_not_named() {
+        let (commits, mut tip) = convention();
+        // At the tip the tests directory is gone: no template, glob or file there is named.
+        tip.retain(|p| p.starts_with("src/"));
+        let mined = mine(&commits, &tip, &MineOptions::default());
+        assert!(mined.families.is_empty(), "{mined:?}");
+        let deleted: Vec<Commit> = (0..12)
+            .map(|i| {
+                let files = [
+                    (Status::Deleted, format!("src/mod{}.rs", i % 3)),
+                    (Status::Deleted, format!("tests/mod{}_test.rs", i % 3)),
+                ];
+                commit(i, &files, false)
+            })
+            .collect();
+        let mined = mine(&deleted, &convention().1, &MineOptions::default());
+        assert_eq!(mined.commits_used, 0);
+        assert!(mined.families.is_empty());
+    }
+
+    #[test]
+    fn the_pack_is_valid_and_names_are_stable() {
+        let (commits, tip) = convention();
+        let mined = mine(&commits, &tip, &MineOptions::default());
+        let pack = mined.pack();
+        assert_eq!(pack.problems(), Vec::<String>::new());
+        let names: Vec<&str> = pack.families.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["src-rs", "tests-_test-rs"]);
+        assert!(
+            pack.families
+                .iter()
+                .all(|f| f.threshold == Some(MINED_THRESHOLD))
+        );
+        let text = mined.pack_json();
+        assert_eq!(
+            Pack::from_json_str(&text, "mined").expect("parses"),
+            pack,
+            "{text}"
+        );
+    }
+}

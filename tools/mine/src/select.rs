@@ -136,7 +136,8 @@ fn candidate(
                 .map(|(k, share)| f64::from(*share) * q.powi((events - 1 - k) as i32))
                 .sum()
         });
-        hits / total
+        // The sums are rounded; a rate is a share.
+        (hits / total).min(1.0)
     };
     let mut keys: Vec<(&CompanionKey, f64)> = stats
         .companions
@@ -269,7 +270,15 @@ pub fn families(counts: &Counts, tip: &Tip<'_>, options: &MineOptions) -> Vec<Mi
                 .get(f)
                 .is_some_and(|owners| owners.contains(&specificity))
         });
-        if ambiguous {
+        // A family whose every file a more specific one already takes would never be
+        // detected; one with exactly another's files says the same thing twice.
+        let dead = files.iter().all(|f| {
+            claimed
+                .get(f)
+                .is_some_and(|owners| owners.iter().any(|s| *s > specificity))
+        });
+        let twin = chosen.iter().any(|o| tip.rule_files[&o.shape] == *files);
+        if ambiguous || dead || twin {
             continue;
         }
         for f in files {

@@ -223,3 +223,52 @@ fn on_a_memory_store_repeated_family_edits_reach_the_mined_pack() {
     assert_mined_judgement(&judged, "mod4");
     serve.close();
 }
+
+/// The background miner re-mines a stored pack only when HEAD has moved far past it: 60
+/// commits later it is kept, 260 commits later (or on a history it is not part of) it is
+/// mined again, and a pack of another miner version is mined again at once.
+#[test]
+fn a_stored_pack_is_mined_again_only_when_head_moved_far() {
+    use docsuggest_engine::mined::{MinedAnswer, PackMiner};
+    use docsuggest_tools::mining::{BackgroundMiner, REMINE_AFTER, mine_root};
+
+    let env = Env::new();
+    let ask = |root: &Path, stored: &docsuggest_schema::MinedPack| -> MinedAnswer {
+        let mut miner = BackgroundMiner::new();
+        assert_eq!(
+            miner.request(root, "k", Some(stored)),
+            MinedAnswer::UseStored
+        );
+        miner.wait_idle();
+        miner.request(root, "k", Some(stored))
+    };
+    let base = env.home().join("base");
+    convention_history(&base, 40);
+    let stored = mine_root(&base).expect("mined");
+    assert_eq!(stored.commits, 40);
+
+    // The same first 40 commits (identical states give identical commits), then more.
+    let near = env.home().join("near");
+    convention_history(&near, 100);
+    assert_eq!(ask(&near, &stored), MinedAnswer::UseStored);
+    let far = env.home().join("far");
+    convention_history(&far, 40 + REMINE_AFTER + 60);
+    match ask(&far, &stored) {
+        MinedAnswer::Mined(record) => {
+            assert_eq!(record.commits, (40 + REMINE_AFTER + 60) as u64);
+            assert_ne!(record.head, stored.head);
+        }
+        other => panic!("mined again expected, got {other:?}"),
+    }
+    let mut older = stored.clone();
+    older.miner = docsuggest_mine::MINER_VERSION + 1;
+    assert!(matches!(ask(&near, &older), MinedAnswer::Mined(_)));
+
+    // Nothing stored and nothing to mine: pending while the job runs, then unavailable.
+    let lonely = env.home().join("lonely");
+    std::fs::create_dir_all(&lonely).expect("dir");
+    let mut miner = BackgroundMiner::new();
+    assert_eq!(miner.request(&lonely, "k", None), MinedAnswer::Pending);
+    miner.wait_idle();
+    assert_eq!(miner.request(&lonely, "k", None), MinedAnswer::Unavailable);
+}
