@@ -4,8 +4,8 @@
 use docsuggest_engine::Engine;
 use docsuggest_engine::probe::OsProbe;
 use docsuggest_schema::rate::NEUTRAL;
-use docsuggest_schema::{Heuristic, Outcome, RateRow, StoreContents};
-use docsuggest_tests::{Fixture, config, judge, memory_engine};
+use docsuggest_schema::{Heuristic, Outcome, RateRow};
+use docsuggest_tests::{Fixture, config, contents, judge, memory_engine, rows};
 use serde_json::json;
 
 const PLAN: &str = "Documentation/Plans/SEARCH.md";
@@ -15,23 +15,6 @@ const PLAN_COMPANIONS: [&str; 4] = [
     "POC-BRIEF.md",
     "CHANGELOG.md",
 ];
-
-fn contents(engine: &Engine<OsProbe>) -> &dyn StoreContents {
-    engine
-        .store()
-        .contents()
-        .expect("the memory store shows its contents")
-}
-
-/// Every rate row as `family/companion=step`, in key order.
-fn rows(engine: &Engine<OsProbe>) -> Vec<(String, RateRow)> {
-    contents(engine)
-        .rate_rows()
-        .expect("rows")
-        .into_iter()
-        .map(|(k, r)| (format!("{}/{}", k.family, k.companion), r))
-        .collect()
-}
 
 fn steps(engine: &Engine<OsProbe>) -> Vec<(String, f64)> {
     rows(engine).into_iter().map(|(k, r)| (k, r.step)).collect()

@@ -4,8 +4,8 @@
 
 use docsuggest_engine::Engine;
 use docsuggest_engine::probe::OsProbe;
-use docsuggest_schema::{Outcome, RateRow, StoreContents};
-use docsuggest_tests::{Fixture, config, judge, memory_engine};
+use docsuggest_schema::Outcome;
+use docsuggest_tests::{Fixture, config, contents, judge, memory_engine, rows};
 use serde_json::json;
 
 /// Family `Attr` (`src/attr/*.py`): its test file, its API page (under `docs/api/`, absent at
@@ -38,23 +38,6 @@ fn workspace() -> Fixture {
 
 fn step_engine() -> Engine<OsProbe> {
     memory_engine(config(json!({"rateModel": "step"})))
-}
-
-fn contents(engine: &Engine<OsProbe>) -> &dyn StoreContents {
-    engine
-        .store()
-        .contents()
-        .expect("the memory store shows its contents")
-}
-
-/// Every rate row as `family/companion`, in key order.
-fn rows(engine: &Engine<OsProbe>) -> Vec<(String, RateRow)> {
-    contents(engine)
-        .rate_rows()
-        .expect("rows")
-        .into_iter()
-        .map(|(k, r)| (format!("{}/{}", k.family, k.companion), r))
-        .collect()
 }
 
 fn companions(v: &docsuggest_engine::Verdict) -> Vec<String> {

@@ -3,7 +3,7 @@
 
 use docsuggest_engine::probe::OsProbe;
 use docsuggest_engine::{BoxedStore, Call, Engine, Verdict};
-use docsuggest_schema::Config;
+use docsuggest_schema::{Config, RateRow, StoreContents};
 use std::path::{Path, PathBuf};
 
 /// A temporary workspace laid out like the PoC's doc graph.
@@ -127,4 +127,22 @@ pub fn judge(engine: &mut Engine<OsProbe>, fixture: &Fixture, agent: &str, rel: 
     engine
         .judge(&fixture.call(agent, "read", rel))
         .expect("a well-formed call")
+}
+
+/// What an engine's store holds (a memory or redb store shows it).
+pub fn contents(engine: &Engine<OsProbe>) -> &dyn StoreContents {
+    engine
+        .store()
+        .contents()
+        .expect("the store shows its contents")
+}
+
+/// Every live rate row as `family/companion`, in key order.
+pub fn rows(engine: &Engine<OsProbe>) -> Vec<(String, RateRow)> {
+    contents(engine)
+        .rate_rows()
+        .expect("rows")
+        .into_iter()
+        .map(|(k, r)| (format!("{}/{}", k.family, k.companion), r))
+        .collect()
 }
