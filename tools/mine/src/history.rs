@@ -34,7 +34,8 @@ pub enum Status {
 pub struct Commit {
     /// The commit id (hex).
     pub id: String,
-    /// The changed paths; empty for an empty commit.
+    /// The changed plain paths; empty for an empty commit, and for one that changed only
+    /// paths that are not plain (`odd` then says so: check it before calling a commit empty).
     pub files: Vec<(Status, String)>,
     /// More files changed than the bound: `files` holds only the first ones.
     pub bulk: bool,

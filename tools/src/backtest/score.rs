@@ -435,21 +435,65 @@ impl Scoring<'_> {
     /// (support ÷ the trigger's count) at least `c`, best first, at most `max`. It learns from
     /// every earlier kept commit, training ones included.
     pub fn cochange(&self, k: u64, c: f64, max: usize) -> Figures {
-        let mut count: HashMap<&str, u64> = HashMap::new();
-        let mut pair: HashMap<&str, HashMap<&str, u64>> = HashMap::new();
+        self.cochange_held(k, c, max).0
+    }
+
+    /// [`Scoring::cochange`], and the most support entries it held at once.
+    ///
+    /// Only a scored turn's trigger is ever asked for, so support is counted for those paths
+    /// only, one trigger at a time: its earlier commits are walked in order, the counts of what
+    /// changed with it growing up to each of its scored turns, then dropped before the next
+    /// trigger. What is held at once is one count per path changed with that trigger (at most
+    /// the history's distinct paths) and, per commit, its paths that are some scored trigger
+    /// — linear in the history, never a count per pair of a commit's files, which a commit of
+    /// 50,000 files would make 2.5 billion (docs/BACKTEST.md).
+    fn cochange_held(&self, k: u64, c: f64, max: usize) -> (Figures, usize) {
+        // Each commit's paths once, as sets (a path listed twice counts once).
+        let unique: Vec<Vec<&str>> = self
+            .paths
+            .iter()
+            .map(|files| {
+                let set: BTreeSet<&str> = files.iter().map(String::as_str).collect();
+                set.into_iter().collect()
+            })
+            .collect();
+        // The scored turns of each trigger, in order.
+        let mut asked: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (t, files) in self.paths.iter().enumerate().skip(self.split) {
+            if let Some(trigger) = files.first() {
+                asked.entry(trigger.as_str()).or_default().push(t);
+            }
+        }
+        // The commits holding each such trigger, in order.
+        let mut holding: HashMap<&str, Vec<usize>> =
+            asked.keys().map(|&a| (a, Vec::new())).collect();
+        for (t, files) in unique.iter().enumerate() {
+            for f in files {
+                if let Some(at) = holding.get_mut(f) {
+                    at.push(t);
+                }
+            }
+        }
         let mut agg = Agg::default();
         let mut covered: HashMap<usize, BTreeSet<usize>> = HashMap::new();
-        for (t, files) in self.paths.iter().enumerate() {
-            let Some(trigger) = files.first() else {
-                continue;
-            };
-            if t >= self.split {
-                let n = count.get(trigger.as_str()).copied().unwrap_or(0);
+        let mut held = 0;
+        for (trigger, turns) in &asked {
+            let commits = &holding[trigger];
+            let mut with: HashMap<&str, u64> = HashMap::new();
+            let (mut n, mut next) = (0u64, 0);
+            for &t in turns {
+                // Every commit before `t` that holds the trigger, counted once.
+                while let Some(&e) = commits.get(next).filter(|&&e| e < t) {
+                    n += 1;
+                    for &b in unique[e].iter().filter(|&&b| b != *trigger) {
+                        *with.entry(b).or_default() += 1;
+                    }
+                    next += 1;
+                }
+                held = held.max(with.len());
                 let mut candidates: Vec<(f64, u64, &str)> = Vec::new();
-                if n > 0
-                    && let Some(with) = pair.get(trigger.as_str())
-                {
-                    for (f, s) in with {
+                if n > 0 {
+                    for (f, s) in &with {
                         let conf = *s as f64 / n as f64;
                         if *s >= k && conf >= c {
                             candidates.push((conf, *s, f));
@@ -460,31 +504,26 @@ impl Scoring<'_> {
                 candidates
                     .sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(b.2)));
                 candidates.truncate(max);
-                if !candidates.is_empty() {
-                    let changed: HashSet<&str> = files[1..].iter().map(String::as_str).collect();
-                    let hits = candidates.iter().filter(|x| changed.contains(x.2)).count();
-                    agg.add(self.half(t), candidates.len() as u64, hits as u64);
-                    let named: HashSet<&str> = candidates.iter().map(|x| x.2).collect();
-                    let done = covered.entry(t).or_default();
-                    for (j, f) in files.iter().enumerate().skip(1) {
-                        if named.contains(f.as_str()) {
-                            done.insert(j);
-                        }
-                    }
+                if candidates.is_empty() {
+                    continue;
                 }
-            }
-            let unique: BTreeSet<&str> = files.iter().map(String::as_str).collect();
-            for a in &unique {
-                *count.entry(a).or_default() += 1;
-                let with = pair.entry(a).or_default();
-                for b in &unique {
-                    if a != b {
-                        *with.entry(b).or_default() += 1;
+                let files = &self.paths[t];
+                let changed: HashSet<&str> = files[1..].iter().map(String::as_str).collect();
+                let hits = candidates.iter().filter(|x| changed.contains(x.2)).count();
+                agg.add(self.half(t), candidates.len() as u64, hits as u64);
+                let named: HashSet<&str> = candidates.iter().map(|x| x.2).collect();
+                let done = covered.entry(t).or_default();
+                for (j, f) in files.iter().enumerate().skip(1) {
+                    if named.contains(f.as_str()) {
+                        done.insert(j);
                     }
                 }
             }
         }
-        agg.figures(self.commits(), self.recall(self.trigger_cov, &covered))
+        (
+            agg.figures(self.commits(), self.recall(self.trigger_cov, &covered)),
+            held,
+        )
     }
 }
 
@@ -570,5 +609,147 @@ mod tests {
             matchers.template_of("Attr", "attr/b.py", "tests/test_a.py"),
             None
         );
+    }
+
+    /// One commit of `n` files with the trigger first, then three with the trigger and `x.md`:
+    /// the support entries held at once stay within the documented bound, the paths of the
+    /// history (docs/BACKTEST.md), not one per pair of the big commit.
+    fn support_held(n: usize) -> (Figures, usize) {
+        let mut big = vec!["attr/a.py".to_string()];
+        big.extend((0..n - 1).map(|i| format!("f/{i:06}.txt")));
+        let paths = vec![
+            big,
+            strings(&["attr/a.py", "x.md"]),
+            strings(&["attr/a.py", "x.md"]),
+            strings(&["attr/a.py", "x.md"]),
+        ];
+        let none = vec![BTreeSet::new(); paths.len()];
+        let scoring = Scoring {
+            paths: &paths,
+            split: 0,
+            trigger_cov: &none,
+            any_cov: &none,
+        };
+        scoring.cochange_held(1, 0.2, 7)
+    }
+
+    #[test]
+    fn the_cochange_support_of_a_huge_commit_is_bounded_by_its_paths() {
+        const N: usize = 50_000;
+        let (fig, held) = support_held(N);
+        assert!(
+            held <= N + 1,
+            "{held} support entries for a commit of {N} files"
+        );
+        // Turns 1 and 2 name 7 of the big commit's files (support 1, confidence 1 then 1/2;
+        // x.md's 1/2 loses the tie by path at turn 2): all miss; turn 3 names x.md first
+        // (support 2, confidence 2/3): a hit, then 6 misses.
+        assert_eq!(fig.notes, 3);
+        assert_eq!(fig.companions_named, 21);
+        assert_eq!(fig.companion_precision, Some(1.0 / 21.0));
+    }
+
+    /// The co-change baseline as it was first written: a support count for every pair of a
+    /// commit's paths. The bounded one must give exactly its figures.
+    fn cochange_by_pairs(scoring: &Scoring<'_>, k: u64, c: f64, max: usize) -> Figures {
+        let mut count: HashMap<&str, u64> = HashMap::new();
+        let mut pair: HashMap<&str, HashMap<&str, u64>> = HashMap::new();
+        let mut agg = Agg::default();
+        let mut covered: HashMap<usize, BTreeSet<usize>> = HashMap::new();
+        for (t, files) in scoring.paths.iter().enumerate() {
+            let Some(trigger) = files.first() else {
+                continue;
+            };
+            if t >= scoring.split {
+                let n = count.get(trigger.as_str()).copied().unwrap_or(0);
+                let mut candidates: Vec<(f64, u64, &str)> = Vec::new();
+                if n > 0
+                    && let Some(with) = pair.get(trigger.as_str())
+                {
+                    for (f, s) in with {
+                        let conf = *s as f64 / n as f64;
+                        if *s >= k && conf >= c {
+                            candidates.push((conf, *s, f));
+                        }
+                    }
+                }
+                candidates
+                    .sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(b.2)));
+                candidates.truncate(max);
+                if !candidates.is_empty() {
+                    let changed: HashSet<&str> = files[1..].iter().map(String::as_str).collect();
+                    let hits = candidates.iter().filter(|x| changed.contains(x.2)).count();
+                    agg.add(scoring.half(t), candidates.len() as u64, hits as u64);
+                    let named: HashSet<&str> = candidates.iter().map(|x| x.2).collect();
+                    let done = covered.entry(t).or_default();
+                    for (j, f) in files.iter().enumerate().skip(1) {
+                        if named.contains(f.as_str()) {
+                            done.insert(j);
+                        }
+                    }
+                }
+            }
+            let unique: BTreeSet<&str> = files.iter().map(String::as_str).collect();
+            for a in &unique {
+                *count.entry(a).or_default() += 1;
+                let with = pair.entry(a).or_default();
+                for b in &unique {
+                    if a != b {
+                        *with.entry(b).or_default() += 1;
+                    }
+                }
+            }
+        }
+        agg.figures(
+            scoring.commits(),
+            scoring.recall(scoring.trigger_cov, &covered),
+        )
+    }
+
+    #[test]
+    fn the_bounded_cochange_gives_the_figures_of_every_pair_counted() {
+        // A pseudo-random history: 400 commits of 1 to 12 paths, most of one of 8 clusters of
+        // 5 paths, some anywhere among the 40, a few repeated.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |m: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % m
+        };
+        let paths: Vec<Vec<String>> = (0..400)
+            .map(|_| {
+                let (n, cluster) = (1 + next(12), next(8));
+                (0..n)
+                    .map(|_| match next(4) {
+                        0 => format!("p/{}.rs", next(40)),
+                        _ => format!("p/{}.rs", cluster * 5 + next(5)),
+                    })
+                    .collect()
+            })
+            .collect();
+        let cov: Vec<BTreeSet<usize>> = paths
+            .iter()
+            .map(|f| (1..f.len()).filter(|j| j % 2 == 1).collect())
+            .collect();
+        for split in [0, 1, 150, 399, 400] {
+            let scoring = Scoring {
+                paths: &paths,
+                split,
+                trigger_cov: &cov,
+                any_cov: &cov,
+            };
+            for (k, c) in [(2, 0.5), (1, 0.2), (1, 0.0), (3, 0.7)] {
+                let bounded = scoring.cochange(k, c, 7);
+                assert_eq!(
+                    bounded,
+                    cochange_by_pairs(&scoring, k, c, 7),
+                    "{split} {k} {c}"
+                );
+                if split < 399 && c < 0.6 {
+                    assert!(bounded.notes > 0, "{split} {k} {c}: {bounded:?}");
+                }
+            }
+        }
     }
 }

@@ -15,7 +15,8 @@ pub const AGENT: &str = "backtest";
 /// Why commits were left out.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Skipped {
-    /// Commits that changed nothing against their first parent.
+    /// Commits that changed nothing against their first parent (odd paths aside: such a
+    /// commit is `odd`).
     pub empty: usize,
     /// Commits with more than `--max-files` files.
     pub bulk: usize,
@@ -50,16 +51,18 @@ pub fn turns(commits: &[Commit], pack: &CompiledPack, max_files: usize) -> (Vec<
     let mut skipped = Skipped::default();
     let mut out = Vec::new();
     for (position, commit) in commits.iter().enumerate() {
-        if commit.files.is_empty() {
-            skipped.empty += 1;
-            continue;
-        }
         if commit.bulk || commit.files.len() > max_files {
             skipped.bulk += 1;
             continue;
         }
+        // Before `empty`: the odd paths are not in `files`, so a commit that only adds odd
+        // paths lists none.
         if commit.odd {
             skipped.odd += 1;
+            continue;
+        }
+        if commit.files.is_empty() {
+            skipped.empty += 1;
             continue;
         }
         let trigger = commit

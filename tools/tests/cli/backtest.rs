@@ -54,6 +54,32 @@ fn tree(repo: &gix::Repository, files: &BTreeMap<String, String>) -> ObjectId {
 /// Builds a repository at `dir` whose first-parent history holds one commit per state, and a
 /// work tree with the tip's files.
 pub fn repository(dir: &Path, states: &[BTreeMap<String, String>]) {
+    repository_with_raw(dir, states, &[]);
+}
+
+/// `tree` with one more blob at the root, named `name` as raw bytes: a name a work tree (or a
+/// `String`) may not hold.
+fn with_raw_entry(repo: &gix::Repository, tree: ObjectId, name: &[u8]) -> ObjectId {
+    let object = repo.find_object(tree).expect("tree object");
+    let mut t: gix::objs::Tree = object.into_tree().decode().expect("a tree").into();
+    let oid = repo.write_blob(b"odd").expect("blob").detach();
+    t.entries.push(Entry {
+        mode: EntryKind::Blob.into(),
+        filename: BString::from(name.to_vec()),
+        oid,
+    });
+    t.entries.sort();
+    repo.write_object(&t).expect("tree").detach()
+}
+
+/// [`repository`], with raw root names added to some commits' trees: `(state, name)` puts a
+/// blob named `name` in the tree of that state's commit. Those names never reach the work
+/// tree.
+pub fn repository_with_raw(
+    dir: &Path,
+    states: &[BTreeMap<String, String>],
+    raw: &[(usize, Vec<u8>)],
+) {
     let repo = gix::init(dir).expect("git init");
     let sig = gix::actor::Signature {
         name: "t".into(),
@@ -62,8 +88,12 @@ pub fn repository(dir: &Path, states: &[BTreeMap<String, String>]) {
     };
     let mut parent: Option<ObjectId> = None;
     for (i, files) in states.iter().enumerate() {
+        let mut root = tree(&repo, files);
+        for (_, name) in raw.iter().filter(|(at, _)| *at == i) {
+            root = with_raw_entry(&repo, root, name);
+        }
         let commit = gix::objs::Commit {
-            tree: tree(&repo, files),
+            tree: root,
             parents: parent.into_iter().collect(),
             author: sig.clone(),
             committer: sig.clone(),
@@ -625,4 +655,147 @@ fn a_file_that_becomes_a_directory_is_a_deletion_and_additions() {
     .map(|(a, b)| (a.to_string(), b.to_string()))
     .collect();
     assert_eq!(calls, want);
+}
+
+/// A history where commits add root paths a plain path cannot hold (a newline, a quote, a
+/// tab, ESC, a backslash, invalid UTF-8): each such commit, alone or with a family file, is
+/// counted as `odd` — not `empty`, though it lists no plain path.
+fn odd_history(dir: &Path) {
+    let base: BTreeMap<String, String> = [
+        ("src/a.rs", "0"),
+        ("docs/a.md", "0"),
+        ("CHANGELOG.md", "0"),
+        ("LICENSE", "0"),
+        (".dsh/doc-pack.json", PACK),
+    ]
+    .into_iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    let odd: [&[u8]; 6] = [
+        b"new\nline.md",
+        b"quo\"te.md",
+        b"tab\tbed.md",
+        b"esc\x1bape.md",
+        b"back\\slash.md",
+        b"bad\xffutf8.md",
+    ];
+    // c0 the base; c1..c6 each add one odd name (and keep the earlier ones); c7 an odd name
+    // with src and docs; c8 empty; c9 src and docs.
+    let mut states = vec![base.clone(); 9];
+    let mut last = base;
+    last.insert("src/a.rs".into(), "9".into());
+    last.insert("docs/a.md".into(), "9".into());
+    let mut with_src = states[0].clone();
+    with_src.insert("src/a.rs".into(), "7".into());
+    with_src.insert("docs/a.md".into(), "7".into());
+    states[7] = with_src.clone();
+    states[8] = with_src;
+    states.push(last);
+    let mut raw = Vec::new();
+    for (i, name) in odd.iter().enumerate() {
+        // Every later commit keeps the name, so only commit i + 1 changes it.
+        for at in i + 1..states.len() {
+            raw.push((at, name.to_vec()));
+        }
+    }
+    for at in 7..states.len() {
+        raw.push((at, b"seventh\n.md".to_vec()));
+    }
+    repository_with_raw(dir, &states, &raw);
+}
+
+#[test]
+fn commits_adding_odd_paths_are_counted_odd_not_empty() {
+    let env = Env::new();
+    let repo = env.home().join("repo");
+    odd_history(&repo);
+    let r = json(&env, &["backtest", repo.to_str().expect("utf-8"), "--json"]);
+    assert_eq!(r["first_parent_commits"], 10, "{r}");
+    let skipped = &r["skipped"];
+    assert_eq!(skipped["odd"], 7, "{r}");
+    assert_eq!(skipped["empty"], 1, "{r}");
+    assert_eq!(
+        (&skipped["bulk"], &skipped["no_family"]),
+        (&0.into(), &0.into())
+    );
+    // The root and c9.
+    assert_eq!(r["kept"], 2, "{r}");
+}
+
+/// A history whose second commit changes `src/a.rs` and adds `n` files `f/0000.txt`…, then
+/// src with docs, then src with CHANGELOG.
+fn huge_commit_history(dir: &Path, n: usize) {
+    let mut s: BTreeMap<String, String> = [
+        ("src/a.rs", "0"),
+        ("docs/a.md", "0"),
+        ("CHANGELOG.md", "0"),
+        ("LICENSE", "0"),
+        (".dsh/doc-pack.json", PACK),
+    ]
+    .into_iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    let mut states = vec![s.clone()];
+    s.insert("src/a.rs".into(), "1".into());
+    s.extend((0..n).map(|i| (format!("f/{i:04}.txt"), i.to_string())));
+    states.push(s.clone());
+    s.insert("src/a.rs".into(), "2".into());
+    s.insert("docs/a.md".into(), "2".into());
+    states.push(s.clone());
+    s.insert("src/a.rs".into(), "3".into());
+    s.insert("CHANGELOG.md".into(), "3".into());
+    states.push(s);
+    repository(dir, &states);
+}
+
+/// A commit of 4,000 files under a `--max-files` above it is kept, and the backtest runs in
+/// bounded memory: under an address-space limit of 512 MiB (`ulimit -v`, set before the
+/// binary starts, so no measurement can race its exit). Counting co-change support for every
+/// pair of that commit's files took 971 MB resident (RELIABILITY.md); now about 40 MB.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_commit_of_four_thousand_files_is_backtested_in_bounded_memory() {
+    const N: usize = 4_000;
+    let env = Env::new();
+    let repo = env.home().join("repo");
+    huge_commit_history(&repo, N);
+    let config = env.home().join("backtest-config.json");
+    std::fs::write(&config, CONFIG).expect("config");
+    let script = "ulimit -v 524288 && exec \"$0\" \"$@\"";
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_docsuggest"))
+        .args(["backtest", repo.to_str().expect("utf-8")])
+        .args(["--max-files", &(N + 1).to_string(), "--json"])
+        .args(["--config", config.to_str().expect("utf-8")])
+        .env("HOME", env.home())
+        .env_remove("RUST_LOG")
+        .current_dir(env.home())
+        .output()
+        .expect("sh runs");
+    assert!(
+        out.status.success(),
+        "{:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    assert_eq!(r["kept"], 4, "{r}");
+    assert_eq!(r["skipped"]["bulk"], 0);
+    // Co-change k1 c0.2, trigger src/a.rs each time. c1: the root's 4 other paths (miss);
+    // c2: all at 1/2, by path the root's 4 then f/0000…f/0002 (docs/a.md hits); c3:
+    // docs/a.md at 2/3, then the same 6 at 1/3 (CHANGELOG.md hits): 3 notes, 2 of 18 hit.
+    let k1 = run(&r, "co-change k1 c0.2");
+    assert_eq!(k1["notes"], 3, "{k1}");
+    assert_eq!(k1["companions_named"], 18);
+    assert_eq!(k1["companion_precision"], 2.0 / 18.0);
+    assert_eq!(k1["note_precision"], 2.0 / 3.0);
+    // k2 c0.5: only docs/a.md at c3 (support 2, 2/3), a miss.
+    let k2 = run(&r, "co-change k2 c0.5");
+    assert_eq!(
+        (&k2["notes"], &k2["companions_named"]),
+        (&1.into(), &1.into())
+    );
+    assert_eq!(k2["companion_precision"], 0.0);
 }
