@@ -16,6 +16,7 @@
 
 use serde_json::{Value, json};
 use std::io::{self, BufRead, BufReader, Write};
+use std::os::unix::fs::MetadataExt;
 use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::Duration;
@@ -41,6 +42,14 @@ pub enum ClientError {
     /// The answer is not the protocol's.
     #[error("the server's answer is not understood: {0}")]
     Garbled(String),
+    /// The socket, or the process serving it, belongs to another user: nothing was sent.
+    #[error("refusing {path}: {reason}")]
+    Untrusted {
+        /// The socket file.
+        path: String,
+        /// What is not ours.
+        reason: String,
+    },
     /// The server answered an error.
     #[error("{code}: {detail}")]
     Refused {
@@ -59,13 +68,38 @@ pub struct Client {
 }
 
 impl Client {
-    /// Connects to the server at `path`.
+    /// Connects to the server at `path`. The socket file must be owned by this process's
+    /// user and, on Linux, so must the process serving it (`SO_PEERCRED`): another user's
+    /// socket is [`ClientError::Untrusted`] and nothing is sent to it.
     pub fn connect(path: impl AsRef<Path>) -> Result<Client, ClientError> {
         let path = path.as_ref();
+        let untrusted = |reason: String| ClientError::Untrusted {
+            path: path.display().to_string(),
+            reason,
+        };
+        let me = rustix::process::geteuid().as_raw();
+        // Checked before connecting (a missing file is the usual "no daemon")...
+        match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.uid() != me => {
+                return Err(untrusted(format!(
+                    "the socket file is owned by uid {}, not {me}",
+                    meta.uid()
+                )));
+            }
+            _ => {}
+        }
         let stream = UnixStream::connect(path).map_err(|source| ClientError::Connect {
             path: path.display().to_string(),
             source,
         })?;
+        // ...and the peer after, since the file may be swapped in between.
+        if let Some(peer) = peer_uid(&stream)?
+            && peer != me
+        {
+            return Err(untrusted(format!(
+                "the server runs as uid {peer}, not {me}"
+            )));
+        }
         let reader = BufReader::new(stream.try_clone()?);
         Ok(Client {
             reader,
@@ -176,6 +210,21 @@ impl Client {
     pub fn close(mut self) -> Result<u64, ClientError> {
         let answer = self.request(json!({"op": "close"}))?;
         durable(&answer)
+    }
+}
+
+/// The effective uid of the process at the other end of `stream` (`None` where the platform
+/// has no `SO_PEERCRED`).
+fn peer_uid(stream: &UnixStream) -> io::Result<Option<u32>> {
+    #[cfg(target_os = "linux")]
+    {
+        let cred = rustix::net::sockopt::socket_peercred(stream)?;
+        Ok(Some(cred.uid.as_raw()))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = stream;
+        Ok(None)
     }
 }
 

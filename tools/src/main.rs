@@ -627,7 +627,6 @@ fn import_cmd(args: &ImportArgs) -> Result<()> {
 
 /// Never fails: the agent must not be held up or shown an error by its hook.
 fn hook_cmd(args: &HookArgs) -> ExitCode {
-    use std::io::Read;
     let mut options = hook::HookOptions::new(args.harness.into());
     if let Some(socket) = &args.socket {
         options.socket = socket.clone();
@@ -635,11 +634,7 @@ fn hook_cmd(args: &HookArgs) -> ExitCode {
     options.store = args.store.clone();
     options.budget = Duration::from_millis(args.timeout_ms);
     options.idle_timeout = Duration::from_secs(args.idle_timeout);
-    let mut input = Vec::new();
-    if std::io::stdin().lock().read_to_end(&mut input).is_err() {
-        input.clear();
-    }
-    if let Some(answer) = hook::run(&options, &input) {
+    if let Some(answer) = hook::run_stdin(&options) {
         let _ = writeln!(std::io::stdout().lock(), "{answer}");
     }
     ExitCode::SUCCESS

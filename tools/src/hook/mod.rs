@@ -23,9 +23,12 @@ pub mod transport;
 use crate::home;
 use event::{Action, Skip};
 use serde_json::{Value, json};
-use std::io::Write;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime};
 use transport::{Daemon, Transport, TransportError};
 
 /// The harness whose hook events are read and answered.
@@ -57,6 +60,17 @@ pub fn default_socket() -> PathBuf {
 
 /// The most a hook keeps the agent waiting.
 pub const DEFAULT_BUDGET: Duration = Duration::from_millis(500);
+
+/// The largest event the hook reads from stdin. A real event is a few KB (a `Write` carries
+/// the file's content, so a large one can reach a few hundred KB); past this the hook stops
+/// reading and stays silent.
+pub const MAX_EVENT: usize = 4 << 20;
+
+/// Remembered turn ids older than this are removed from `<socket>.turns/`.
+pub const TURNS_MAX_AGE: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// At most this many remembered turn ids are kept (the newest).
+pub const TURNS_MAX_FILES: usize = 1024;
 
 /// How long a daemon the hook started keeps running without requests.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
@@ -111,8 +125,115 @@ impl HookOptions {
 /// Runs one event: answers what to print on stdout (`None`: nothing). Never fails; a reason
 /// for silence goes to the hook log.
 pub fn run(options: &HookOptions, input: &[u8]) -> Option<String> {
-    let started = Instant::now();
-    let deadline = started + options.budget;
+    run_until(options, input, Instant::now() + options.budget)
+}
+
+/// [`run`] on the event this process reads from stdin, as `docsuggest hook` does: files it
+/// and the daemon it starts create are owner-only (umask `077`), and stdin is read within
+/// the budget and up to [`MAX_EVENT`] (see [`read_event`]).
+pub fn run_stdin(options: &HookOptions) -> Option<String> {
+    let deadline = Instant::now() + options.budget;
+    rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o077));
+    match read_event(io::stdin(), deadline, MAX_EVENT) {
+        Ok(input) => run_until(options, &input, deadline),
+        Err(e) => {
+            if state_dir(options).is_ok() {
+                log(options, "bad-input", &e.to_string());
+            }
+            None
+        }
+    }
+}
+
+/// Why no event was read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum InputError {
+    /// More than the limit arrived.
+    #[error("the event is larger than {0} bytes; not read further")]
+    TooLarge(usize),
+    /// The budget ran out before the input closed or held a whole JSON value.
+    #[error(
+        "stdin neither closed nor held a whole JSON value within the hook's time budget ({0} bytes read)"
+    )]
+    Timeout(usize),
+    /// Reading failed.
+    #[error("reading stdin failed: {0}")]
+    Read(io::Error),
+}
+
+/// Reads one event from `input` until end of input or until what arrived is one whole JSON
+/// value (a harness may keep stdin open after writing the event), whichever comes first; gives
+/// up at `deadline` or past `max` bytes. The reading happens on a thread of its own, left
+/// blocked on a stdin that never closes: the process exits without it.
+pub fn read_event<R: Read + Send + 'static>(
+    mut input: R,
+    deadline: Instant,
+    max: usize,
+) -> Result<Vec<u8>, InputError> {
+    let (sender, chunks) = mpsc::sync_channel::<io::Result<Vec<u8>>>(4);
+    let reader = std::thread::Builder::new()
+        .name("stdin".into())
+        .spawn(move || {
+            let mut read = 0usize;
+            loop {
+                let mut chunk = vec![0; 64 << 10];
+                let chunk = match input.read(&mut chunk) {
+                    Ok(n) => {
+                        chunk.truncate(n);
+                        Ok(chunk)
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => Err(e),
+                };
+                let end = !matches!(&chunk, Ok(c) if !c.is_empty());
+                read += chunk.as_ref().map_or(0, Vec::len);
+                // Past the limit nothing more is read: the receiver stops at it.
+                if sender.send(chunk).is_err() || end || read > max {
+                    return;
+                }
+            }
+        });
+    if let Err(e) = reader {
+        return Err(InputError::Read(e));
+    }
+    let mut event = Vec::new();
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match chunks.recv_timeout(left) {
+            Ok(Ok(chunk)) if chunk.is_empty() => return Ok(event),
+            Ok(Ok(chunk)) => {
+                event.extend_from_slice(&chunk);
+                if event.len() > max {
+                    return Err(InputError::TooLarge(max));
+                }
+                if whole_json(&event) {
+                    return Ok(event);
+                }
+            }
+            Ok(Err(e)) => return Err(InputError::Read(e)),
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(event),
+            Err(mpsc::RecvTimeoutError::Timeout) => return Err(InputError::Timeout(event.len())),
+        }
+    }
+}
+
+/// Whether `bytes` hold exactly one JSON object (the shape of every event), tried only when
+/// the last byte that is not white space closes one.
+fn whole_json(bytes: &[u8]) -> bool {
+    bytes
+        .iter()
+        .rev()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b == b'}')
+        && serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok()
+}
+
+fn run_until(options: &HookOptions, input: &[u8], deadline: Instant) -> Option<String> {
+    // Nothing is written (not even the log) where the state directory is not ours alone.
+    if state_dir(options).is_err() {
+        return None;
+    }
     let action = match event::parse(input) {
         Ok(action) => action,
         Err(skip) => {
@@ -128,6 +249,10 @@ pub fn run(options: &HookOptions, input: &[u8]) -> Option<String> {
     };
     let mut connected = match transport::connect_or_start(&options.daemon(), deadline) {
         Ok(connected) => connected,
+        Err(e @ TransportError::Client(crate::client::ClientError::Untrusted { .. })) => {
+            log(options, "untrusted", &e.to_string());
+            return None;
+        }
         Err(e) => {
             log(options, "no-daemon", &e.to_string());
             return None;
@@ -247,14 +372,115 @@ impl Turns {
     }
 
     fn is_new(&self, agent: &str, turn_id: &str) -> bool {
-        std::fs::read_to_string(self.file(agent)).map_or(true, |last| last != turn_id)
+        let mut last = String::new();
+        let read = private_file(&self.file(agent), Open::Read)
+            .and_then(|mut file| file.read_to_string(&mut last));
+        read.is_err() || last != turn_id
     }
 
     fn remember(&self, agent: &str, turn_id: &str) {
         // Losing this only costs one extra turn reset at the next tool call.
-        let _ = std::fs::create_dir_all(&self.0);
-        let _ = std::fs::write(self.file(agent), turn_id);
+        let _ = std::fs::DirBuilder::new().mode(0o700).create(&self.0);
+        match std::fs::symlink_metadata(&self.0) {
+            Ok(meta) if meta.is_dir() && meta.uid() == rustix::process::geteuid().as_raw() => {}
+            _ => return,
+        }
+        if let Ok(mut file) = private_file(&self.file(agent), Open::Truncate) {
+            let _ = file.write_all(turn_id.as_bytes());
+        }
+        self.prune(SystemTime::now());
     }
+
+    /// Removes the turn ids older than [`TURNS_MAX_AGE`], then the oldest past
+    /// [`TURNS_MAX_FILES`].
+    pub fn prune(&self, now: SystemTime) {
+        let Ok(entries) = std::fs::read_dir(&self.0) else {
+            return;
+        };
+        let mut kept = Vec::new();
+        for entry in entries.flatten() {
+            let Ok(meta) = entry.metadata() else { continue };
+            let modified = meta.modified().unwrap_or(now);
+            if now.duration_since(modified).unwrap_or_default() > TURNS_MAX_AGE {
+                let _ = std::fs::remove_file(entry.path());
+            } else {
+                kept.push((modified, entry.path()));
+            }
+        }
+        if kept.len() > TURNS_MAX_FILES {
+            kept.sort();
+            for (_, path) in &kept[..kept.len() - TURNS_MAX_FILES] {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+    }
+}
+
+/// How [`private_file`] opens.
+#[derive(Clone, Copy)]
+pub(crate) enum Open {
+    Read,
+    Append,
+    Truncate,
+    /// Created if missing, its content left alone (a lock).
+    Keep,
+}
+
+/// Opens a file in the state directory: never through a symlink (`O_NOFOLLOW`), created
+/// owner-only (`0600`).
+pub(crate) fn private_file(path: &Path, how: Open) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    match how {
+        Open::Read => options.read(true),
+        Open::Append => options.append(true).create(true),
+        Open::Truncate => options.write(true).truncate(true).create(true),
+        Open::Keep => options.write(true).truncate(false).create(true),
+    };
+    options
+        .mode(0o600)
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        .open(path)
+}
+
+/// Makes sure the socket's directory is this user's alone before anything is written there:
+/// created `0700` if missing; refused if it belongs to another user or others may write to it.
+/// The default state directory, which earlier versions made `0755`, is narrowed to `0700`.
+pub fn state_dir(options: &HookOptions) -> Result<PathBuf, String> {
+    let dir = match options.socket.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let meta = match std::fs::metadata(&dir) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(&dir)
+                .map_err(|e| format!("creating {}: {e}", dir.display()))?;
+            std::fs::metadata(&dir).map_err(|e| format!("{}: {e}", dir.display()))?
+        }
+        Err(e) => return Err(format!("{}: {e}", dir.display())),
+    };
+    let me = rustix::process::geteuid().as_raw();
+    if !meta.is_dir() {
+        return Err(format!("{} is not a directory", dir.display()));
+    }
+    if meta.uid() != me {
+        return Err(format!(
+            "{} is owned by uid {}, not {me}",
+            dir.display(),
+            meta.uid()
+        ));
+    }
+    let default = default_socket();
+    if meta.mode() & 0o077 != 0 && Some(dir.as_path()) == default.parent() {
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))
+            .map_err(|e| format!("narrowing {}: {e}", dir.display()))?;
+    } else if meta.mode() & 0o022 != 0 {
+        return Err(format!("{} is writable by other users", dir.display()));
+    }
+    Ok(dir)
 }
 
 fn beside(socket: &Path, suffix: &str) -> PathBuf {
@@ -270,15 +496,7 @@ fn log(options: &HookOptions, kind: &str, detail: &str) {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let line = format!("{secs} hook {} {kind}: {detail}\n", options.harness.name());
-    let path = options.log();
-    if let Some(dir) = path.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    if let Ok(mut file) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-    {
+    if let Ok(mut file) = private_file(&options.log(), Open::Append) {
         let _ = file.write_all(line.as_bytes());
     }
 }

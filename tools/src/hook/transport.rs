@@ -6,11 +6,13 @@
 //! processes find it missing at once: they queue on an exclusive lock beside the socket, and
 //! only the holder that still finds no server starts one.
 
+use super::{Open, private_file};
 use crate::client::{Client, ClientError};
 use crate::protocol::{Dispatcher, Line};
 use serde_json::Value;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io;
+use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -108,24 +110,26 @@ pub struct Connected {
 
 /// Connects to the daemon on `daemon.socket`, starting it (detached, this executable's
 /// `serve --socket`) when none answers; gives up at `deadline`.
+/// A socket or server of another user ([`ClientError::Untrusted`]) is refused at once, and no
+/// daemon is started for it.
 pub fn connect_or_start(daemon: &Daemon, deadline: Instant) -> Result<Connected, TransportError> {
-    if let Ok(client) = Client::connect(&daemon.socket) {
+    if let Some(client) = connect(&daemon.socket)? {
         return Ok(Connected {
             client,
             started: None,
         });
     }
     let dir = parent(&daemon.socket);
-    std::fs::create_dir_all(&dir).map_err(start_error("creating the state directory"))?;
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(lock_file(&daemon.socket))
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&dir)
+        .map_err(start_error("creating the state directory"))?;
+    let lock = private_file(&lock_file(&daemon.socket), Open::Keep)
         .map_err(start_error("opening the start lock"))?;
     wait_for_lock(&lock, deadline)?;
     // A hook that held the lock before this one may have started the daemon meanwhile.
-    if let Ok(client) = Client::connect(&daemon.socket) {
+    if let Some(client) = connect(&daemon.socket)? {
         return Ok(Connected {
             client,
             started: None,
@@ -141,6 +145,7 @@ pub fn connect_or_start(daemon: &Daemon, deadline: Instant) -> Result<Connected,
                     started: Some(started),
                 });
             }
+            Err(e @ ClientError::Untrusted { .. }) => return Err(e.into()),
             Err(_) if Instant::now() < deadline => {
                 if let Ok(Some(status)) = child.try_wait() {
                     return Err(TransportError::Exited {
@@ -154,6 +159,15 @@ pub fn connect_or_start(daemon: &Daemon, deadline: Instant) -> Result<Connected,
         }
     }
     // The lock is released when `lock` drops, after the daemon answers.
+}
+
+/// A connection, `None` when no server answers; an untrusted one is an error.
+fn connect(socket: &Path) -> Result<Option<Client>, TransportError> {
+    match Client::connect(socket) {
+        Ok(client) => Ok(Some(client)),
+        Err(e @ ClientError::Untrusted { .. }) => Err(e.into()),
+        Err(_) => Ok(None),
+    }
 }
 
 /// The start lock beside a socket.
@@ -191,11 +205,9 @@ fn wait_for_lock(lock: &File, deadline: Instant) -> Result<(), TransportError> {
 
 fn spawn(daemon: &Daemon) -> Result<Child, TransportError> {
     let exe = std::env::current_exe().map_err(start_error("finding this executable"))?;
-    let log = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&daemon.log)
-        .map_err(start_error("opening the daemon log"))?;
+    // A log that cannot be opened safely (a symlink in its place, say) is not written; the
+    // daemon starts anyway.
+    let log = private_file(&daemon.log, Open::Append).map_or_else(|_| Stdio::null(), Stdio::from);
     let mut command = Command::new(exe);
     command
         .arg("serve")

@@ -64,8 +64,20 @@ pub enum SocketError {
     /// The path holds something that is not a socket.
     #[error("{0} exists and is not a socket; refusing to replace it")]
     NotASocket(String),
-    /// Binding, linking or preparing the socket failed.
-    #[error("cannot create socket {path}: {source}")]
+    /// The path is longer than a Unix socket address holds.
+    #[error(
+        "socket path {path} is {len} bytes; a Unix socket path holds at most {max} bytes, choose a shorter --socket"
+    )]
+    PathTooLong {
+        /// The socket file.
+        path: String,
+        /// Its length in bytes.
+        len: usize,
+        /// The platform's limit.
+        max: usize,
+    },
+    /// Binding, linking or preparing the socket failed (the reason is the error's source).
+    #[error("cannot create socket {path}")]
     Bind {
         /// The socket file.
         path: String,
@@ -106,6 +118,10 @@ impl Drop for Bound {
     }
 }
 
+/// The longest socket path the platform binds, in bytes: `sun_path` less its NUL (108 bytes
+/// on Linux, 104 on the BSDs and macOS).
+pub const MAX_SOCKET_PATH: usize = if cfg!(target_os = "linux") { 107 } else { 103 };
+
 /// The pid file beside a socket.
 pub fn pid_file(socket: &Path) -> PathBuf {
     let mut name = socket.as_os_str().to_owned();
@@ -117,6 +133,14 @@ pub fn pid_file(socket: &Path) -> PathBuf {
 /// a live one refused naming its server's pid.
 pub fn bind(path: &Path) -> Result<Bound, SocketError> {
     let name = path.display().to_string();
+    let len = path.as_os_str().len();
+    if len > MAX_SOCKET_PATH {
+        return Err(SocketError::PathTooLong {
+            path: name,
+            len,
+            max: MAX_SOCKET_PATH,
+        });
+    }
     let bind_error = |source| SocketError::Bind {
         path: name.clone(),
         source,
@@ -134,7 +158,7 @@ pub fn bind(path: &Path) -> Result<Bound, SocketError> {
         .map_err(bind_error)?;
     let staged = private.join("s");
     let result = (|| -> Result<Bound, SocketError> {
-        let listener = UnixListener::bind(&staged).map_err(bind_error)?;
+        let listener = bind_staged(&private, &staged).map_err(bind_error)?;
         std::fs::set_permissions(&staged, std::fs::Permissions::from_mode(0o600))
             .map_err(bind_error)?;
         link_into_place(&staged, path)?;
@@ -150,6 +174,27 @@ pub fn bind(path: &Path) -> Result<Bound, SocketError> {
     let bound = result?;
     write_pid_file(&bound.pid_path).map_err(bind_error)?;
     Ok(bound)
+}
+
+/// Binds the socket at `staged` (in the private directory `private`). The staged path is
+/// longer than the final one; when it is past the limit, Linux binds it through the short
+/// `/proc/self/fd/<fd>/s` name of the directory, so every path up to the limit binds.
+fn bind_staged(private: &Path, staged: &Path) -> io::Result<UnixListener> {
+    if staged.as_os_str().len() <= MAX_SOCKET_PATH {
+        return UnixListener::bind(staged);
+    }
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let dir = std::fs::File::open(private)?;
+        let short = format!("/proc/self/fd/{}/s", dir.as_raw_fd());
+        UnixListener::bind(short)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = private;
+        UnixListener::bind(staged)
+    }
 }
 
 fn link_into_place(staged: &Path, path: &Path) -> Result<(), SocketError> {
@@ -194,10 +239,30 @@ fn link_into_place(staged: &Path, path: &Path) -> Result<(), SocketError> {
 }
 
 fn write_pid_file(path: &Path) -> io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
     let mut staged = path.as_os_str().to_owned();
     staged.push(format!(".{}.tmp", std::process::id()));
     let staged = PathBuf::from(staged);
-    std::fs::write(&staged, format!("{}\n", std::process::id()))?;
+    // Created anew (`O_EXCL`, which never follows a symlink): whatever sits at the name — a
+    // file left by a killed server of the same pid, or a planted symlink — is removed, never
+    // written through.
+    let create = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+            .open(&staged)
+    };
+    let mut file = match create() {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            std::fs::remove_file(&staged)?;
+            create()?
+        }
+        other => other?,
+    };
+    file.write_all(format!("{}\n", std::process::id()).as_bytes())?;
+    drop(file);
     std::fs::rename(&staged, path)
 }
 

@@ -569,3 +569,51 @@ fn sigint_stops_a_socket_server_and_its_store_reopens() {
     let (status, stderr) = again.terminate();
     assert_eq!(status.code(), Some(0), "{stderr}");
 }
+
+/// A socket path of exactly `len` bytes under `root`: a deep directory and a short name, as a
+/// long HOME makes the default socket.
+fn socket_of_len(root: &Path, len: usize) -> PathBuf {
+    let name = "d.sock";
+    let pad = len - root.as_os_str().len() - 1 - name.len() - 1;
+    let dir = root.join("p".repeat(pad));
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let socket = dir.join(name);
+    assert_eq!(socket.as_os_str().len(), len);
+    socket
+}
+
+#[test]
+fn socket_paths_up_to_the_limit_bind_and_a_longer_one_is_refused_once() {
+    let env = Env::new();
+    for len in [100, 107] {
+        let socket = socket_of_len(env.home(), len);
+        let server = Server::start(&env, &socket, &[]);
+        server.client().hello().expect("hello");
+        let (status, stderr) = server.terminate();
+        assert_eq!(status.code(), Some(0), "{len} bytes: {stderr}");
+        assert!(!socket.exists(), "{len} bytes: the socket is removed");
+    }
+    let socket = socket_of_len(env.home(), 120);
+    let store = env.store("long.redb").display().to_string();
+    let out = env.run(
+        &[
+            "serve",
+            "--socket",
+            &socket.display().to_string(),
+            "--store",
+            &store,
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "docsuggest: error: socket path {} is 120 bytes; a Unix socket path holds at most \
+             107 bytes, choose a shorter --socket",
+            socket.display()
+        )
+    );
+    assert!(!env.store("long.redb").exists(), "no store is opened");
+}

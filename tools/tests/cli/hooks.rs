@@ -644,3 +644,363 @@ fn zero_config_a_session_that_follows_the_convention_gets_the_templated_note_nex
     assert_eq!(live["shadowMisses"], 0, "{live}");
     hooks.stop_daemon();
 }
+
+/// Waits up to `bound` for `child` to exit (killing it and failing past the bound).
+fn exit_within(child: &mut Child, bound: Duration, what: &str) -> std::process::ExitStatus {
+    let deadline = Instant::now() + bound;
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: the hook was still running after {bound:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn read_all(stream: Option<impl std::io::Read>) -> String {
+    let mut text = String::new();
+    if let Some(mut stream) = stream {
+        let _ = stream.read_to_string(&mut text);
+    }
+    text
+}
+
+#[test]
+fn a_stdin_held_open_or_flooded_never_holds_the_hook() {
+    let hooks = Hooks::new();
+    // A whole event on a stdin that stays open: parsed as it is, answered (the budget of
+    // 30 s would end the hook silently; the bound below is only there to fail a hung test).
+    let mut child = hooks
+        .command("claude-code")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the hook starts");
+    let mut stdin = child.stdin.take().expect("a stdin pipe");
+    stdin
+        .write_all(&hooks.event("claude-post-tool-use-read", "open", PLAN))
+        .expect("the event is written");
+    let status = exit_within(
+        &mut child,
+        Duration::from_secs(20),
+        "an event on an open stdin",
+    );
+    assert!(status.success(), "{status:?}");
+    assert_eq!(read_all(child.stdout.take()), golden("hooks/plan-note.out"));
+    drop(stdin);
+
+    // Nothing on a stdin that stays open: silent once the default budget is spent.
+    let socket = hooks.socket().display().to_string();
+    let mut child = hooks
+        .env
+        .command(&["hook", "--socket", &socket])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the hook starts");
+    let stdin = child.stdin.take().expect("a stdin pipe");
+    let status = exit_within(&mut child, Duration::from_secs(10), "an empty open stdin");
+    assert!(status.success(), "{status:?}");
+    assert_eq!(read_all(child.stdout.take()), "");
+    drop(stdin);
+    assert!(
+        hooks.log().contains("bad-input: stdin neither closed"),
+        "{}",
+        hooks.log()
+    );
+
+    // 100 MB: the hook stops reading at the limit, so the writer meets a closed pipe.
+    let mut child = hooks
+        .command("claude-code")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the hook starts");
+    let mut stdin = child.stdin.take().expect("a stdin pipe");
+    let writer = std::thread::spawn(move || {
+        let mut chunk = br#"{"hook_event_name":"PostToolUse","tool_input":{"content":""#.to_vec();
+        chunk.resize(1 << 20, b'x');
+        let mut result = Ok(());
+        for _ in 0..100 {
+            result = stdin.write_all(&chunk);
+            if result.is_err() {
+                break;
+            }
+            chunk.fill(b'x');
+        }
+        result
+    });
+    let status = exit_within(&mut child, Duration::from_secs(60), "a 100 MB event");
+    assert!(status.success(), "{status:?}");
+    assert_eq!(read_all(child.stdout.take()), "");
+    let written = writer.join().expect("the writer ends");
+    assert!(
+        written.is_err(),
+        "the hook read all 100 MB instead of stopping at its limit"
+    );
+    assert!(
+        hooks
+            .log()
+            .contains("bad-input: the event is larger than 4194304 bytes"),
+        "{}",
+        hooks.log()
+    );
+    hooks.stop_daemon();
+}
+
+fn mode_of(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::symlink_metadata(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .permissions()
+        .mode()
+        & 0o7777
+}
+
+fn beside(socket: &Path, suffix: &str) -> PathBuf {
+    let mut name = socket.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+#[test]
+fn state_files_are_owner_only_and_old_turn_ids_are_pruned() {
+    let hooks = Hooks::new();
+    let socket = hooks.socket();
+    let turns = beside(&socket, ".turns");
+    let old = turns.join("old-session");
+    let fresh = turns.join("fresh-session");
+    let two_days_ago = std::time::SystemTime::now() - Duration::from_secs(2 * 24 * 60 * 60);
+    use std::os::unix::fs::PermissionsExt;
+
+    // The hook makes the state directory; a Codex prompt remembers its turn id.
+    let out = hooks.hook(
+        "codex",
+        hooks.event("codex-user-prompt-submit", "codex-1", ""),
+    );
+    assert_eq!(out, "");
+    // A judged read writes a ledger line (the config's logFile, in the default state directory).
+    let out = hooks.hook(
+        "claude-code",
+        hooks.event("claude-post-tool-use-read", "claude-1", PLAN),
+    );
+    assert_eq!(out, golden("hooks/plan-note.out"));
+    let state = socket.parent().expect("a parent");
+    assert_eq!(mode_of(state), 0o700, "the state directory");
+    assert_eq!(mode_of(&turns), 0o700, "the turns directory");
+    for file in [
+        turns.join("codex-1"),
+        beside(&socket, ".log"),
+        beside(&socket, ".daemon.log"),
+        beside(&socket, ".lock"),
+        beside(&socket, ".pid"),
+        hooks
+            .env
+            .home()
+            .join(".dsh/playform/hook-dsh-doc-suggester.log"),
+    ] {
+        assert_eq!(mode_of(&file), 0o600, "{}", file.display());
+    }
+
+    // Turn ids older than a day are removed when a new one is remembered.
+    std::fs::write(&old, "turn-0").expect("write");
+    std::fs::File::options()
+        .write(true)
+        .open(&old)
+        .and_then(|f| f.set_modified(two_days_ago))
+        .expect("age the old turn id");
+    std::fs::write(&fresh, "turn-9").expect("write");
+    let out = hooks.hook(
+        "codex",
+        hooks.event("codex-user-prompt-submit", "codex-2", ""),
+    );
+    assert_eq!(out, "");
+    assert!(!old.exists(), "a turn id two days old is pruned");
+    assert!(fresh.exists(), "a recent turn id is kept");
+    assert!(turns.join("codex-2").exists());
+    hooks.stop_daemon();
+
+    // The default state directory, made 0755 by earlier versions, is narrowed to 0700, and
+    // the ledger the daemon writes there is owner-only.
+    let default = hooks.env.home().join(".dsh/playform");
+    std::fs::create_dir_all(&default).expect("mkdir");
+    std::fs::set_permissions(&default, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let output = hooks
+        .env
+        .command(&["hook"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child.stdin.take().expect("stdin").write_all(b"not json")?;
+            child.wait_with_output()
+        })
+        .expect("the hook runs");
+    assert_eq!(stdout_of(&output), "");
+    assert_eq!(mode_of(&default), 0o700);
+    assert_eq!(mode_of(&default.join("docsuggest.sock.log")), 0o600);
+}
+
+/// A Unix socket server run by `python3` as uid and gid 65534 (`nobody`), answering every
+/// request line with a note and printing `got` for each line it receives.
+const FOREIGN_SERVER: &str = r#"
+import json, os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o777)
+s.listen(8)
+print("ready", flush=True)
+while True:
+    c, _ = s.accept()
+    f = c.makefile("rwb")
+    for line in f:
+        print("got", flush=True)
+        req = json.loads(line)
+        f.write((json.dumps({"id": req.get("id"), "ok": True, "note": {"text": "EVIL"}}) + "\n").encode())
+        f.flush()
+"#;
+
+#[test]
+fn another_users_socket_or_state_directory_is_never_trusted() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    if rustix::process::geteuid().as_raw() != 0 {
+        eprintln!(
+            "MISSING: another_users_socket_or_state_directory_is_never_trusted needs root to run a \
+             server as another user; not checked"
+        );
+        return;
+    }
+    let hooks = Hooks::new();
+    let foreign = tempfile::tempdir().expect("a temporary directory");
+    std::fs::set_permissions(foreign.path(), std::fs::Permissions::from_mode(0o777))
+        .expect("chmod");
+    let foreign_socket = foreign.path().join("f.sock");
+    let mut server = Command::new("python3")
+        .arg("-c")
+        .arg(FOREIGN_SERVER)
+        .arg(&foreign_socket)
+        .current_dir("/")
+        .uid(65534)
+        .gid(65534)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("python3 starts");
+    let mut lines = BufReader::new(server.stdout.take().expect("stdout")).lines();
+    // Stopped also when an assertion fails.
+    struct Stop(std::process::Child);
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let server = Stop(server);
+    assert_eq!(
+        lines.next().and_then(Result::ok).as_deref(),
+        Some("ready"),
+        "the foreign server did not start"
+    );
+    // The other user's socket, moved where our daemon's socket goes.
+    let state = hooks.socket().parent().expect("a parent").to_path_buf();
+    std::fs::create_dir_all(&state).expect("mkdir");
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    std::fs::rename(&foreign_socket, hooks.socket()).expect("move the socket");
+    let event = hooks.event("claude-post-tool-use-read", "s", PLAN);
+
+    // Owned by the other user.
+    assert_eq!(hooks.hook("claude-code", event.clone()), "");
+    let log = hooks.log();
+    assert!(
+        log.contains("untrusted: ") && log.contains("owned by uid 65534"),
+        "{log}"
+    );
+    // Ours by its file, but served by the other user.
+    std::os::unix::fs::chown(hooks.socket(), Some(0), Some(0)).expect("chown");
+    assert_eq!(hooks.hook("claude-code", event.clone()), "");
+    let log = hooks.log();
+    assert!(log.contains("the server runs as uid 65534"), "{log}");
+    assert!(matches!(
+        Client::connect(hooks.socket()),
+        Err(docsuggest_tools::client::ClientError::Untrusted { .. })
+    ));
+    // No daemon was started in its place.
+    assert_eq!(hooks.daemon_pid(), None);
+
+    // A state directory of another user: nothing is written there, not even the log.
+    std::fs::remove_file(hooks.socket()).expect("remove the socket");
+    std::os::unix::fs::chown(&state, Some(65534), Some(65534)).expect("chown");
+    let before = hooks.log();
+    assert_eq!(hooks.hook("claude-code", event), "");
+    assert_eq!(hooks.log(), before);
+    assert_eq!(hooks.daemon_pid(), None);
+    assert!(!hooks.socket().exists());
+    std::os::unix::fs::chown(&state, Some(0), Some(0)).expect("chown back");
+
+    drop(server);
+    let got: Vec<String> = lines.map_while(Result::ok).collect();
+    assert!(
+        got.is_empty(),
+        "requests reached the other user's server: {got:?}"
+    );
+}
+
+#[test]
+fn planted_symlinks_beside_the_socket_are_never_written_through() {
+    let hooks = Hooks::new();
+    let socket = hooks.socket();
+    let state = socket.parent().expect("a parent");
+    std::fs::create_dir_all(state).expect("mkdir");
+    let victim = hooks.env.home().join("victim");
+    std::fs::write(&victim, "precious\n").expect("write");
+    let link = |path: PathBuf| std::os::unix::fs::symlink(&victim, path).expect("symlink");
+    link(beside(&socket, ".log"));
+    link(beside(&socket, ".daemon.log"));
+    // The pid file's temporary name for every pid the daemon is likely to get.
+    let last: u32 = std::fs::read_to_string("/proc/sys/kernel/ns_last_pid")
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(1);
+    let planted = last + 1..last + 3000;
+    for pid in planted.clone() {
+        link(beside(&socket, &format!(".pid.{pid}.tmp")));
+    }
+
+    let out = hooks.hook(
+        "claude-code",
+        hooks.event("claude-post-tool-use-read", "s", PLAN),
+    );
+    assert_eq!(
+        out,
+        golden("hooks/plan-note.out"),
+        "the daemon still starts"
+    );
+    let pid = hooks.daemon_pid().expect("the daemon's pid file");
+    assert!(
+        std::fs::symlink_metadata(beside(&socket, ".pid"))
+            .expect("the pid file")
+            .is_file()
+    );
+    if planted.contains(&pid) {
+        assert!(!beside(&socket, &format!(".pid.{pid}.tmp")).exists());
+    } else {
+        eprintln!("the daemon's pid {pid} fell outside the planted range {planted:?}");
+    }
+    hooks.stop_daemon();
+    assert_eq!(
+        std::fs::read_to_string(&victim).expect("the victim"),
+        "precious\n",
+        "a write went through a planted symlink"
+    );
+}
