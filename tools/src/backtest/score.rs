@@ -491,19 +491,7 @@ impl Scoring<'_> {
                     next += 1;
                 }
                 held = held.max(with.len());
-                let mut candidates: Vec<(f64, u64, &str)> = Vec::new();
-                if n > 0 {
-                    for (f, s) in &with {
-                        let conf = *s as f64 / n as f64;
-                        if *s >= k && conf >= c {
-                            candidates.push((conf, *s, f));
-                        }
-                    }
-                }
-                // Best confidence, then support, then path: the baseline's own order.
-                candidates
-                    .sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(b.2)));
-                candidates.truncate(max);
+                let candidates = ranked(with.iter().map(|(f, s)| (*f, *s)), n, k, c, max);
                 if candidates.is_empty() {
                     continue;
                 }
@@ -525,6 +513,28 @@ impl Scoring<'_> {
             held,
         )
     }
+}
+
+/// The co-change suggestions of a trigger changed in `n` earlier commits, from each path's
+/// support with it: support at least `k`, confidence at least `c`, best confidence first, then
+/// support, then path; at most `max`.
+fn ranked<'a>(
+    with: impl Iterator<Item = (&'a str, u64)>,
+    n: u64,
+    k: u64,
+    c: f64,
+    max: usize,
+) -> Vec<(f64, u64, &'a str)> {
+    if n == 0 {
+        return Vec::new();
+    }
+    let mut candidates: Vec<(f64, u64, &str)> = with
+        .map(|(f, s)| (s as f64 / n as f64, s, f))
+        .filter(|(conf, s, _)| *s >= k && *conf >= c)
+        .collect();
+    candidates.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(b.2)));
+    candidates.truncate(max);
+    candidates
 }
 
 #[cfg(test)]
@@ -662,20 +672,9 @@ mod tests {
             };
             if t >= scoring.split {
                 let n = count.get(trigger.as_str()).copied().unwrap_or(0);
-                let mut candidates: Vec<(f64, u64, &str)> = Vec::new();
-                if n > 0
-                    && let Some(with) = pair.get(trigger.as_str())
-                {
-                    for (f, s) in with {
-                        let conf = *s as f64 / n as f64;
-                        if *s >= k && conf >= c {
-                            candidates.push((conf, *s, f));
-                        }
-                    }
-                }
-                candidates
-                    .sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(b.2)));
-                candidates.truncate(max);
+                let with = pair.get(trigger.as_str());
+                let pairs = with.into_iter().flatten().map(|(f, s)| (*f, *s));
+                let candidates = ranked(pairs, n, k, c, max);
                 if !candidates.is_empty() {
                     let changed: HashSet<&str> = files[1..].iter().map(String::as_str).collect();
                     let hits = candidates.iter().filter(|x| changed.contains(x.2)).count();

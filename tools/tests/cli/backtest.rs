@@ -116,11 +116,9 @@ pub fn repository_with_raw(
     }
 }
 
-/// The history of the hand-computed figures: a root (5 files: bulk at --max-files 4), then
-/// c1 src+docs, c2 src+CHANGELOG, c3 src alone, c4 LICENSE only (no family), c5 empty,
-/// c6 src+docs+CHANGELOG.
-pub fn small_history(dir: &Path) {
-    let mut s: BTreeMap<String, String> = [
+/// The root commit's files: one `Src` file, its two companions, a licence and the pack.
+fn root_state() -> BTreeMap<String, String> {
+    [
         ("src/a.rs", "0"),
         ("docs/a.md", "0"),
         ("CHANGELOG.md", "0"),
@@ -129,7 +127,14 @@ pub fn small_history(dir: &Path) {
     ]
     .into_iter()
     .map(|(a, b)| (a.to_string(), b.to_string()))
-    .collect();
+    .collect()
+}
+
+/// The history of the hand-computed figures: a root (5 files: bulk at --max-files 4), then
+/// c1 src+docs, c2 src+CHANGELOG, c3 src alone, c4 LICENSE only (no family), c5 empty,
+/// c6 src+docs+CHANGELOG.
+pub fn small_history(dir: &Path) {
+    let mut s = root_state();
     let mut states = vec![s.clone()];
     let mut change = |s: &mut BTreeMap<String, String>, paths: &[&str], v: &str| {
         for p in paths {
@@ -725,16 +730,7 @@ fn commits_adding_odd_paths_are_counted_odd_not_empty() {
 /// A history whose second commit changes `src/a.rs` and adds `n` files `f/0000.txt`…, then
 /// src with docs, then src with CHANGELOG.
 fn huge_commit_history(dir: &Path, n: usize) {
-    let mut s: BTreeMap<String, String> = [
-        ("src/a.rs", "0"),
-        ("docs/a.md", "0"),
-        ("CHANGELOG.md", "0"),
-        ("LICENSE", "0"),
-        (".dsh/doc-pack.json", PACK),
-    ]
-    .into_iter()
-    .map(|(a, b)| (a.to_string(), b.to_string()))
-    .collect();
+    let mut s = root_state();
     let mut states = vec![s.clone()];
     s.insert("src/a.rs".into(), "1".into());
     s.extend((0..n).map(|i| (format!("f/{i:04}.txt"), i.to_string())));
