@@ -110,6 +110,40 @@ pub enum StoreError {
     Backend(String),
 }
 
+/// How a store is doing, as `stats` reports it: which store answers, and what became of the
+/// writes made on memory while the file could not be used.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoreHealth {
+    /// Which store answers now.
+    pub kind: StoreKind,
+    /// Why the store runs on memory, while a file it should use cannot be used.
+    pub degraded: Option<String>,
+    /// Attempts to open the file again since the process started.
+    pub retries: u64,
+    /// Times the file came back after running on memory.
+    pub recoveries: u64,
+    /// Writes made on memory, later written to the file when it came back.
+    pub written_back: u64,
+    /// Writes made on memory that did not reach the file (past the bound of what waits, a
+    /// decision the file no longer held, or still on memory at close).
+    pub lost: u64,
+}
+
+impl StoreHealth {
+    /// A store of `kind` that never degraded.
+    pub fn steady(kind: StoreKind) -> StoreHealth {
+        StoreHealth {
+            kind,
+            degraded: None,
+            retries: 0,
+            recoveries: 0,
+            written_back: 0,
+            lost: 0,
+        }
+    }
+}
+
 /// A consistent read view of the rate rows: one per judge call.
 pub trait RateSnapshot {
     /// The row for `key`, or `None` when nothing was learned for it.
@@ -150,6 +184,11 @@ pub trait DecisionStore {
     /// Read access to everything the store holds, when it offers it.
     fn contents(&self) -> Option<&dyn StoreContents> {
         None
+    }
+
+    /// How the store is doing (the default: of its kind, never degraded).
+    fn health(&self) -> StoreHealth {
+        StoreHealth::steady(self.kind())
     }
 
     /// A store that switched to its fallback since the last call answers why, once.

@@ -17,8 +17,11 @@
 //! commit.
 
 use crate::ops::Tx;
+use crate::recovery::Write;
 use crate::tables::{self, meta};
-use docsuggest_schema::{Decision, HistoryEntry, RateKey, RateRow, StoreError};
+use docsuggest_schema::{
+    Decision, HistoryEntry, Outcome, RateKey, RateRow, Resolution, StoreError,
+};
 use std::collections::{HashMap, HashSet};
 
 /// How many writes may wait; one more first writes them all in one commit.
@@ -231,6 +234,43 @@ impl Deferred {
     /// The waiting history entries, in resolution order.
     pub(crate) fn entries(&self) -> impl ExactSizeIterator<Item = &HistoryEntry> + Clone {
         self.resolutions.iter().map(|w| &w.entry)
+    }
+
+    /// What waits, as the writes that made it, in the order that numbers them as they were
+    /// (every record, then every resolution): what a fallback to memory carries, to be written
+    /// back when the file returns (see [`crate::recovery`]).
+    pub(crate) fn writes(&self) -> Vec<Write> {
+        let closed: HashMap<u64, &HistoryEntry> = self
+            .resolutions
+            .iter()
+            .filter(|w| !w.committed_pending)
+            .map(|w| (w.entry.decision.seq, &w.entry))
+            .collect();
+        let mut writes = Vec::with_capacity(self.len());
+        for w in &self.records {
+            let decision = match (&w.decision, closed.get(&w.seq)) {
+                (Some(decision), _) => decision.clone(),
+                (None, Some(entry)) => {
+                    // The record as it was made: its resolution closed it since.
+                    let mut decision = entry.decision.clone();
+                    decision.outcome = Outcome::Pending;
+                    decision.accepted = None;
+                    decision
+                }
+                (None, None) => continue,
+            };
+            writes.push(Write::Pending(decision));
+        }
+        for w in &self.resolutions {
+            let entry = &w.entry;
+            writes.push(Write::Resolve(Resolution {
+                decision_seq: entry.decision.seq,
+                outcome: entry.decision.outcome,
+                accepted: entry.decision.accepted.clone(),
+                moves: entry.moves.clone(),
+            }));
+        }
+        writes
     }
 
     /// Every row a waiting resolution moved, as it leaves it.

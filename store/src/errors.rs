@@ -8,7 +8,9 @@ use docsuggest_schema::codec::CodecError;
 use redb::{
     CommitError, DatabaseError, SetDurabilityError, StorageError, TableError, TransactionError,
 };
+use std::cell::Cell;
 use std::io;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// A redb failure that can become a [`StoreError`].
 pub(crate) trait RedbFailure {
@@ -42,6 +44,59 @@ pub(crate) fn encode_failed(what: &str, source: CodecError) -> StoreError {
         what: format!("{what} (encoding)"),
         source,
     }
+}
+
+/// What to do about a damaged file, said with every error that finds one.
+pub(crate) const DAMAGED_ADVICE: &str = "the file is damaged: restore it from a backup, or move \
+     it aside (the next `docsuggest serve` then starts an empty store)";
+
+thread_local! {
+    /// How many [`catch_damage`] calls the current thread is inside.
+    static CATCHING: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Runs `f`, which reads the store file `path`; a panic inside it becomes
+/// [`StoreError::Corrupt`] naming the file, what was being done and the panic's message.
+///
+/// redb trusts a file it closed cleanly and may panic reading one damaged outside it (an index
+/// out of range, say). Every open and read of a store for inspection, export, import and
+/// `check` runs inside this boundary, so such a file is reported as corrupt, never as a crash.
+/// Nothing `f` touched outlives it except through its result, so unwinding out of it leaves no
+/// broken state behind (hence `AssertUnwindSafe`).
+pub fn catch_damage<T>(
+    path: &str,
+    doing: &str,
+    f: impl FnOnce() -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    CATCHING.with(|c| c.set(c.get() + 1));
+    let result = catch_unwind(AssertUnwindSafe(f));
+    CATCHING.with(|c| c.set(c.get() - 1));
+    result.unwrap_or_else(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".into());
+        Err(corrupt(
+            path,
+            format!("{doing}: redb failed reading it ({message}); {DAMAGED_ADVICE}"),
+        ))
+    })
+}
+
+/// Installs (once per process) a panic hook that stays silent for a panic [`catch_damage`]
+/// catches, and hands every other panic to the hook it replaces. A command-line tool calls it
+/// first, so a damaged store is one clear error line, not a panic message followed by one.
+pub fn quiet_caught_panics() {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if CATCHING.with(Cell::get) == 0 {
+                previous(info);
+            }
+        }));
+    });
 }
 
 fn corrupt(path: &str, detail: String) -> StoreError {

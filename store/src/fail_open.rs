@@ -16,16 +16,31 @@
 //! Errors that are about the request rather than the store ([`StoreError::UnknownDecision`],
 //! [`StoreError::Invalid`]) are returned as they are and change nothing. A panic inside redb is
 //! caught and treated like a failure, so none reaches the host.
+//!
+//! Running on memory is not the end: while the file could come back (it was locked, the disk
+//! was full, an I/O failed — not a damaged or newer file), it is opened again on a backoff
+//! ([`RETRY_FIRST`] doubling up to [`RETRY_MAX`]) at the next call, and what memory answered
+//! meanwhile is written back into it in one transaction (see `crate::recovery`).
+//! [`health`](DecisionStore::health) says where the store is and what became of those writes.
 
 use crate::memory::{MemoryStore, Resume};
 use crate::options::StoreOptions;
+use crate::recovery::{self, Backoff, Journal, Numbers, Write};
 use crate::redb_store::RedbStore;
 use docsuggest_schema::{
     Config, Decision, DecisionStore, HistoryEntry, MinedPack, RateKey, RateRow, RateSnapshot,
-    Resolution, StoreContents, StoreError, StoreKind,
+    Resolution, StoreContents, StoreError, StoreHealth, StoreKind,
 };
 use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::{Duration, Instant};
+
+/// The first retry of the file after a switch to memory.
+pub const RETRY_FIRST: Duration = Duration::from_millis(50);
+
+/// The longest wait between retries: a file that comes back is in use again at most this long
+/// after (at the next call).
+pub const RETRY_MAX: Duration = Duration::from_secs(5);
 
 enum Inner {
     Redb(Box<RedbStore>),
@@ -42,6 +57,25 @@ pub struct FailOpenStore {
     read_failure: RefCell<Option<String>>,
     /// The last durable decision sequence of the redb store (what `flush` answers on memory).
     durable: u64,
+    /// How to open the file again: `None` on a memory-only store and after a failure that
+    /// retrying cannot mend.
+    reopen: Option<StoreOptions>,
+    /// Why the store runs on memory, while it does and a file should be used.
+    reason: Option<String>,
+    /// What memory answered since the switch, for the write-back.
+    journal: Journal,
+    numbers: Numbers,
+    backoff: Backoff,
+    counts: Counts,
+}
+
+/// What the retries did, for [`DecisionStore::health`].
+#[derive(Debug, Default)]
+struct Counts {
+    retries: u64,
+    recoveries: u64,
+    written_back: u64,
+    lost: u64,
 }
 
 impl std::fmt::Debug for FailOpenStore {
@@ -72,14 +106,20 @@ impl FailOpenStore {
     /// Opens the redb store at `options.path`, or starts on memory (bounded by `store_limit`)
     /// and remembers why.
     pub fn open(options: StoreOptions, store_limit: usize) -> FailOpenStore {
-        let opened = catch_unwind(AssertUnwindSafe(|| RedbStore::open(options)));
+        let opened = catch_unwind(AssertUnwindSafe(|| RedbStore::open(options.clone())));
         let mut store = FailOpenStore::memory(store_limit);
         match opened {
             Ok(Ok(redb)) => {
                 store.durable = redb.last_durable_seq();
                 store.inner = Inner::Redb(Box::new(redb));
+                store.reopen = Some(options);
             }
-            Ok(Err(e)) => store.degrade(e.to_string()),
+            Ok(Err(e)) => {
+                if recovery::retryable(&e) {
+                    store.reopen = Some(options);
+                }
+                store.degrade(e.to_string());
+            }
             Err(payload) => store.degrade(panic_reason(payload.as_ref())),
         }
         store
@@ -93,7 +133,27 @@ impl FailOpenStore {
             degradation: None,
             read_failure: RefCell::new(None),
             durable: 0,
+            reopen: None,
+            reason: None,
+            journal: Journal::default(),
+            numbers: Numbers::default(),
+            backoff: Backoff::new(RETRY_FIRST, RETRY_MAX),
+            counts: Counts::default(),
         }
+    }
+
+    /// Changes how soon and how often the file is retried after a switch to memory.
+    pub fn set_retry(&mut self, first: Duration, max: Duration) {
+        self.backoff = Backoff::new(first, max);
+    }
+
+    /// Tries the file now, whatever the backoff says, when the store runs on memory and the
+    /// file may come back; answers whether the file is in use.
+    pub fn retry_now(&mut self) -> bool {
+        if matches!(self.inner, Inner::Memory(_)) && self.reopen.is_some() {
+            self.recover();
+        }
+        matches!(self.inner, Inner::Redb(_))
     }
 
     /// The redb store, while it is in use.
@@ -114,12 +174,14 @@ impl FailOpenStore {
 
     fn degrade(&mut self, reason: String) {
         tracing::error!(reason = %reason, "doc-suggester store unavailable, using memory");
+        self.reason = Some(reason.clone());
         self.degradation = Some(reason);
     }
 
-    /// Switches to memory for the rest of the session, carrying over what redb still answers.
-    fn fall_back(&mut self, reason: String) {
-        let Inner::Redb(redb) = &self.inner else {
+    /// Switches to memory, carrying over what redb still answers, until the file can be used
+    /// again (never, when `retry` is false: a damaged file).
+    fn fall_back(&mut self, reason: String, retry: bool) {
+        let Inner::Redb(redb) = &mut self.inner else {
             return;
         };
         // Records waiting for redb's next commit live in memory, so they carry over even when
@@ -136,6 +198,10 @@ impl FailOpenStore {
             };
             (resume, redb.mined_packs().unwrap_or_default())
         }));
+        // Everything answered since the last fsync is written back with what memory answers;
+        // the handle gives up what waits, so dropping it commits none of that twice.
+        let handed = catch_unwind(AssertUnwindSafe(|| redb.hand_over())).unwrap_or_default();
+        let committed = handed.committed.decision_seq;
         self.durable = redb.last_durable_seq();
         let (resume, mined) = carried.unwrap_or_else(|_| {
             let resume = Resume {
@@ -145,6 +211,17 @@ impl FailOpenStore {
             };
             (resume, Vec::new())
         });
+        let carried = resume
+            .pending
+            .iter()
+            .map(|d| d.seq)
+            .filter(|&seq| seq <= committed)
+            .collect();
+        self.journal = Journal::new(handed, carried);
+        self.backoff.restart(Instant::now());
+        if !retry {
+            self.reopen = None;
+        }
         let mut memory = MemoryStore::resume(self.limit, resume);
         for (workspace, record) in mined {
             // Read from redb, so within bounds; the memory store keeps the last it can.
@@ -161,24 +238,108 @@ impl FailOpenStore {
     fn switch_if_read_failed(&mut self) {
         let failure = self.read_failure.borrow_mut().take();
         if let Some(reason) = failure {
-            self.fall_back(reason);
+            // A read that failed may be a damaged page as well as a passing I/O error: the
+            // reopen (which checks the file) decides.
+            self.fall_back(reason, true);
         }
     }
 
-    /// Runs `op` on redb, or on memory after a failure (retrying it there).
+    /// Opens the file again and writes back what memory answered meanwhile; on failure the
+    /// store stays on memory and the next retry waits longer.
+    fn recover(&mut self) {
+        let (Some(options), Inner::Memory(memory)) = (self.reopen.clone(), &self.inner) else {
+            return;
+        };
+        let windows: Vec<u64> = memory.pending_seqs();
+        let memory_last = memory.marks().decision_seq;
+        self.counts.retries += 1;
+        let now = Instant::now();
+        let multi_process = options.multi_process;
+        let mut redb = match catch_unwind(AssertUnwindSafe(|| RedbStore::reopen(options))) {
+            Ok(Ok(redb)) => redb,
+            Ok(Err(e)) => {
+                if !recovery::retryable(&e) {
+                    tracing::error!(error = %e, "the store file cannot be used again: staying on memory");
+                    self.reopen = None;
+                    self.reason = Some(e.to_string());
+                }
+                self.backoff.failed(now);
+                return;
+            }
+            Err(payload) => {
+                tracing::error!(reason = %panic_reason(payload.as_ref()), "the store file cannot be used again: staying on memory");
+                self.reopen = None;
+                return;
+            }
+        };
+        let (journal, numbers) = (&self.journal, &mut self.numbers);
+        let wrote = catch_unwind(AssertUnwindSafe(|| {
+            recovery::write_back(
+                &mut redb,
+                journal,
+                &windows,
+                memory_last,
+                multi_process,
+                numbers,
+            )
+        }));
+        let report = match wrote {
+            Ok(Ok(report)) => report,
+            failed => {
+                let reason = match failed {
+                    Ok(Err(e)) => e.to_string(),
+                    Err(payload) => panic_reason(payload.as_ref()),
+                    Ok(Ok(_)) => String::new(),
+                };
+                tracing::warn!(reason = %reason, "the store file is back but cannot be written yet");
+                if catch_unwind(AssertUnwindSafe(move || drop(redb))).is_err() {
+                    tracing::error!("store backend panicked while closing");
+                }
+                self.backoff.failed(now);
+                return;
+            }
+        };
+        tracing::info!(
+            written_back = report.written,
+            lost = report.lost,
+            abandoned = report.abandoned,
+            "the store file is in use again"
+        );
+        self.counts.recoveries += 1;
+        self.counts.written_back += report.written;
+        self.counts.lost += report.lost;
+        self.durable = redb.last_durable_seq();
+        self.inner = Inner::Redb(Box::new(redb));
+        self.journal = Journal::default();
+        self.reason = None;
+    }
+
+    /// Whether a write answered now is answered on memory while the file may come back.
+    fn journaling(&self) -> bool {
+        matches!(self.inner, Inner::Memory(_)) && self.reopen.is_some()
+    }
+
+    /// Runs `op` on redb, or on memory after a failure (retrying it there). On memory, the file
+    /// is tried again first when a retry is due.
     fn run<R>(
         &mut self,
         op: impl Fn(&mut dyn DecisionStore) -> Result<R, StoreError>,
     ) -> Result<R, StoreError> {
         self.switch_if_read_failed();
+        if matches!(self.inner, Inner::Memory(_))
+            && self.reopen.is_some()
+            && self.backoff.due(Instant::now())
+        {
+            self.recover();
+        }
         if let Inner::Redb(redb) = &mut self.inner {
-            let reason = match catch_unwind(AssertUnwindSafe(|| op(redb.as_mut()))) {
+            let (reason, retry) = match catch_unwind(AssertUnwindSafe(|| op(redb.as_mut()))) {
                 Ok(Ok(out)) => return Ok(out),
                 Ok(Err(e)) if is_request_error(&e) => return Err(e),
-                Ok(Err(e)) => e.to_string(),
-                Err(payload) => panic_reason(payload.as_ref()),
+                Ok(Err(e)) => (e.to_string(), recovery::retryable(&e)),
+                Err(payload) => (panic_reason(payload.as_ref()), false),
             };
-            self.fall_back(reason);
+            self.fall_back(reason, retry);
         }
         match &mut self.inner {
             Inner::Memory(memory) => op(memory),
@@ -263,16 +424,43 @@ impl DecisionStore for FailOpenStore {
         }
     }
 
+    /// Answers the engine's number of the decision (see `crate::recovery`).
     fn record_pending(&mut self, decision: Decision) -> Result<u64, StoreError> {
-        self.run(|s| s.record_pending(decision.clone()))
+        let seq = self.run(|s| s.record_pending(decision.clone()))?;
+        if self.journaling() {
+            let mut decision = decision;
+            decision.seq = seq;
+            self.journal.push(Write::Pending(decision));
+        }
+        Ok(self.numbers.outward(seq))
     }
 
     fn record_silent(&mut self, decision: Decision) -> Result<u64, StoreError> {
-        self.run(|s| s.record_silent(decision.clone()))
+        let seq = self.run(|s| s.record_silent(decision.clone()))?;
+        if self.journaling() {
+            self.journal.push(Write::Silent(decision));
+        }
+        Ok(self.numbers.outward(seq))
     }
 
+    /// Takes the engine's number; a decision answered on memory that the file could not take
+    /// back is counted lost, and its resolution with it.
     fn resolve(&mut self, resolution: Resolution) -> Result<(), StoreError> {
-        self.run(|s| s.resolve(resolution.clone()))
+        let outward = resolution.decision_seq;
+        let Some(seq) = self.numbers.inward(outward) else {
+            self.counts.lost += 1;
+            return Ok(());
+        };
+        let resolution = Resolution {
+            decision_seq: seq,
+            ..resolution
+        };
+        self.run(|s| s.resolve(resolution.clone()))?;
+        self.numbers.resolved(outward);
+        if self.journaling() {
+            self.journal.push(Write::Resolve(resolution));
+        }
+        Ok(())
     }
 
     /// Answers the last durable decision sequence; on memory, the one redb reached before the
@@ -285,7 +473,20 @@ impl DecisionStore for FailOpenStore {
         Ok(self.durable)
     }
 
+    /// On memory, the file is tried once more; what still cannot reach it is counted lost.
     fn close(&mut self) -> Result<u64, StoreError> {
+        if !self.retry_now() && self.reopen.is_some() {
+            let lost = self.journal.learning();
+            if lost > 0 {
+                tracing::error!(
+                    lost,
+                    "decisions and resolutions answered on memory never reached the store file"
+                );
+            }
+            self.counts.lost += lost;
+            self.journal = Journal::default();
+            self.reopen = None;
+        }
         self.run(|s| s.close())?;
         if let Inner::Redb(r) = &self.inner {
             self.durable = r.last_durable_seq();
@@ -295,6 +496,11 @@ impl DecisionStore for FailOpenStore {
 
     fn configure(&mut self, config: &Config) {
         self.limit = config.store_limit;
+        if let Some(options) = &mut self.reopen {
+            options.durability = config.durability;
+            options.flush_interval = Duration::from_millis(config.flush_interval_ms);
+            options.ring_capacity = config.ring_capacity;
+        }
         self.switch_if_read_failed();
         let failure = match &mut self.inner {
             Inner::Memory(m) => {
@@ -308,7 +514,7 @@ impl DecisionStore for FailOpenStore {
             },
         };
         if let Some(reason) = failure {
-            self.fall_back(reason);
+            self.fall_back(reason, true);
             if let Inner::Memory(m) = &mut self.inner {
                 m.configure(config);
             }
@@ -318,6 +524,24 @@ impl DecisionStore for FailOpenStore {
     fn take_degradation(&mut self) -> Option<String> {
         self.switch_if_read_failed();
         self.degradation.take()
+    }
+
+    fn health(&self) -> StoreHealth {
+        let kind = self.kind();
+        StoreHealth {
+            kind,
+            degraded: match kind {
+                StoreKind::Memory => self
+                    .reason
+                    .clone()
+                    .or_else(|| self.read_failure.borrow().clone()),
+                StoreKind::Redb => None,
+            },
+            retries: self.counts.retries,
+            recoveries: self.counts.recoveries,
+            written_back: self.counts.written_back,
+            lost: self.counts.lost,
+        }
     }
 
     /// A failed read is returned, without a switch (a panic schedules one, as any read's).
@@ -337,7 +561,12 @@ impl DecisionStore for FailOpenStore {
 
     /// Written as every write is: on redb, or on memory after a failure there.
     fn put_mined_pack(&mut self, workspace: &str, mined: MinedPack) -> Result<(), StoreError> {
-        self.run(|s| s.put_mined_pack(workspace, mined.clone()))
+        self.run(|s| s.put_mined_pack(workspace, mined.clone()))?;
+        if self.journaling() {
+            self.journal
+                .push(Write::Mined(workspace.to_string(), mined));
+        }
+        Ok(())
     }
 }
 
@@ -360,95 +589,4 @@ impl StoreContents for FailOpenStore {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::testkit::{decision, mv, reject};
-
-    #[test]
-    fn a_memory_store_reports_no_degradation() {
-        let mut s = FailOpenStore::memory(4);
-        assert_eq!(s.kind(), StoreKind::Memory);
-        assert_eq!(s.take_degradation(), None);
-        assert!(s.redb().is_none());
-        assert_eq!(s.record_silent(decision("Plan")).expect("silent"), 1);
-        assert_eq!(s.flush().expect("flush"), 0);
-    }
-
-    #[test]
-    fn request_errors_pass_through_without_a_switch() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mut s = FailOpenStore::open(StoreOptions::new(dir.path().join("s.redb")), 4);
-        let seq = s.record_pending(decision("Plan")).expect("pending");
-        let err = s.resolve(reject(seq + 5, vec![])).expect_err("unknown");
-        assert!(matches!(err, StoreError::UnknownDecision(6)), "{err}");
-        let mut bad = reject(seq, vec![mv("Plan", "", -0.2)]);
-        bad.outcome = docsuggest_schema::Outcome::Silent;
-        assert!(matches!(s.resolve(bad), Err(StoreError::Invalid(_))));
-        assert_eq!(s.kind(), StoreKind::Redb);
-        assert_eq!(s.take_degradation(), None);
-        s.resolve(reject(seq, vec![mv("Plan", "", -0.2)]))
-            .expect("the window is still open");
-    }
-
-    #[test]
-    fn a_closed_redb_store_hands_over_to_memory_with_its_numbering() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mut s = FailOpenStore::open(StoreOptions::new(dir.path().join("s.redb")), 4);
-        s.record_silent(decision("Plan")).expect("silent");
-        s.redb_mut().expect("redb").close().expect("close");
-        assert_eq!(s.record_silent(decision("Plan")).expect("on memory"), 2);
-        assert_eq!(s.kind(), StoreKind::Memory);
-        let reason = s.take_degradation().expect("reason");
-        assert!(reason.ends_with("the store is closed"), "{reason}");
-        assert_eq!(s.take_degradation(), None);
-        assert_eq!(s.flush().expect("flush"), 1);
-    }
-
-    #[test]
-    fn mined_packs_follow_the_store_to_memory() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mut s = FailOpenStore::open(StoreOptions::new(dir.path().join("s.redb")), 4);
-        let record = MinedPack {
-            pack: r#"{"families": []}"#.into(),
-            head: "ab".into(),
-            commits: 2,
-            miner: 1,
-        };
-        s.put_mined_pack("ws", record.clone()).expect("put");
-        assert_eq!(s.mined_pack("ws").expect("read"), Some(record.clone()));
-        // An oversized record is the request's fault: no switch.
-        let big = MinedPack {
-            pack: "x".repeat(docsuggest_schema::store::MAX_MINED_PACK_BYTES + 1),
-            ..record.clone()
-        };
-        assert!(matches!(
-            s.put_mined_pack("ws", big),
-            Err(StoreError::Invalid(_))
-        ));
-        assert_eq!(s.kind(), StoreKind::Redb);
-        // A failure: the write lands in memory, with what redb held carried over.
-        s.redb_mut().expect("redb").close().expect("close");
-        let other = MinedPack {
-            head: "cd".into(),
-            ..record.clone()
-        };
-        s.put_mined_pack("other", other.clone()).expect("on memory");
-        assert_eq!(s.kind(), StoreKind::Memory);
-        assert_eq!(s.mined_pack("other").expect("read"), Some(other));
-        assert!(s.take_degradation().is_some());
-    }
-
-    #[test]
-    fn panics_become_reasons() {
-        let payload = catch_unwind(|| panic!("bad page {}", 7)).expect_err("panics");
-        assert_eq!(
-            panic_reason(payload.as_ref()),
-            "store backend panicked: bad page 7"
-        );
-        let payload = catch_unwind(|| std::panic::panic_any(3_u8)).expect_err("panics");
-        assert_eq!(
-            panic_reason(payload.as_ref()),
-            "store backend panicked: unknown panic"
-        );
-    }
-}
+mod tests;

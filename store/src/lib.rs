@@ -61,6 +61,7 @@ mod read_only;
 mod reader;
 pub mod recompute;
 mod record;
+mod recovery;
 mod redb_store;
 mod tables;
 #[cfg(test)]
@@ -69,6 +70,7 @@ mod upgrade_v2;
 mod upgrade_v3;
 mod upgrade_v4;
 
+pub use errors::{catch_damage, quiet_caught_panics};
 pub use fail_open::FailOpenStore;
 pub use fold::{FoldMismatch, FoldReport, check_fold, folded_rates, same_bits};
 pub use memory::{MemoryStore, Resume};
@@ -77,7 +79,7 @@ pub use ops::forget::Forgotten;
 pub use options::{BackendFactory, StoreOptions};
 pub use read_only::ReadOnlyStore;
 pub use reader::{StoreReader, StoreView};
-pub use record::SeqMarks;
+pub use record::{SeqMarks, check_resolution};
 pub use redb_store::{IntegrityReport, OpenReport, RedbCheck, RedbStore, Upgrade};
 
 #[doc(no_inline)]

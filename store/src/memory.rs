@@ -117,6 +117,11 @@ impl MemoryStore {
         self.marks
     }
 
+    /// The numbers of the pending decisions, in order.
+    pub(crate) fn pending_seqs(&self) -> Vec<u64> {
+        self.pending.keys().copied().collect()
+    }
+
     /// Closes every pending decision as abandoned (no moves), oldest first; answers how many.
     pub fn abandon_pending(&mut self) -> usize {
         let seqs: Vec<u64> = self.pending.keys().copied().collect();

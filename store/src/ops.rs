@@ -163,14 +163,20 @@ impl<'t> Tx<'t> {
 
     /// Closes every pending decision as abandoned (no moves), oldest first.
     pub(crate) fn abandon_pending(&mut self) -> Result<usize, StoreError> {
-        let mut seqs = Vec::new();
-        for item in self.pending.iter().at(self.path, "reading pending")? {
-            seqs.push(item.at(self.path, "reading pending")?.0.value());
-        }
+        let seqs = self.pending_seqs()?;
         for &seq in &seqs {
             self.resolve(record::abandoned(seq))?;
         }
         Ok(seqs.len())
+    }
+
+    /// The numbers of the pending decisions, in order.
+    pub(crate) fn pending_seqs(&self) -> Result<Vec<u64>, StoreError> {
+        let mut seqs = Vec::new();
+        for item in self.pending.iter().at(self.path, "reading pending")? {
+            seqs.push(item.at(self.path, "reading pending")?.0.value());
+        }
+        Ok(seqs)
     }
 
     pub(crate) fn append(&mut self, entry: &HistoryEntry) -> Result<(), StoreError> {

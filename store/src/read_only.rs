@@ -1,23 +1,40 @@
 //! Opening a store file for inspection only: redb's read-only mode, so the file's bytes never
 //! change, whoever may read it.
 //!
+//! redb trusts a file it closed cleanly: a read-only open verifies nothing, and a byte damaged
+//! outside redb is then read as if it were data (a sequence number, a score) or makes redb
+//! panic. [`ReadOnlyStore::open`] therefore verifies before anything is read: once the
+//! read-only handle keeps writers out, the file's bytes are read into memory and redb's page
+//! check (every checksum of the committed trees, the allocator state, the table counts) runs
+//! on that image, which the check may repair without touching the file. A file that does not
+//! pass is refused as [`StoreError::Corrupt`]; a panic inside redb while opening, verifying or
+//! reading is caught and refused the same way ([`crate::catch_damage`]).
+//!
 //! redb refuses a read-only open of a file that was not closed cleanly (a process holding it
-//! died), because opening it needs a repair. Inspection then reads a private copy, repaired,
-//! and says so; the file itself stays as it is until its next writer repairs it. redb's page
-//! check likewise needs a writable database, so [`ReadOnlyStore::check_integrity`] runs it on
-//! a private copy taken while the read-only handle keeps writers out.
+//! died), because opening it needs a repair. Inspection then reads a private copy, repaired
+//! and verified, and says so; the file itself stays as it is until its next writer repairs it.
 
-use crate::errors::{RedbFailure, ResultExt};
+use crate::errors::{DAMAGED_ADVICE, RedbFailure, ResultExt, catch_damage};
 use crate::fold::check_fold;
 use crate::migrate::SCHEMA_VERSION;
 use crate::reader::StoreView;
 use crate::redb_store::{IntegrityReport, RedbCheck};
 use crate::tables::{self, META, TABLE_NAMES, meta};
 use docsuggest_schema::{MinedPack, StoreError};
-use redb::{Builder, DatabaseError, ReadOnlyDatabase, ReadableDatabase, TableHandle};
+use redb::{
+    Builder, Database, DatabaseError, ReadOnlyDatabase, ReadableDatabase, StorageBackend,
+    TableHandle,
+};
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// What the verification says it is doing, in errors.
+const VERIFYING: &str = "verifying before reading";
 
 /// A store file opened read-only.
 pub struct ReadOnlyStore {
@@ -46,23 +63,34 @@ impl ReadOnlyStore {
     /// [`StoreError::Io`] when the file cannot be read.
     pub fn open(path: &Path) -> Result<ReadOnlyStore, StoreError> {
         let label: Arc<str> = path.display().to_string().into();
+        catch_damage(&label, "opening read-only", || {
+            ReadOnlyStore::open_verified(path, label.clone())
+        })
+    }
+
+    fn open_verified(path: &Path, label: Arc<str>) -> Result<ReadOnlyStore, StoreError> {
         let doing = "opening read-only";
         let (db, copy) = match Builder::new().open_read_only(path) {
-            Ok(db) => (db, None),
+            Ok(db) => {
+                // The read-only handle keeps writers out, so the image is what it reads.
+                verify_image(path, &label)?;
+                (db, None)
+            }
             Err(DatabaseError::RepairAborted) => {
                 let copy = PrivateCopy::of(path, &label)?;
-                // A writable open of the copy repairs it; the copy is then read like the file.
-                drop(
-                    Builder::new()
-                        .open(&copy.path)
-                        .at(&label, "repairing a private copy")?,
-                );
+                // A writable open of the copy repairs it (as the file's next writer will);
+                // the repaired copy is verified, then read like the file.
+                let mut repaired = Builder::new()
+                    .open(&copy.path)
+                    .map_err(|e| refused(e, &label, "repairing a private copy"))?;
+                verify(&mut repaired, &label)?;
+                drop(repaired);
                 let db = Builder::new()
                     .open_read_only(&copy.path)
                     .at(&label, "opening a repaired private copy")?;
                 (db, Some(copy))
             }
-            Err(e) => return Err(e.into_store(&label, doing)),
+            Err(e) => return Err(refused(e, &label, doing)),
         };
         let store = ReadOnlyStore {
             db,
@@ -100,26 +128,15 @@ impl ReadOnlyStore {
         self.view()?.mined_packs()
     }
 
-    /// redb's page check, run on a private copy of the file (redb checks only a writable
-    /// database), then the fold invariant on this handle's snapshot.
+    /// redb's page check and the fold invariant. The page check is the one [`Self::open`]
+    /// ran before anything was read (a file that failed it was never opened), so only the
+    /// fold invariant is checked here, on this handle's snapshot.
     pub fn check_integrity(&self) -> Result<IntegrityReport, StoreError> {
-        let source = self.copy.as_ref().map_or(self.path.as_path(), |c| &c.path);
-        let copy = PrivateCopy::of(source, &self.label)?;
-        let passed = {
-            let mut db = Builder::new()
-                .open(&copy.path)
-                .at(&self.label, "checking integrity on a private copy")?;
-            db.check_integrity()
-                .at(&self.label, "checking integrity on a private copy")?
-        };
-        drop(copy);
         Ok(IntegrityReport {
-            redb: if passed {
-                RedbCheck::Passed
-            } else {
-                RedbCheck::Repaired
-            },
-            fold: check_fold(&self.view()?)?,
+            redb: RedbCheck::Passed,
+            fold: catch_damage(&self.label, "checking the fold invariant", || {
+                check_fold(&self.view()?)
+            })?,
         })
     }
 
@@ -173,6 +190,200 @@ impl ReadOnlyStore {
     }
 }
 
+/// Verifies the store file `path` as redb's page check sees it, without writing to it: the
+/// check runs on an [`Image`] of the file, which reads the file and keeps what the check
+/// writes (it repairs what it can) in memory.
+fn verify_image(path: &Path, label: &str) -> Result<(), StoreError> {
+    let image = Image::of(path).at(label, VERIFYING)?;
+    let mut db = Builder::new()
+        // The check reads every page once; a cache would only hold what is never read again.
+        .set_cache_size(0)
+        .create_with_backend(image)
+        .map_err(|e| refused(e, label, VERIFYING))?;
+    verify(&mut db, label)
+}
+
+/// redb's page check on an open database holding a copy of the store: a check that fails, or
+/// that had to repair anything, means the file is damaged.
+fn verify(db: &mut Database, label: &str) -> Result<(), StoreError> {
+    match db.check_integrity() {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(StoreError::Corrupt {
+            path: label.to_string(),
+            detail: format!(
+                "{VERIFYING}: redb's page check failed (a page checksum, the allocator state or \
+                 a table count does not match); {DAMAGED_ADVICE}"
+            ),
+        }),
+        Err(e) => Err(damaged(label, &e.into_store(label, VERIFYING))),
+    }
+}
+
+/// An open redb refused: a file it finds damaged is corrupt, with what to do about it; any
+/// other refusal (locked, not a redb file, unreadable) is said as it is.
+fn refused(e: DatabaseError, label: &str, doing: &str) -> StoreError {
+    let damage = matches!(&e, DatabaseError::Storage(redb::StorageError::Corrupted(_)));
+    let error = e.into_store(label, doing);
+    if damage {
+        damaged(label, &error)
+    } else {
+        error
+    }
+}
+
+/// A verification failure as corruption, with what to do about it.
+fn damaged(label: &str, error: &StoreError) -> StoreError {
+    let detail = match error {
+        StoreError::Corrupt { detail, .. } => detail.clone(),
+        other => format!("{VERIFYING}: {other}"),
+    };
+    StoreError::Corrupt {
+        path: label.to_string(),
+        detail: format!("{detail}; {DAMAGED_ADVICE}"),
+    }
+}
+
+/// A store file as a redb backend that never writes to it: reads come from the file, writes
+/// (a repair's) go to pages kept in memory, which later reads see instead.
+#[derive(Debug)]
+struct Image {
+    file: Mutex<File>,
+    state: Mutex<Overlay>,
+}
+
+/// What was written to an [`Image`]: its length, how much of the file still shows through,
+/// and the pages written.
+#[derive(Debug)]
+struct Overlay {
+    len: u64,
+    /// File bytes past this were cut off by a `set_len` (a growth after it reads zeros).
+    base: u64,
+    pages: HashMap<u64, Box<[u8]>>,
+}
+
+/// The granularity of the pages an [`Image`] keeps.
+const IMAGE_PAGE: u64 = 4096;
+
+impl Image {
+    fn of(path: &Path) -> io::Result<Image> {
+        let file = File::open(path)?;
+        let len = file.metadata()?.len();
+        Ok(Image {
+            file: Mutex::new(file),
+            state: Mutex::new(Overlay {
+                len,
+                base: len,
+                pages: HashMap::new(),
+            }),
+        })
+    }
+
+    /// The file's own bytes at `offset` (zeros past `base`), ignoring written pages.
+    fn read_base(&self, base: u64, offset: u64, out: &mut [u8]) -> io::Result<()> {
+        out.fill(0);
+        if offset < base {
+            let n = usize::try_from((base - offset).min(out.len() as u64)).unwrap_or(out.len());
+            let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+            file.seek(SeekFrom::Start(offset))?;
+            file.read_exact(&mut out[..n])?;
+        }
+        Ok(())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Overlay> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The pages `offset..offset + n` touches, each with the part of the range inside it.
+fn pages(offset: u64, n: usize) -> impl Iterator<Item = (u64, u64, u64)> {
+    let end = offset + n as u64;
+    let first = offset / IMAGE_PAGE;
+    let last = end.div_ceil(IMAGE_PAGE);
+    (first..last).map(move |p| {
+        let start = (p * IMAGE_PAGE).max(offset);
+        (p, start, ((p + 1) * IMAGE_PAGE).min(end))
+    })
+}
+
+impl StorageBackend for Image {
+    fn len(&self) -> io::Result<u64> {
+        Ok(self.lock().len)
+    }
+
+    fn read(&self, offset: u64, out: &mut [u8]) -> io::Result<()> {
+        let state = self.lock();
+        if offset
+            .checked_add(out.len() as u64)
+            .is_none_or(|end| end > state.len)
+        {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "a read past the end of the file",
+            ));
+        }
+        self.read_base(state.base, offset, out)?;
+        if !state.pages.is_empty() {
+            for (p, start, end) in pages(offset, out.len()) {
+                if let Some(page) = state.pages.get(&p) {
+                    let from = (start - p * IMAGE_PAGE) as usize;
+                    let to = (start - offset) as usize;
+                    let n = (end - start) as usize;
+                    out[to..to + n].copy_from_slice(&page[from..from + n]);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn set_len(&self, len: u64) -> io::Result<()> {
+        let mut state = self.lock();
+        if len < state.len {
+            state.base = state.base.min(len);
+            state.pages.retain(|&p, _| p * IMAGE_PAGE < len);
+            let cut = len % IMAGE_PAGE;
+            if let Some(page) = state.pages.get_mut(&(len / IMAGE_PAGE)) {
+                page[cut as usize..].fill(0);
+            }
+        }
+        state.len = len;
+        Ok(())
+    }
+
+    fn sync_data(&self) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn write(&self, offset: u64, data: &[u8]) -> io::Result<()> {
+        let mut state = self.lock();
+        if offset
+            .checked_add(data.len() as u64)
+            .is_none_or(|end| end > state.len)
+        {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "a write past the end of the file",
+            ));
+        }
+        let base = state.base;
+        for (p, start, end) in pages(offset, data.len()) {
+            let page = match state.pages.entry(p) {
+                Entry::Occupied(page) => page.into_mut(),
+                Entry::Vacant(slot) => {
+                    let mut page = vec![0; IMAGE_PAGE as usize].into_boxed_slice();
+                    self.read_base(base, p * IMAGE_PAGE, &mut page)?;
+                    slot.insert(page)
+                }
+            };
+            let from = (start - offset) as usize;
+            let to = (start - p * IMAGE_PAGE) as usize;
+            let n = (end - start) as usize;
+            page[to..to + n].copy_from_slice(&data[from..from + n]);
+        }
+        Ok(())
+    }
+}
+
 /// A private (0600) copy of a store file in the temporary directory, removed when dropped.
 struct PrivateCopy {
     path: PathBuf,
@@ -189,7 +400,7 @@ impl PrivateCopy {
         let copy = PrivateCopy {
             path: std::env::temp_dir().join(name),
         };
-        let doing = "copying the file for a read-only check";
+        let doing = "copying the file to repair it privately";
         let mut from = std::fs::File::open(source).at(label, doing)?;
         let mut options = std::fs::OpenOptions::new();
         options.write(true).create_new(true);
@@ -208,5 +419,54 @@ impl Drop for PrivateCopy {
     fn drop(&mut self) {
         // A copy left behind holds only what the store file holds, owner-only.
         let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_image_keeps_writes_in_memory_and_never_touches_the_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("f");
+        let bytes: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &bytes).expect("write");
+        let image = Image::of(&path).expect("image");
+        let read = |offset: u64, n: usize| {
+            let mut out = vec![0xaa; n];
+            image.read(offset, &mut out).map(|()| out)
+        };
+        assert_eq!(image.len().expect("len"), 10_000);
+        assert_eq!(read(0, 10_000).expect("read"), bytes);
+        // A write across a page boundary is read back, and the bytes around it are the file's.
+        image.write(4090, &[1; 12]).expect("write");
+        let mut expect = bytes.clone();
+        expect[4090..4102].fill(1);
+        assert_eq!(read(0, 10_000).expect("read"), expect);
+        assert_eq!(read(4095, 2).expect("read"), vec![1, 1]);
+        // Past the end is an error, never the file's bytes or zeros.
+        assert_eq!(
+            read(9_999, 2).expect_err("past the end").kind(),
+            io::ErrorKind::UnexpectedEof
+        );
+        assert!(image.write(10_000, &[1]).is_err());
+        // Cut, then grown again: what was cut off reads as zeros.
+        image.set_len(4096).expect("shrink");
+        image.set_len(8192).expect("grow");
+        let grown = read(0, 8192).expect("read");
+        assert_eq!(grown[..4096], expect[..4096]);
+        assert!(grown[4096..].iter().all(|&b| b == 0));
+        image.set_len(4093).expect("shrink into a written page");
+        image.set_len(4100).expect("grow");
+        assert_eq!(
+            read(4090, 10).expect("read"),
+            [1, 1, 1, 0, 0, 0, 0, 0, 0, 0]
+        );
+        assert_eq!(
+            std::fs::read(&path).expect("read"),
+            bytes,
+            "the file is untouched"
+        );
     }
 }

@@ -15,7 +15,11 @@ pub struct SeqMarks {
 }
 
 /// Checks a resolution before anything is changed: the store refuses a malformed one whole.
-pub(crate) fn check_resolution(r: &Resolution) -> Result<(), StoreError> {
+/// The rules: an accepted outcome names its companion, a rejected or abandoned one names none,
+/// an abandoned window moves no rate, a silent one only counts shadow hits and misses (step
+/// 0), every step is finite, and `pending` is no resolution. An import checks each entry of
+/// a history export by the same rules before it writes anything.
+pub fn check_resolution(r: &Resolution) -> Result<(), StoreError> {
     let seq = r.decision_seq;
     let bad = |why: String| {
         Err(StoreError::Invalid(format!(

@@ -126,6 +126,21 @@ impl RedbStore {
     /// for tests of the upgrade path before a second schema version exists. A file upgraded
     /// by such a plan is refused by [`RedbStore::open`] as too new.
     pub fn open_with_plan(options: StoreOptions, plan: &Plan<'_>) -> Result<RedbStore, StoreError> {
+        RedbStore::open_as(options, plan, false)
+    }
+
+    /// Opens the file again for the process that used it before a failure: the pending
+    /// decisions it holds may be that process's own open windows, so they are left for it to
+    /// resolve or abandon (see `crate::recovery`).
+    pub(crate) fn reopen(options: StoreOptions) -> Result<RedbStore, StoreError> {
+        RedbStore::open_as(options, &migrate::PLAN, true)
+    }
+
+    fn open_as(
+        options: StoreOptions,
+        plan: &Plan<'_>,
+        keep_pending: bool,
+    ) -> Result<RedbStore, StoreError> {
         let label = options.path.display().to_string();
         let crash = CrashHook::from_env();
         let mut report = OpenReport::default();
@@ -196,7 +211,7 @@ impl RedbStore {
         store.committed = store.read_marks()?;
         store.durable = store.committed;
         // Another live process may own the pending windows of a shared file.
-        if !store.multi_process && store.pending_len()? > 0 {
+        if !store.multi_process && !keep_pending && store.pending_len()? > 0 {
             store.report.abandoned = store.abandon_pending_durably()?;
         }
         Ok(store)
@@ -430,6 +445,85 @@ impl RedbStore {
         }
         self.policy.committed(durable, now);
         Ok(out)
+    }
+
+    /// One durable write transaction of `op` (after the waiting records, as every commit).
+    pub(crate) fn write_durably<R>(
+        &mut self,
+        doing: &str,
+        op: impl FnOnce(&mut Tx<'_>) -> Result<R, StoreError>,
+    ) -> Result<R, StoreError> {
+        self.commit(true, doing, op)
+    }
+
+    /// Everything answered since the last durable commit, for a fallback to carry and write
+    /// back: the commits since (which a poisoned handle, like a process kill, may lose), read
+    /// from the last commit; then what waits for the next commit, which is taken, so dropping
+    /// this handle afterwards commits none of it twice.
+    pub(crate) fn hand_over(&mut self) -> crate::recovery::HandOver {
+        let (durable, committed) = (self.durable, self.committed);
+        let (unsynced, unreadable) = match self.unsynced_writes() {
+            Ok(read) => read,
+            Err(e) => {
+                tracing::error!(error = %e, "the commits since the last fsync cannot be read");
+                let since = (committed.decision_seq - durable.decision_seq)
+                    + (committed.resolution_seq - durable.resolution_seq);
+                (Vec::new(), since)
+            }
+        };
+        let waiting = self.deferred.writes();
+        self.deferred.clear();
+        crate::recovery::HandOver {
+            durable,
+            committed,
+            unsynced,
+            unreadable,
+            waiting,
+        }
+    }
+
+    /// The commits since the last durable one, as writes: every record (still pending or closed
+    /// since), then every resolution, as the deferred queue lists its own. Answers them and how
+    /// many history entries the ring no longer held.
+    fn unsynced_writes(&self) -> Result<(Vec<crate::recovery::Write>, u64), StoreError> {
+        use crate::recovery::Write;
+        let (durable, committed) = (self.durable, self.committed);
+        if durable == committed {
+            return Ok((Vec::new(), 0));
+        }
+        let view = self.view()?;
+        let entries: Vec<HistoryEntry> = view
+            .history()?
+            .into_iter()
+            .filter(|e| e.resolution_seq > durable.resolution_seq)
+            .collect();
+        let mut records: Vec<Decision> = view
+            .pending()?
+            .into_iter()
+            .filter(|d| d.seq > durable.decision_seq)
+            .collect();
+        for entry in entries
+            .iter()
+            .filter(|e| e.decision.seq > durable.decision_seq)
+        {
+            let mut decision = entry.decision.clone();
+            decision.outcome = docsuggest_schema::Outcome::Pending;
+            decision.accepted = None;
+            records.push(decision);
+        }
+        records.sort_by_key(|d| d.seq);
+        let missing = (committed.resolution_seq - durable.resolution_seq)
+            .saturating_sub(entries.len() as u64);
+        let mut writes: Vec<Write> = records.into_iter().map(Write::Pending).collect();
+        writes.extend(entries.into_iter().map(|e| {
+            Write::Resolve(Resolution {
+                decision_seq: e.decision.seq,
+                outcome: e.decision.outcome,
+                accepted: e.decision.accepted,
+                moves: e.moves,
+            })
+        }));
+        Ok((writes, missing))
     }
 
     /// A durable commit of the waiting records, or an empty one: makes everything handed out

@@ -113,6 +113,12 @@ impl Disk {
         s.fired = false;
     }
 
+    /// Clears the armed fault: the error passed, the space was freed.
+    pub fn disarm(&self) {
+        let mut s = lock(self);
+        s.fault = None;
+    }
+
     /// I/O operations so far.
     pub fn ops(&self) -> u64 {
         lock(self).ops

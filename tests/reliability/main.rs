@@ -10,6 +10,8 @@
 //!   random moments and aborted at named points (`DOCSUGGEST_CRASH_AT`), restarted, checked.
 //! - `fuzz` — the protocol parser and dispatcher, config patches, packs, the codec, and
 //!   damaged store files: no panic, every bad input answered with an error.
+//! - `damaged` — a byte flipped at offsets spread over a store file: every inspection command
+//!   answers as on the healthy file or refuses it as corrupt; the damaged fixtures' generator.
 //! - `concurrency` — reader threads scoring from snapshots while a writer records and
 //!   resolves; every snapshot is one consistent commit and sequences never go back.
 //! - `security` — companions never leave the workspace, notes carry no control characters,
@@ -20,11 +22,13 @@
 
 mod concurrency;
 mod crash;
+mod damaged;
 mod faulty;
 mod fuzz;
 mod invariants;
 #[cfg(unix)]
 mod kill;
+mod recovery;
 mod scale;
 mod security;
 mod workload;

@@ -145,6 +145,27 @@ export interface Stats {
   store: 'redb' | 'memory'
   /** The startup ledger, where a store that could not open shows. */
   startup: Array<string>
+  /** Where the store is, and what became of writes answered on memory. */
+  storeHealth: StoreHealth
+}
+
+/**
+ * Where the store is, and what became of writes answered on memory while its file could not
+ * be used.
+ */
+export interface StoreHealth {
+  /** The store answering now. */
+  kind: 'redb' | 'memory'
+  /** Why the store runs on memory while a file should be used; `null` while it does not. */
+  degraded: string | null
+  /** Attempts to open the file again. */
+  retries: number
+  /** Times the file came back. */
+  recoveries: number
+  /** Decisions and resolutions answered on memory, then written to the file. */
+  writtenBack: number
+  /** Those that never reached the file. */
+  lost: number
 }
 
 /** The answer to `judge`, as the protocol's `judge` op answers it. */

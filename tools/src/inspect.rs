@@ -4,6 +4,11 @@
 //! cannot be opened is an error naming it and why, and the file's bytes never change. redb
 //! allows no reader beside a writer process, so they cannot run while a `docsuggest serve`
 //! holds the same file; the error says the store is locked by another process.
+//!
+//! A store file is verified before anything is read from it (redb's page check, see
+//! `docsuggest_store::ReadOnlyStore::open`), and a panic inside redb while reading is caught
+//! here: a damaged file is an error naming it as corrupt and saying what to do, never a crash
+//! and never content read as if it were healthy.
 
 use crate::home;
 use crate::host::{self, StoreChoice};
@@ -13,7 +18,7 @@ use docsuggest_engine::probe::OsProbe;
 use docsuggest_schema::{
     Config, HistoryEntry, RateKey, RateModel, RateRow, StoreContents, StoreError,
 };
-use docsuggest_store::{ReadOnlyStore, RedbStore, StoreOptions, StoreView};
+use docsuggest_store::{ReadOnlyStore, RedbStore, StoreOptions, StoreView, catch_damage};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -49,7 +54,10 @@ pub fn open_existing(store: Option<&Path>) -> Result<RedbStore, InspectError> {
     if !path.exists() {
         return Err(InspectError::NoStore(path.display().to_string()));
     }
-    Ok(RedbStore::open(StoreOptions::new(path))?)
+    let label = path.display().to_string();
+    Ok(catch_damage(&label, "opening", || {
+        RedbStore::open(StoreOptions::new(path))
+    })?)
 }
 
 /// Opens an existing store file read-only: its bytes never change (see
@@ -69,14 +77,19 @@ pub fn open_read_only(store: Option<&Path>) -> Result<ReadOnlyStore, InspectErro
     Ok(store)
 }
 
-/// Reads one snapshot of a read-only store, then releases the file.
+/// Reads one snapshot of a read-only store (verified when opened), then releases the file. A
+/// panic inside redb while reading is the file's corruption, reported as such.
 pub(crate) fn read<T>(
     store: Option<&Path>,
     f: impl FnOnce(&ReadOnlyStore, &StoreView) -> Result<T, StoreError>,
 ) -> Result<T, InspectError> {
     let store = open_read_only(store)?;
-    let answer = store.view().and_then(|view| f(&store, &view));
-    if let Err(e) = store.close() {
+    let label = store.path().display().to_string();
+    let answer = catch_damage(&label, "reading", || {
+        store.view().and_then(|view| f(&store, &view))
+    });
+    let closed = catch_damage(&label, "closing", || store.close());
+    if let Err(e) = closed {
         tracing::warn!(error = %e, "closing the store failed");
     }
     Ok(answer?)

@@ -727,6 +727,9 @@ fn init_cmd(args: &InitArgs) -> Result<()> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_tracing();
+    // A damaged store file that makes redb panic is reported as one error line naming it
+    // (`docsuggest_store::catch_damage`), without the panic message before it.
+    docsuggest_store::quiet_caught_panics();
     let result = match &cli.command {
         Command::Serve(a) => serve(a),
         Command::Replay(a) => replay_cmd(a),

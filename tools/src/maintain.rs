@@ -34,7 +34,7 @@ impl CheckReport {
 }
 
 /// Checks redb's pages and `live == fold(base, history)` for every key, read-only: the
-/// file's bytes never change (redb's page check runs on a private copy).
+/// file's bytes never change (redb's page check runs on an in-memory image when it is opened).
 pub fn check(store: Option<&Path>) -> Result<CheckReport, InspectError> {
     inspect::read(store, |store, view| {
         Ok(CheckReport {

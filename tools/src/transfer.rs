@@ -1,7 +1,11 @@
 //! Exporting the decision history as JSON lines, and importing it into a store.
 //!
 //! One `HistoryEntry` per line, oldest first. Import checks **every** line before it writes
-//! anything and refuses the whole file at the first bad line, naming its number and field.
+//! anything and refuses the whole file at the first bad line, naming its number and field:
+//! each entry must be a valid resolution by the store's own rules
+//! (`docsuggest_store::check_resolution`) and the entries must hold together as one history
+//! does (resolution numbers strictly increasing, no decision number twice), so an export of a
+//! damaged or hand-edited store is refused before it can spread to a healthy one.
 //! It then replays the entries through the store's own API, as the engine records them:
 //! `record_pending`, then `resolve` with the recorded outcome, accepted companion and moves (a
 //! gated silence closes as `silent`, naming the would-be companion its shadow window saw, if
@@ -17,7 +21,9 @@ use crate::inspect::{self, InspectError};
 use docsuggest_schema::{
     DecisionStore, Durability, HistoryEntry, Outcome, Resolution, StoreContents, StoreError,
 };
-use docsuggest_store::{RedbStore, StoreOptions};
+use docsuggest_schema::{RateEvent, RateMove};
+use docsuggest_store::{RedbStore, StoreOptions, catch_damage, check_resolution};
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
@@ -105,6 +111,8 @@ pub fn parse(text: &[u8], file: &str) -> Result<Vec<(usize, HistoryEntry)>, Tran
     };
     let mut out = Vec::new();
     let mut previous: Option<u64> = None;
+    // Each decision number and the line that holds it: a decision is resolved once.
+    let mut decisions: HashMap<u64, usize> = HashMap::new();
     for (i, raw) in text.split(|&b| b == b'\n').enumerate() {
         let line = i + 1;
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
@@ -126,15 +134,38 @@ pub fn parse(text: &[u8], file: &str) -> Result<Vec<(usize, HistoryEntry)>, Tran
         de.end()
             .map_err(|e| bad(line, format!("(line): trailing text after the entry: {e}")))?;
         check_entry(&entry, previous).map_err(|p| bad(line, p))?;
+        if let Some(first) = decisions.insert(entry.decision.seq, line) {
+            return Err(bad(
+                line,
+                format!(
+                    "decision.seq: decision {} is already resolved on line {first} (a decision \
+                     is resolved once)",
+                    entry.decision.seq
+                ),
+            ));
+        }
         previous = Some(entry.resolution_seq);
         out.push((line, entry));
     }
     Ok(out)
 }
 
-/// The rules a history entry obeys, each naming its field.
+/// The rules a history entry obeys, each naming its field: the store's own rules for a
+/// resolution, then what the export format adds (numbers from 1 in resolution order, a unit
+/// confidence, finite companion scores and values, steps in -1..1 with the sign of their
+/// event, moves on the entry's own workspace and family).
 fn check_entry(e: &HistoryEntry, previous: Option<u64>) -> Result<(), String> {
     let d = &e.decision;
+    for (field, seq) in [
+        ("resolution_seq", e.resolution_seq),
+        ("decision.seq", d.seq),
+    ] {
+        if seq == 0 {
+            return Err(format!(
+                "{field}: 0 is not a sequence number (a store numbers from 1)"
+            ));
+        }
+    }
     if let Some(prev) = previous
         && e.resolution_seq <= prev
     {
@@ -156,42 +187,46 @@ fn check_entry(e: &HistoryEntry, previous: Option<u64>) -> Result<(), String> {
     if !(0.0..=1.0).contains(&d.kappa) {
         return Err(format!("decision.kappa: {} is outside 0..1", d.kappa));
     }
-    match (d.outcome, &d.accepted) {
-        (Outcome::Pending, _) => {
-            return Err("decision.outcome: pending is not a resolved outcome".into());
-        }
-        (Outcome::Accepted, None) => {
-            return Err("decision.accepted: an accepted decision names its companion".into());
-        }
-        (Outcome::Rejected | Outcome::Abandoned, Some(c)) => {
+    for (i, c) in d.companions.iter().enumerate() {
+        if c.path.is_empty() || c.path.contains('\0') {
             return Err(format!(
-                "decision.accepted: a {} decision names no accepted companion (found {c:?})",
-                d.outcome.name()
+                "decision.companions[{i}].path: must be a non-empty string without NUL"
             ));
         }
-        _ => {}
+        if !c.score.is_finite() {
+            return Err(format!(
+                "decision.companions[{i}].score: {} is not finite",
+                c.score
+            ));
+        }
+        if let Some(v) = c.values.0.iter().find(|v| !v.is_finite()) {
+            return Err(format!(
+                "decision.companions[{i}].values: {v} is not finite"
+            ));
+        }
     }
-    if d.outcome == Outcome::Abandoned && !e.moves.is_empty() {
-        return Err("moves: abandoned decisions move no rate".into());
+    if let Some(w) = d.weights.0.iter().find(|w| !w.is_finite()) {
+        return Err(format!("decision.weights: {w} is not finite"));
     }
-    let shadow = |mv: &docsuggest_schema::RateMove| {
-        matches!(
-            mv.event,
-            docsuggest_schema::RateEvent::ShadowHit | docsuggest_schema::RateEvent::ShadowMiss
-        ) && mv.step == 0.0
-    };
-    if d.outcome == Outcome::Silent && !e.moves.iter().all(shadow) {
-        return Err(
-            "moves: silent decisions move no rate, they only count shadow hits and misses".into(),
-        );
+    if d.accepted
+        .as_deref()
+        .is_some_and(|c| c.is_empty() || c.contains('\0'))
+    {
+        return Err("decision.accepted: must be a non-empty string without NUL".into());
     }
+    // The store's own rules: outcome, accepted companion and moves agree, steps are finite.
+    check_resolution(&Resolution {
+        decision_seq: d.seq,
+        outcome: d.outcome,
+        accepted: d.accepted.clone(),
+        moves: e.moves.clone(),
+    })
+    .map_err(|err| match err {
+        StoreError::Invalid(why) => format!("(entry): {why}"),
+        other => format!("(entry): {other}"),
+    })?;
     for (i, mv) in e.moves.iter().enumerate() {
-        if !mv.step.is_finite() || mv.step.abs() > 1.0 {
-            return Err(format!(
-                "moves[{i}].step: {} is not a step in -1..1",
-                mv.step
-            ));
-        }
+        check_step(mv).map_err(|why| format!("moves[{i}].step: {} {why}", mv.step))?;
         if mv.key.workspace != d.workspace || mv.key.family != d.family {
             return Err(format!(
                 "moves[{i}].key: {}/{} is not the decision's workspace and family {}/{}",
@@ -200,6 +235,25 @@ fn check_entry(e: &HistoryEntry, previous: Option<u64>) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// A move's step as the engine makes it: an accept moves up and a reject down by at most 1
+/// (`acceptBonus` and `rejectPenalty` are in 0..1); a shadow hit or miss moves nothing.
+fn check_step(mv: &RateMove) -> Result<(), &'static str> {
+    let fits = match mv.event {
+        RateEvent::Accept => (0.0..=1.0).contains(&mv.step),
+        RateEvent::Reject => (-1.0..=0.0).contains(&mv.step),
+        RateEvent::ShadowHit | RateEvent::ShadowMiss => mv.step == 0.0,
+    };
+    if fits {
+        Ok(())
+    } else {
+        Err(match mv.event {
+            RateEvent::Accept => "is not an accept's step in 0..1",
+            RateEvent::Reject => "is not a reject's step in -1..0",
+            _ => "is not a shadow observation's step 0",
+        })
+    }
 }
 
 /// What an import wrote.
@@ -259,6 +313,7 @@ pub fn import(file: &Path, store: Option<&Path>) -> Result<ImportCounts, Transfe
     })?;
     let entries = parse(&text, &name)?;
     let path = inspect::store_file(store);
+    let label = path.display().to_string();
     if path.exists() {
         // Asked read-only first, so an import that brings nothing new leaves the file as it
         // was, byte for byte.
@@ -274,6 +329,17 @@ pub fn import(file: &Path, store: Option<&Path>) -> Result<ImportCounts, Transfe
     let mut options = StoreOptions::new(path);
     // One fsync at the end instead of one per entry; close makes it all durable.
     options.durability = Durability::Group;
+    // A panic inside redb (a store damaged since it was read) is an error naming the file,
+    // whatever step met it; the transaction it interrupted is not committed.
+    catch_damage(&label, "importing", || Ok(write_into(options, entries)))
+        .map_err(|e| TransferError::Inspect(e.into()))?
+}
+
+/// Opens the store for writing and writes the entries it does not hold yet.
+fn write_into(
+    options: StoreOptions,
+    entries: Vec<(usize, HistoryEntry)>,
+) -> Result<ImportCounts, TransferError> {
     let mut store = RedbStore::open(options).map_err(InspectError::from)?;
     let written = store
         .history()
@@ -392,30 +458,114 @@ mod tests {
                 "(line): trailing text after the entry: trailing characters at line 1 column 342",
             ),
         );
+        // The store's own rules for a resolution (`check_resolution`).
         check(
             &[line(&entry(1, Outcome::Pending, None, &[]))],
-            &refused(1, "decision.outcome: pending is not a resolved outcome"),
+            &refused(
+                1,
+                "(entry): resolution of decision 1: outcome pending (expected accepted, \
+                 rejected, abandoned or silent)",
+            ),
         );
         check(
             &[line(&entry(1, Outcome::Accepted, None, &[0.1]))],
             &refused(
                 1,
-                "decision.accepted: an accepted decision names its companion",
+                "(entry): resolution of decision 1: accepted without a companion",
+            ),
+        );
+        check(
+            &[line(&entry(
+                1,
+                Outcome::Rejected,
+                Some("INDEX.md"),
+                &[-0.2],
+            ))],
+            &refused(
+                1,
+                "(entry): resolution of decision 1: rejected names accepted companion \"INDEX.md\"",
             ),
         );
         check(
             &[line(&entry(1, Outcome::Abandoned, None, &[-0.2]))],
-            &refused(1, "moves: abandoned decisions move no rate"),
+            &refused(
+                1,
+                "(entry): resolution of decision 1: an abandoned window moves no rate",
+            ),
         );
         check(
+            &[line(&entry(1, Outcome::Silent, None, &[-0.2]))],
+            &refused(
+                1,
+                "(entry): resolution of decision 1: a silent window moves no rate, it only \
+                 counts shadow hits and misses",
+            ),
+        );
+        // What the export format adds: steps of their event's sign, within one step.
+        check(
             &[line(&entry(1, Outcome::Rejected, None, &[-2.0]))],
-            &refused(1, "moves[0].step: -2 is not a step in -1..1"),
+            &refused(1, "moves[0].step: -2 is not a reject's step in -1..0"),
+        );
+        let mut upside_down = entry(1, Outcome::Accepted, Some("INDEX.md"), &[0.1]);
+        upside_down.moves[0].step = -0.1;
+        check(
+            &[line(&upside_down)],
+            &refused(1, "moves[0].step: -0.1 is not an accept's step in 0..1"),
+        );
+        let mut shadow = entry(1, Outcome::Rejected, None, &[-0.2]);
+        shadow.moves[0].event = RateEvent::ShadowMiss;
+        check(
+            &[line(&shadow)],
+            &refused(
+                1,
+                "moves[0].step: -0.2 is not a shadow observation's step 0",
+            ),
+        );
+        // The entries hold together: numbers from 1, strictly increasing, each decision once.
+        check(
+            &[line(&entry(0, Outcome::Abandoned, None, &[]))],
+            &refused(
+                1,
+                "resolution_seq: 0 is not a sequence number (a store numbers from 1)",
+            ),
         );
         check(
             &[silent.clone(), good.clone()],
             &refused(
                 2,
                 "resolution_seq: 1 does not follow the previous line's 2 (history must be in resolution order)",
+            ),
+        );
+        check(
+            &[good.clone(), good.clone()],
+            &refused(
+                2,
+                "resolution_seq: 1 does not follow the previous line's 1 (history must be in resolution order)",
+            ),
+        );
+        let mut twice = entry(3, Outcome::Rejected, None, &[-0.2]);
+        twice.decision.seq = 1;
+        check(
+            &[good.clone(), silent.clone(), line(&twice)],
+            &refused(
+                3,
+                "decision.seq: decision 1 is already resolved on line 1 (a decision is resolved once)",
+            ),
+        );
+        let mut odd_score = entry(1, Outcome::Rejected, None, &[-0.2]);
+        odd_score
+            .decision
+            .companions
+            .push(docsuggest_schema::CompanionRow {
+                path: String::new(),
+                score: 0.5,
+                values: Table([0.0; 6]),
+            });
+        check(
+            &[line(&odd_score)],
+            &refused(
+                1,
+                "decision.companions[0].path: must be a non-empty string without NUL",
             ),
         );
         let mut foreign = entry(1, Outcome::Rejected, None, &[-0.2]);

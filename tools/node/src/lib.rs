@@ -193,6 +193,30 @@ pub struct Stats {
     pub store: String,
     /// The startup ledger, where a store that could not open shows.
     pub startup: Vec<String>,
+    /// Where the store is, and what became of writes answered on memory.
+    #[serde(rename = "storeHealth")]
+    pub store_health: StoreHealth,
+}
+
+/// Where the store is, and what became of writes answered on memory while its file could not
+/// be used.
+#[napi(object, use_nullable = true)]
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoreHealth {
+    /// The store answering now.
+    #[napi(ts_type = "'redb' | 'memory'")]
+    pub kind: String,
+    /// Why the store runs on memory while a file should be used; `null` while it does not.
+    pub degraded: Option<String>,
+    /// Attempts to open the file again.
+    pub retries: i64,
+    /// Times the file came back.
+    pub recoveries: i64,
+    /// Decisions and resolutions answered on memory, then written to the file.
+    pub written_back: i64,
+    /// Those that never reached the file.
+    pub lost: i64,
 }
 
 /// Converts a dispatcher answer into the binding's type for it.

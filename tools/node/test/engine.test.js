@@ -65,6 +65,10 @@ test('learning persists across close and a new open on the same store', async ()
   const file = store('persist.redb')
   const first = await Engine.open({ storePath: file, log: false })
   assert.equal(first.stats().store, 'redb')
+  const health = first.stats().storeHealth
+  assert.equal(health.kind, 'redb')
+  assert.equal(health.degraded, null)
+  assert.deepEqual([health.retries, health.recoveries, health.writtenBack, health.lost], [0, 0, 0, 0])
   first.judge(plan())
   first.judge(read('Documentation/INDEX.md'))
   first.turn('a')
@@ -88,6 +92,10 @@ test('a store that cannot open falls back to memory and says so in the ledger', 
   assert.match(engine.ledger[1], /^doc-suggester: store unavailable \(.+\), using memory$/)
   assert.equal(engine.stats().store, 'memory')
   assert.deepEqual(engine.stats().startup, engine.ledger)
+  const health = engine.stats().storeHealth
+  assert.equal(health.kind, 'memory')
+  assert.match(health.degraded, /corrupt or not a docsuggest store/)
+  assert.equal(health.retries, 0, 'a file that is not a store is not retried')
   assert.notEqual(engine.judge(plan()).note, null, 'the engine still judges')
   await engine.close()
 

@@ -4,10 +4,12 @@
 //! [`Client`] is the real one and an in-process [`Dispatcher`] stands in for it in tests.
 //! [`connect_or_start`] makes sure exactly one daemon serves a socket even when several hook
 //! processes find it missing at once: they queue on an exclusive lock beside the socket, and
-//! only the holder that still finds no server starts one.
+//! only the holder that still finds no server, and no live daemon holding the socket's owner
+//! lock (one whose socket file was removed re-creates it), starts one.
 
 use super::{Open, private_file};
 use crate::client::{Client, ClientError};
+use crate::protocol::socket::owner_file;
 use crate::protocol::{Dispatcher, Line};
 use serde_json::Value;
 use std::fs::File;
@@ -128,12 +130,25 @@ pub fn connect_or_start(daemon: &Daemon, deadline: Instant) -> Result<Connected,
     let lock = private_file(&lock_file(&daemon.socket), Open::Keep)
         .map_err(start_error("opening the start lock"))?;
     wait_for_lock(&lock, deadline)?;
-    // A hook that held the lock before this one may have started the daemon meanwhile.
-    if let Some(client) = connect(&daemon.socket)? {
-        return Ok(Connected {
-            client,
-            started: None,
-        });
+    // A hook that held the lock before this one may have started the daemon meanwhile. A
+    // daemon that holds its owner lock is alive without its socket file: it re-creates it (or
+    // stops) within its check interval, and would refuse a second daemon, so wait for it.
+    loop {
+        if let Some(client) = connect(&daemon.socket)? {
+            return Ok(Connected {
+                client,
+                started: None,
+            });
+        }
+        if !owner_held(&daemon.socket) {
+            break;
+        }
+        if Instant::now() >= deadline {
+            return Err(TransportError::Timeout(
+                "waiting for the running daemon to re-create its socket",
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(5));
     }
     let mut child = spawn(daemon)?;
     let started = child.id();
@@ -168,6 +183,22 @@ fn connect(socket: &Path) -> Result<Option<Client>, TransportError> {
         Err(e @ ClientError::Untrusted { .. }) => Err(e.into()),
         Err(_) => Ok(None),
     }
+}
+
+/// Whether a live daemon holds the owner lock beside `socket`. Probed with a shared lock,
+/// released at once; a daemon starting meanwhile waits for it.
+fn owner_held(socket: &Path) -> bool {
+    use rustix::fs::{FlockOperation, OFlags, flock};
+    use std::os::unix::fs::OpenOptionsExt;
+    // Never through a symlink; `O_NONBLOCK` so a FIFO in its place cannot hold the hook.
+    let Ok(file) = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK).bits() as i32)
+        .open(owner_file(socket))
+    else {
+        return false;
+    };
+    flock(&file, FlockOperation::NonBlockingLockShared) == Err(rustix::io::Errno::WOULDBLOCK)
 }
 
 /// The start lock beside a socket.

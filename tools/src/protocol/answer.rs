@@ -3,7 +3,7 @@
 
 use super::error::RequestError;
 use docsuggest_engine::{Note, Stats};
-use docsuggest_schema::{Config, Durability, RateKey, RateModel, RateRow, StoreKind};
+use docsuggest_schema::{Config, Durability, RateKey, RateModel, RateRow, StoreHealth, StoreKind};
 use serde::Serialize;
 
 /// A request id as echoed: a number or a string, else `null`.
@@ -81,6 +81,9 @@ pub(crate) enum Body {
         stats: Stats,
         store: StoreKind,
         startup: Vec<String>,
+        /// Where the store is and what became of writes answered on memory.
+        #[serde(rename = "storeHealth")]
+        store_health: StoreHealth,
     },
 }
 

@@ -13,7 +13,7 @@ use crate::host::HostEngine;
 use crate::ledger_log::LedgerLog;
 use docsuggest_engine::Call;
 use docsuggest_engine::paths;
-use docsuggest_schema::{Durability, StoreError};
+use docsuggest_schema::{Durability, StoreError, StoreKind};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -171,6 +171,7 @@ impl Dispatcher {
                 stats: self.engine.stats().clone(),
                 store: self.engine.store().kind(),
                 startup: self.startup.clone(),
+                store_health: self.engine.store().health(),
             })),
             Op::Close if self.shared => self.flush_reply(),
             Op::Close => {
@@ -216,10 +217,13 @@ impl Dispatcher {
             .then(|| Duration::from_millis(config.flush_interval_ms))
     }
 
-    /// Flushes when something may have been committed since the last flush; `Ok(None)`
-    /// when there was nothing to do.
+    /// Flushes when something may have been committed since the last flush, or while the
+    /// store runs on memory (a flush is when the file is retried, so what memory answered
+    /// reaches it without waiting for a request); `Ok(None)` when there was nothing to do.
     pub fn flush_idle(&mut self) -> Result<Option<u64>, StoreError> {
-        if !self.unflushed || self.closed {
+        let degraded = self.engine.store().kind() == StoreKind::Memory
+            && self.engine.store().health().degraded.is_some();
+        if !(self.unflushed || degraded) || self.closed {
             return Ok(None);
         }
         self.unflushed = false;

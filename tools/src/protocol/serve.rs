@@ -52,6 +52,9 @@ pub enum Ending {
     Signal(i32),
     /// No request arrived for the idle timeout (a socket server started by `docsuggest hook`).
     Idle,
+    /// The socket server's path or lock file was taken by something else (or the lock file
+    /// removed): it stopped as on a signal, so the next start makes a fresh server.
+    SocketLost,
 }
 
 /// One answer on its way back to a session.
@@ -70,6 +73,8 @@ pub(crate) enum Event {
     SessionEnded(Result<(), ServeError>),
     /// A request to stop: flush, close, and return.
     Stop(i32),
+    /// The socket server lost its socket path or lock file: stop as on a signal.
+    SocketLost,
 }
 
 /// Whether the loop ends with the first session (stdio) or only on a signal (the socket).
@@ -146,6 +151,7 @@ pub(crate) fn engine_loop(
                 }
             }
             Event::Stop(signal) => break Ok(Ending::Signal(signal)),
+            Event::SocketLost => break Ok(Ending::SocketLost),
         }
     };
     let finished = dispatcher.finish();

@@ -116,6 +116,22 @@ fn wait(child: &mut Child) -> ExitStatus {
     }
 }
 
+/// Waits for `child` to exit on its own, killing it and failing with `what` if it hangs.
+fn wait_or_kill(child: &mut Child, what: &str) -> ExitStatus {
+    let deadline = Instant::now() + HANG;
+    loop {
+        if let Some(status) = child.try_wait().expect("wait for the child") {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// The whole history of the store, read after the server stopped.
 fn history(env: &Env) -> Vec<Value> {
     let store = env.store("s.redb").display().to_string();
@@ -616,4 +632,91 @@ fn socket_paths_up_to_the_limit_bind_and_a_longer_one_is_refused_once() {
         )
     );
     assert!(!env.store("long.redb").exists(), "no store is opened");
+}
+
+#[test]
+fn a_daemon_whose_socket_file_was_removed_stops_on_sigterm_and_when_idle() {
+    let env = Env::new();
+    let socket = env.store("d.sock");
+    let server = Server::start(&env, &socket, &[]);
+    std::fs::remove_file(&socket).expect("remove the socket");
+    let (status, stderr) = server.terminate();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!socket.with_extension("sock.pid").exists());
+
+    let mut server = Server::start(&env, &socket, &["--idle-timeout", "1"]);
+    std::fs::remove_file(&socket).expect("remove the socket");
+    let status = wait_or_kill(&mut server.child, "the idle server did not stop");
+    assert_eq!(status.code(), Some(0));
+    assert!(!socket.exists(), "no socket is left behind");
+    // The store was closed: a new server opens it.
+    let again = Server::start(&env, &socket, &[]);
+    let hello = again.client().hello().expect("hello");
+    assert_eq!(hello["store"], "redb", "{hello}");
+    let (status, stderr) = again.terminate();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
+#[test]
+fn a_second_server_is_refused_while_the_first_lives_without_its_socket_file() {
+    let env = Env::new();
+    let socket = env.store("d.sock");
+    let server = Server::start(&env, &socket, &[]);
+    std::fs::remove_file(&socket).expect("remove the socket");
+    let other = env.store("other.redb").display().to_string();
+    let socket_arg = socket.display().to_string();
+    // Spawned, not run: a second server that is not refused serves until killed.
+    let mut second = env
+        .command(&["serve", "--socket", &socket_arg, "--store", &other])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the second server starts");
+    let status = wait_or_kill(&mut second, "the second server was not refused");
+    let mut stderr = String::new();
+    if let Some(mut e) = second.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut e, &mut stderr);
+    }
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "docsuggest: error: socket {socket_arg} is served by another docsuggest server \
+             (pid {}); stop it or choose another --socket",
+            server.pid()
+        )
+    );
+    assert!(!env.store("other.redb").exists(), "no store is opened");
+    // The first server re-creates its socket and answers on it, on its store.
+    server.wait_ready();
+    let hello = server.client().hello().expect("hello");
+    assert_eq!(hello["store"], "redb", "{hello}");
+    let pid = std::fs::read_to_string(env.store("d.sock.pid")).expect("the pid file");
+    assert_eq!(pid.trim(), server.pid().to_string());
+    let (status, stderr) = server.terminate();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("re-created it"), "{stderr}");
+    assert!(!socket.exists());
+}
+
+#[test]
+fn a_daemon_whose_socket_path_is_taken_stops_and_leaves_the_file_alone() {
+    let env = Env::new();
+    let socket = env.store("d.sock");
+    let mut server = Server::start(&env, &socket, &[]);
+    let ws = env.ws().display().to_string();
+    let told = agent_turns(&mut server.client(), "a", &ws, 3);
+    std::fs::remove_file(&socket).expect("remove the socket");
+    std::fs::write(&socket, "someone else's").expect("a plain file in its place");
+    let status = wait_or_kill(&mut server.child, "the server kept serving a lost path");
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(&socket).expect("the file is kept"),
+        "someone else's"
+    );
+    assert!(!socket.with_extension("sock.pid").exists());
+    // It stopped as on a signal: every answered decision is in the store.
+    assert_in_history(&history(&env), told);
 }

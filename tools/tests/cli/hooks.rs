@@ -269,6 +269,29 @@ fn parallel_hooks_start_one_daemon() {
 }
 
 #[test]
+fn a_removed_socket_file_is_answered_again_by_the_same_daemon() {
+    let hooks = Hooks::new();
+    let note = golden("hooks/plan-note.out");
+    let event = |session: &str| hooks.event("claude-post-tool-use-read", session, PLAN);
+    assert_eq!(hooks.hook("claude-code", event("before")), note);
+    let pid = hooks.daemon_pid().expect("the daemon's pid");
+    std::fs::remove_file(hooks.socket()).expect("remove the socket");
+    std::fs::remove_file(hooks.socket().with_extension("sock.pid")).expect("remove the pid file");
+    // The hook waits for the live daemon (it holds the socket's owner lock) rather than
+    // starting a second one; the daemon re-creates its socket within its check interval.
+    assert_eq!(hooks.hook("claude-code", event("after")), note);
+    assert_eq!(hooks.daemon_pid(), Some(pid), "the same daemon answers");
+    let log = hooks.log();
+    assert_eq!(log.matches("started: daemon pid").count(), 1, "{log}");
+    let stats = hooks.client().stats().expect("stats");
+    assert_eq!(
+        stats["stats"]["judged"], 2,
+        "one engine judged both: {stats}"
+    );
+    hooks.stop_daemon();
+}
+
+#[test]
 fn every_bad_input_exits_0_with_empty_stdout_and_a_logged_reason() {
     let hooks = Hooks::new();
     let ws = hooks.env.ws().display().to_string();
@@ -800,6 +823,7 @@ fn state_files_are_owner_only_and_old_turn_ids_are_pruned() {
         beside(&socket, ".log"),
         beside(&socket, ".daemon.log"),
         beside(&socket, ".lock"),
+        beside(&socket, ".owner"),
         beside(&socket, ".pid"),
         hooks
             .env
@@ -1003,4 +1027,102 @@ fn planted_symlinks_beside_the_socket_are_never_written_through() {
         "precious\n",
         "a write went through a planted symlink"
     );
+}
+
+/// Polls the daemon until its store is the file (a `flush` is a call, so a daemon on memory
+/// retries its file); answers how long that took and whether it ever answered `memory`.
+fn wait_for_the_file(hooks: &Hooks, bound: Duration) -> Result<(Duration, bool), String> {
+    let started = Instant::now();
+    let mut on_memory = false;
+    loop {
+        let mut health = Value::Null;
+        if let Ok(mut client) = Client::connect(hooks.socket()) {
+            let _ = client.request(serde_json::json!({"op": "flush"}));
+            if let Ok(stats) = client.stats() {
+                health = stats["storeHealth"].clone();
+            }
+        }
+        match health["kind"].as_str() {
+            Some("redb") => return Ok((started.elapsed(), on_memory)),
+            Some("memory") => on_memory = true,
+            _ => {}
+        }
+        if started.elapsed() > bound {
+            return Err(format!("still not on its file after {bound:?}: {health}"));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_daemon_killed_again_and_again_under_concurrent_hooks_never_stays_on_memory() {
+    let hooks = Hooks::new();
+    let note = golden("hooks/plan-note.out");
+    let cycles: u64 = if std::env::var_os("DOCSUGGEST_LONG").is_some() {
+        40
+    } else {
+        10
+    };
+    let (mut kills, mut started_on_memory, mut slowest, mut answered) =
+        (0u64, 0u64, Duration::ZERO, 0u64);
+    let mut lcg = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = |n: u64| {
+        lcg = lcg
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (lcg >> 33) % n
+    };
+    for cycle in 0..cycles {
+        // Four hook processes at once; the daemon is killed while they run.
+        let children: Vec<Child> = (0..4)
+            .map(|i| {
+                let event =
+                    hooks.event("claude-post-tool-use-read", &format!("k{cycle}-{i}"), PLAN);
+                hooks.spawn("claude-code", event)
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(next(40)));
+        if let Some(pid) = hooks.daemon_pid() {
+            let killed = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status()
+                .is_ok_and(|s| s.success());
+            kills += u64::from(killed);
+        }
+        for child in children {
+            let output = child.wait_with_output().expect("the hook ends");
+            assert!(output.status.success(), "a hook failed: {output:?}");
+            // A hook whose daemon was killed under it stays silent; one answered names the
+            // companions.
+            let stdout = stdout_of(&output);
+            if !stdout.is_empty() {
+                assert_eq!(stdout, note);
+                answered += 1;
+            }
+        }
+        // The next hook starts a daemon (or finds the one a hook started after the kill).
+        let event = hooks.event(
+            "claude-post-tool-use-read",
+            &format!("k{cycle}-after"),
+            PLAN,
+        );
+        assert_eq!(hooks.hook("claude-code", event), note, "cycle {cycle}");
+        answered += 1;
+        let (took, memory) = wait_for_the_file(&hooks, Duration::from_secs(20))
+            .unwrap_or_else(|e| panic!("cycle {cycle}: {e}\n{}", hooks.log()));
+        started_on_memory += u64::from(memory);
+        slowest = slowest.max(took);
+    }
+    let log = hooks.log();
+    hooks.stop_daemon();
+    let store = hooks.store().display().to_string();
+    let check = hooks.env.ok(&["check", "--store", &store], b"");
+    assert!(check.contains("ok"), "{check}");
+    let history = hooks.env.ok(&["history", "--store", &store, "--json"], b"");
+    eprintln!(
+        "kill loop: {cycles} cycles, {kills} kills, {answered} hooks answered, {started_on_memory} \
+         daemons seen on memory, each on its file within {slowest:?}; history {} bytes",
+        history.len()
+    );
+    assert!(kills > 0, "no daemon was killed: {log}");
 }

@@ -7,6 +7,7 @@ mod commands;
 mod common;
 #[cfg(unix)]
 mod daemon;
+mod damaged;
 mod demo;
 #[cfg(unix)]
 mod hooks;
