@@ -33,7 +33,7 @@ pub struct Call {
 }
 
 /// The engine's answer to one call.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Verdict {
     /// At most one note.
     pub note: Option<Note>,

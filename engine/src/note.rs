@@ -4,7 +4,7 @@
 pub const SUMMARY_CHARS: usize = 120;
 
 /// The one message an emitted verdict carries.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Note {
     /// The family.
     pub family: String,
@@ -14,6 +14,8 @@ pub struct Note {
     pub summary: String,
     /// The companions the text names, in rank order.
     pub companions: Vec<String>,
+    /// The confidence the header shows, as a number: the gate's value for this note.
+    pub confidence: f64,
 }
 
 /// The header's bytes around the family, its kappa written as four characters.
@@ -75,6 +77,7 @@ pub fn compose(family: &str, kappa: f64, companions: &[&str]) -> Note {
         text,
         summary: summary(family, companions),
         companions: companions.iter().map(|c| c.to_string()).collect(),
+        confidence: kappa,
     }
 }
 

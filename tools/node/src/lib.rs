@@ -90,6 +90,8 @@ pub struct Note {
     pub summary: String,
     /// The companions the text names, in rank order.
     pub companions: Vec<String>,
+    /// The confidence the header shows, as a number in 0..1.
+    pub confidence: f64,
 }
 
 /// The answer to `judge`, as the protocol's `judge` op answers it.

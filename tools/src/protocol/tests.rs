@@ -84,8 +84,12 @@ fn a_plan_read_answers_the_pinned_note() {
                      - Documentation/INDEX.md\n- Documentation/ARCHIVE-STYLE.md\n- POC-BRIEF.md\n- CHANGELOG.md",
             "summary": "Plan: Documentation/INDEX.md, Documentation/ARCHIVE-STYLE.md, POC-BRIEF.md, CHANGELOG.md",
             "companions": ["Documentation/INDEX.md", "Documentation/ARCHIVE-STYLE.md", "POC-BRIEF.md", "CHANGELOG.md"],
+            "confidence": answer["note"]["confidence"],
         })
     );
+    // The number the header shows, unrounded.
+    let confidence = answer["note"]["confidence"].as_f64().expect("a number");
+    assert!((confidence - 0.91).abs() < 0.005, "{confidence}");
     assert_eq!(
         answer["ledger"][0],
         "doc-suggester: suggest Plan 0.91 companions Documentation/INDEX.md,Documentation/ARCHIVE-STYLE.md,POC-BRIEF.md,CHANGELOG.md"
