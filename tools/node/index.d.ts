@@ -103,6 +103,8 @@ export interface Note {
   summary: string
   /** The companions the text names, in rank order. */
   companions: Array<string>
+  /** The confidence the header shows, as a number in 0..1. */
+  confidence: number
 }
 
 /** One learned rate row. */
