@@ -28,11 +28,13 @@ const SCHEMA: &str = "
         workspace TEXT NOT NULL, family TEXT NOT NULL, companion TEXT NOT NULL,
         step REAL NOT NULL, accepts INTEGER NOT NULL, rejects INTEGER NOT NULL,
         shadow_hits INTEGER NOT NULL, shadow_misses INTEGER NOT NULL,
+        recent_hits REAL NOT NULL, recent_misses REAL NOT NULL,
         PRIMARY KEY (workspace, family, companion)) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS base (
         workspace TEXT NOT NULL, family TEXT NOT NULL, companion TEXT NOT NULL,
         step REAL NOT NULL, accepts INTEGER NOT NULL, rejects INTEGER NOT NULL,
         shadow_hits INTEGER NOT NULL, shadow_misses INTEGER NOT NULL,
+        recent_hits REAL NOT NULL, recent_misses REAL NOT NULL,
         PRIMARY KEY (workspace, family, companion)) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS history (seq INTEGER PRIMARY KEY, entry BLOB NOT NULL);
     CREATE TABLE IF NOT EXISTS pending (seq INTEGER PRIMARY KEY, decision BLOB NOT NULL);
@@ -40,10 +42,12 @@ const SCHEMA: &str = "
     INSERT OR IGNORE INTO meta VALUES ('next_decision_seq', 1), ('next_resolution_seq', 1);
 ";
 
-const SELECT_RATE: &str = "SELECT step, accepts, rejects, shadow_hits, shadow_misses FROM rates WHERE workspace = ?1 AND family = ?2 AND companion = ?3";
-const SELECT_BASE: &str = "SELECT step, accepts, rejects, shadow_hits, shadow_misses FROM base WHERE workspace = ?1 AND family = ?2 AND companion = ?3";
-const UPSERT_RATE: &str = "INSERT OR REPLACE INTO rates VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
-const UPSERT_BASE: &str = "INSERT OR REPLACE INTO base VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+const SELECT_RATE: &str = "SELECT step, accepts, rejects, shadow_hits, shadow_misses, recent_hits, recent_misses FROM rates WHERE workspace = ?1 AND family = ?2 AND companion = ?3";
+const SELECT_BASE: &str = "SELECT step, accepts, rejects, shadow_hits, shadow_misses, recent_hits, recent_misses FROM base WHERE workspace = ?1 AND family = ?2 AND companion = ?3";
+const UPSERT_RATE: &str =
+    "INSERT OR REPLACE INTO rates VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+const UPSERT_BASE: &str =
+    "INSERT OR REPLACE INTO base VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
 
 /// How a [`SqliteStore`] commits.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -116,6 +120,8 @@ fn read_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RateRow> {
         rejects: to_u64(row.get(2)?)?,
         shadow_hits: to_u64(row.get(3)?)?,
         shadow_misses: to_u64(row.get(4)?)?,
+        recent_hits: row.get(5)?,
+        recent_misses: row.get(6)?,
     })
 }
 
@@ -131,6 +137,8 @@ fn read_key_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(RateKey, RateRow)>
         rejects: to_u64(row.get(5)?)?,
         shadow_hits: to_u64(row.get(6)?)?,
         shadow_misses: to_u64(row.get(7)?)?,
+        recent_hits: row.get(8)?,
+        recent_misses: row.get(9)?,
     };
     Ok((key, rate))
 }
@@ -227,7 +235,9 @@ impl Tx<'_> {
                     accepts,
                     rejects,
                     shadow_hits,
-                    shadow_misses
+                    shadow_misses,
+                    row.recent_hits,
+                    row.recent_misses
                 ])
             })
             .map_err(self.fail("writing a row"))?;
@@ -452,7 +462,7 @@ impl SqliteStore {
     fn rows(&self, table: &str) -> Result<Vec<(RateKey, RateRow)>, StoreError> {
         let sql = format!(
             "SELECT workspace, family, companion, step, accepts, rejects, shadow_hits, \
-             shadow_misses FROM {table} \
+             shadow_misses, recent_hits, recent_misses FROM {table} \
              ORDER BY workspace, family, companion"
         );
         self.conn

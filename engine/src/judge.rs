@@ -9,15 +9,15 @@ use crate::ledger::{self, Abstain, Suppress};
 use crate::lines::Ledger;
 use crate::locate::Workspace;
 use crate::measure::{self, Rates};
-use crate::note::{self, Note};
+use crate::note::{self, Gauge, Note};
 use crate::paths::relative_to;
 use crate::scene::Scene;
 
 pub use crate::follow::{abandon, close_with_evidence, cut_short, follow, soft_reject};
 use docsuggest_schema::rate::NEUTRAL;
 use docsuggest_schema::{
-    CompanionRow, Config, Decision, DecisionStore, RateKey, RateModel, RateSnapshot, Resolution,
-    SilenceReason, Table,
+    CompanionRow, Config, Decision, DecisionStore, RateKey, RateModel, RateRow, RateSnapshot,
+    Resolution, SilenceReason, Table,
 };
 use std::path::Path;
 
@@ -87,32 +87,43 @@ struct SnapshotRates<'a> {
     config: &'a Config,
     /// The family's key, reused for each companion's (one allocation per call, not per read).
     key: std::cell::RefCell<RateKey>,
-    /// The family's rate, read once: every companion's `accept` value is the same row.
-    family: std::cell::OnceCell<f64>,
+    /// The family's row, read once: every companion's `accept` value is the same row.
+    family: std::cell::OnceCell<Option<RateRow>>,
 }
 
 impl SnapshotRates<'_> {
-    fn read(&self, companion: &str) -> f64 {
-        let Some(snapshot) = self.snapshot.filter(|_| self.config.learn) else {
-            return NEUTRAL;
-        };
+    fn row(&self, companion: &str) -> Option<RateRow> {
+        let snapshot = self.snapshot.filter(|_| self.config.learn)?;
         let mut key = self.key.borrow_mut();
         key.companion.clear();
         key.companion.push_str(companion);
-        match snapshot.row(&key) {
-            Ok(Some(row)) => row.rate(self.config.rate_model),
-            Ok(None) => NEUTRAL,
-            Err(e) => {
-                tracing::error!(error = %e, "rate read failed; using the neutral rate");
-                NEUTRAL
-            }
-        }
+        snapshot
+            .row(&key)
+            .map_err(|e| tracing::error!(error = %e, "rate read failed; using the neutral rate"))
+            .ok()
+            .flatten()
+    }
+
+    fn read(&self, companion: &str) -> f64 {
+        self.row(companion)
+            .map_or(NEUTRAL, |row| row.rate(self.config.rate_model))
+    }
+
+    fn family_row(&self) -> Option<RateRow> {
+        *self.family.get_or_init(|| self.row(""))
+    }
+
+    /// Whether the family has seen any outcome: from then on the evidence model gates on the
+    /// probability that a note is followed instead of the PoC's kappa.
+    fn family_observed(&self) -> bool {
+        self.family_row().is_some_and(|row| row.observations() > 0)
     }
 }
 
 impl Rates for SnapshotRates<'_> {
     fn family(&self) -> f64 {
-        *self.family.get_or_init(|| self.read(""))
+        self.family_row()
+            .map_or(NEUTRAL, |row| row.rate(self.config.rate_model))
     }
     fn companion(&self, path: &str) -> f64 {
         self.read(path)
@@ -185,13 +196,31 @@ pub fn decide(
         &rates,
         &settings.weights,
     );
+    let evidence = config.learn && config.rate_model == RateModel::Evidence;
+    // The evidence model gates on the probability that the note is followed once the family
+    // has evidence; until then (and under every other setting) on the PoC's kappa.
+    let gauge = if evidence && rates.family_observed() {
+        Gauge::Followed
+    } else {
+        Gauge::Kappa
+    };
+    // The PoC's kappa over the companions it would name, before evidence weighs or leaves any
+    // out: the pack's own confidence in this note.
+    let pack_kappa = measure::kappa(&rows[..rows.len().min(config.max_companions)]);
+    let family_followed = rates
+        .family_row()
+        .map_or(pack_kappa, |row| measure::family_follow(&row, pack_kappa));
+    let measure = |rows: &[CompanionRow]| match gauge {
+        Gauge::Kappa => measure::kappa(rows),
+        Gauge::Followed => measure::follow_probability(rows, family_followed),
+    };
     if untouched.is_empty() {
         rows.truncate(config.max_companions);
-        let kappa = measure::kappa(&rows);
+        let confidence = measure(&rows);
         let shape = Shape {
             rows,
             watched: Vec::new(),
-            kappa,
+            kappa: confidence,
         };
         silence(
             settings,
@@ -204,8 +233,10 @@ pub fn decide(
         );
         return None;
     }
-    let evidence = config.learn && config.rate_model == RateModel::Evidence;
     let mut watched = Vec::new();
+    // Whether the PoC's gate would make this note sets how likely followed it must be.
+    let pack_gate = family.threshold.unwrap_or(config.threshold);
+    let prompted = gauge == Gauge::Followed && pack_kappa >= pack_gate;
     if evidence {
         measure::weigh_evidence(&mut rows, config.evidence_exponent);
         let (kept, left) = measure::prune(rows, config.prune_below);
@@ -220,7 +251,7 @@ pub fn decide(
         watched.extend(rows.drain(config.max_companions..));
     }
     let paths: Vec<&str> = rows.iter().map(|r| subject.shown(&r.path)).collect();
-    let fit = note::fitting(name, &paths, config.max_note_chars);
+    let fit = note::fitting(name, gauge, &paths, config.max_note_chars);
     if fit == 0 && !rows.is_empty() {
         ledger.push(ledger::abstained(Abstain::NoCompanions, Some(name), 0.0));
         return None;
@@ -230,13 +261,17 @@ pub fn decide(
     } else {
         rows.truncate(fit);
     }
-    let gate = family.threshold.unwrap_or(config.threshold);
-    let mut kappa = measure::kappa(&rows);
+    let gate = match gauge {
+        Gauge::Kappa => pack_gate,
+        Gauge::Followed if prompted => config.follow_threshold,
+        Gauge::Followed => config.unprompted_threshold,
+    };
+    let mut confidence = measure(&rows);
     let cooling = state
         .last_noted
         .get(name)
         .is_some_and(|&at| state.calls - at <= u64::from(config.cooldown_calls));
-    if evidence && !rows.is_empty() && kappa >= gate && !cooling {
+    if evidence && !rows.is_empty() && confidence >= gate && !cooling {
         // What an open note of this agent already names is not named again: a note left with
         // nothing new is a repeat, one left with less is gated on what it still names.
         let (repeated, fresh): (Vec<CompanionRow>, Vec<CompanionRow>) =
@@ -245,18 +280,18 @@ pub fn decide(
                 state.names_open(&located.workspace.key, subject.bases, shown)
             });
         if fresh.is_empty() {
-            ledger.push(ledger::suppressed(Suppress::Dedupe, name, kappa));
+            ledger.push(ledger::suppressed(Suppress::Dedupe, name, confidence));
             return None;
         }
         rows = fresh;
         watched.extend(repeated);
-        kappa = measure::kappa(&rows);
+        confidence = measure(&rows);
     }
-    if rows.is_empty() || kappa < gate {
+    if rows.is_empty() || confidence < gate {
         let shape = Shape {
             rows,
             watched,
-            kappa,
+            kappa: confidence,
         };
         silence(
             settings,
@@ -280,7 +315,7 @@ pub fn decide(
         None
     };
     if let Some(kind) = suppression {
-        ledger.push(ledger::suppressed(kind, name, kappa));
+        ledger.push(ledger::suppressed(kind, name, confidence));
         return None;
     }
     state.last_noted.insert(name.to_string(), state.calls);
@@ -293,17 +328,17 @@ pub fn decide(
         // evidence model note windows live beside each other and none is closed early.)
         effects.resolutions.push(soft_reject(older, config, ledger));
     }
-    ledger.push(ledger::suggest(name, kappa, &name_refs));
-    push_decided(settings, &subject, kappa, &rows, ledger);
-    let note = note::compose(name, kappa, &name_refs);
+    ledger.push(ledger::suggest(name, confidence, &name_refs));
+    push_decided(settings, &subject, confidence, &rows, ledger);
+    let note = note::compose(name, gauge, confidence, &name_refs);
     if config.learn {
         let shape = Shape {
             rows,
             watched,
-            kappa,
+            kappa: confidence,
         };
         let window = subject.window(state, &shape, false, evidence);
-        let decision = decision(settings, &subject, shape.rows, kappa, None);
+        let decision = decision(settings, &subject, shape.rows, confidence, None);
         effects.record = Some(Record { decision, window });
     }
     Some(note)

@@ -1,8 +1,8 @@
 //! Measure, rank and gate: six values per companion, a weighted score, and kappa.
 
 use crate::compiled::CompiledCompanion;
-use docsuggest_schema::rate::NEUTRAL;
-use docsuggest_schema::{CompanionRow, Heuristic, Table};
+use docsuggest_schema::rate::{FORGET, NEUTRAL};
+use docsuggest_schema::{CompanionRow, Heuristic, RateRow, Table};
 
 /// The learned rates a measurement reads: the family's and each companion's.
 pub trait Rates {
@@ -69,6 +69,44 @@ pub fn prune(rows: Vec<CompanionRow>, below: f64) -> (Vec<CompanionRow>, Vec<Com
 pub fn kappa(rows: &[CompanionRow]) -> f64 {
     let sum: f64 = rows.iter().map(|r| r.score).sum();
     1.0 / (1.0 + (-(sum - 0.6)).exp())
+}
+
+/// How many observations the pack's own confidence in a note (the PoC's kappa) is worth in
+/// the family's estimate, before the family's own evidence ages it.
+pub const PACK_PRIOR: f64 = 3.0;
+
+/// How often the family's notes are followed: the family's rate (Beta(1, 2) over its recent
+/// hits and misses) with the pack's confidence `pack_kappa` added as [`PACK_PRIOR`]
+/// observations that age as the oldest of the row's (`FORGET` per observation since). One
+/// followed note after the PoC's then does not make the family look doubtful (the rate alone
+/// is 0.5 after one hit); thirty observations on, the pack's word weighs about one, and the
+/// estimate is the family's rate.
+pub fn family_follow(row: &RateRow, pack_kappa: f64) -> f64 {
+    let aged = i32::try_from(row.observations()).unwrap_or(i32::MAX);
+    let prior = PACK_PRIOR * FORGET.powi(aged);
+    (1.0 + prior * pack_kappa + row.recent_hits)
+        / (3.0 + prior + row.recent_hits + row.recent_misses)
+}
+
+/// The probability that a note naming `rows` is followed (at least one of them touched in its
+/// window), from each companion's learned rate (its `history` value) and `family`, how often
+/// the family's notes (and any companion its silences watched) were followed
+/// ([`family_follow`]).
+///
+/// Companions of one task are touched together more often than not, so the chance that any
+/// is followed lies between the best one's rate (all touched together) and the chance that
+/// not all are missed were they independent. The family's rate bounds it from above: a note
+/// is followed at most as often as the family's windows were. Hence
+/// `max(best, min(independent, family))`; no companion, no chance.
+pub fn follow_probability(rows: &[CompanionRow], family: f64) -> f64 {
+    let mut best: f64 = 0.0;
+    let mut all_missed = 1.0;
+    for row in rows {
+        let rate = row.values.get(Heuristic::History);
+        best = best.max(rate);
+        all_missed *= 1.0 - rate;
+    }
+    best.max((1.0 - all_missed).min(family))
 }
 
 #[cfg(test)]

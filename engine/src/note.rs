@@ -14,28 +14,53 @@ pub struct Note {
     pub summary: String,
     /// The companions the text names, in rank order.
     pub companions: Vec<String>,
-    /// The confidence the header shows, as a number: the gate's value for this note.
+    /// The number the header shows: the PoC's kappa, or the probability that the note is
+    /// followed ([`Gauge`]).
     pub confidence: f64,
 }
 
-/// The header's bytes around the family, its kappa written as four characters.
+/// What a note's confidence measures, and the word its header shows it under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gauge {
+    /// The PoC's kappa: a fresh store, `learn: false`, the step and beta models.
+    Kappa,
+    /// The probability that the note is followed: the evidence model, once the family has
+    /// evidence.
+    Followed,
+}
+
+impl Gauge {
+    /// The word the header writes before the number.
+    fn word(self) -> &'static str {
+        match self {
+            Gauge::Kappa => "kappa",
+            Gauge::Followed => "confidence",
+        }
+    }
+}
+
+/// The header's bytes around the family and the gauge's word, the number written as four
+/// characters.
 const HEADER_AROUND: &str =
-    "[doc-suggester]  task (kappa 0.00): companions this task conventionally needs:";
+    "[doc-suggester]  task ( 0.00): companions this task conventionally needs:";
 
 /// The header line, in a string with room for `more` bytes after it.
-fn header(family: &str, kappa: f64, more: usize) -> String {
-    let mut text = String::with_capacity(HEADER_AROUND.len() + family.len() + more);
+fn header(family: &str, gauge: Gauge, confidence: f64, more: usize) -> String {
+    let mut text =
+        String::with_capacity(HEADER_AROUND.len() + gauge.word().len() + family.len() + more);
     text.push_str("[doc-suggester] ");
     text.push_str(family);
-    text.push_str(" task (kappa ");
-    crate::ledger::push_fixed2(&mut text, kappa);
+    text.push_str(" task (");
+    text.push_str(gauge.word());
+    text.push(' ');
+    crate::ledger::push_fixed2(&mut text, confidence);
     text.push_str("): companions this task conventionally needs:");
     text
 }
 
-/// `header(family, kappa, _).chars().count()` for any kappa in 0..=1, without composing it.
-fn header_chars(family: &str) -> usize {
-    HEADER_AROUND.len() + char_len(family)
+/// `header(family, gauge, c, _).chars().count()` for any `c` in 0..=1, without composing it.
+fn header_chars(family: &str, gauge: Gauge) -> usize {
+    HEADER_AROUND.len() + gauge.word().len() + char_len(family)
 }
 
 /// `text.chars().count()`, answered by the byte length for ASCII text (companion paths
@@ -49,9 +74,9 @@ fn char_len(text: &str) -> usize {
 }
 
 /// How many of the ranked companions fit in `max_chars` with whole lines only.
-/// (The header's length does not depend on kappa: it always prints four characters.)
-pub fn fitting(family: &str, companions: &[&str], max_chars: usize) -> usize {
-    let mut used = header_chars(family);
+/// (The header's length does not depend on the number: it always prints four characters.)
+pub fn fitting(family: &str, gauge: Gauge, companions: &[&str], max_chars: usize) -> usize {
+    let mut used = header_chars(family, gauge);
     let mut count = 0;
     for c in companions {
         let line = 3 + char_len(c); // "\n- " + path
@@ -65,9 +90,9 @@ pub fn fitting(family: &str, companions: &[&str], max_chars: usize) -> usize {
 }
 
 /// Composes the note for companions that [`fitting`] admitted.
-pub fn compose(family: &str, kappa: f64, companions: &[&str]) -> Note {
+pub fn compose(family: &str, gauge: Gauge, confidence: f64, companions: &[&str]) -> Note {
     let lines: usize = companions.iter().map(|c| 3 + c.len()).sum();
-    let mut text = header(family, kappa, lines);
+    let mut text = header(family, gauge, confidence, lines);
     for c in companions {
         text.push_str("\n- ");
         text.push_str(c);
@@ -77,7 +102,7 @@ pub fn compose(family: &str, kappa: f64, companions: &[&str]) -> Note {
         text,
         summary: summary(family, companions),
         companions: companions.iter().map(|c| c.to_string()).collect(),
-        confidence: kappa,
+        confidence,
     }
 }
 
@@ -171,7 +196,7 @@ mod tests {
         ) {
             let cs: Vec<&str> = companions.iter().map(String::as_str).collect();
             prop_assert_eq!(summary(&family, &cs), summary_by_counting(&family, &cs));
-            let head = header(&family, 0.5, 0).chars().count();
+            let head = header(&family, Gauge::Kappa, 0.5, 0).chars().count();
             let mut used = head;
             let mut count = 0;
             for c in &cs {
@@ -181,25 +206,28 @@ mod tests {
                 used += 3 + c.chars().count();
                 count += 1;
             }
-            prop_assert_eq!(fitting(&family, &cs, max), if used > max { 0 } else { count });
+            prop_assert_eq!(fitting(&family, Gauge::Kappa, &cs, max), if used > max { 0 } else { count });
         }
     }
 
     #[test]
     fn header_length_is_known_without_composing() {
         for family in ["Plan", "Brief", "", "Ünïcode"] {
-            for kappa in [0.0, 0.5, 0.775, 0.999, 1.0] {
-                assert_eq!(
-                    header_chars(family),
-                    header(family, kappa, 0).chars().count()
-                );
+            for gauge in [Gauge::Kappa, Gauge::Followed] {
+                for value in [0.0, 0.5, 0.775, 0.999, 1.0] {
+                    assert_eq!(
+                        header_chars(family, gauge),
+                        header(family, gauge, value, 0).chars().count()
+                    );
+                }
             }
         }
     }
 
     #[test]
     fn text_and_summary_are_pinned() {
-        let note = compose("Plan", 0.8366, &["Documentation/INDEX.md", "POC-BRIEF.md"]);
+        let cs = ["Documentation/INDEX.md", "POC-BRIEF.md"];
+        let note = compose("Plan", Gauge::Kappa, 0.8366, &cs);
         assert_eq!(
             note.text,
             "[doc-suggester] Plan task (kappa 0.84): companions this task conventionally needs:\n\
@@ -207,16 +235,25 @@ mod tests {
              - POC-BRIEF.md"
         );
         assert_eq!(note.summary, "Plan: Documentation/INDEX.md, POC-BRIEF.md");
+        assert_eq!(note.confidence, 0.8366);
+        let learned = compose("Plan", Gauge::Followed, 0.614, &cs[..1]);
+        assert_eq!(
+            learned.text,
+            "[doc-suggester] Plan task (confidence 0.61): companions this task conventionally needs:\n\
+             - Documentation/INDEX.md"
+        );
     }
 
     #[test]
     fn only_whole_lines_fit() {
         let cs = ["aaaaaaaaaa", "bbbbbbbbbb", "cccccccccc"];
-        let head = header("F", 0.5, 0).chars().count();
-        assert_eq!(fitting("F", &cs, head + 13 * 2), 2);
-        assert_eq!(fitting("F", &cs, head + 13 * 2 - 1), 1);
-        assert_eq!(fitting("F", &cs, head + 12), 0);
-        assert_eq!(fitting(&"F".repeat(200), &cs, 120), 0);
+        let head = header("F", Gauge::Kappa, 0.5, 0).chars().count();
+        assert_eq!(fitting("F", Gauge::Kappa, &cs, head + 13 * 2), 2);
+        assert_eq!(fitting("F", Gauge::Kappa, &cs, head + 13 * 2 - 1), 1);
+        assert_eq!(fitting("F", Gauge::Kappa, &cs, head + 12), 0);
+        assert_eq!(fitting(&"F".repeat(200), Gauge::Kappa, &cs, 120), 0);
+        // The longer word leaves five characters less for companions.
+        assert_eq!(fitting("F", Gauge::Followed, &cs, head + 13 * 2), 1);
     }
 
     #[test]

@@ -12,6 +12,12 @@ pub use moves::{MoveSink, StoredKey, decode_stored_key, stored_key_bytes};
 
 /// The version tag of values written by this build. Version 2 (schema v2) added the shadow
 /// counts to rate rows and the shadow events to rate moves; other layouts are unchanged.
+///
+/// Schema v5 appended the recent evidence to rate rows under the same tag: the schema version
+/// says which layout a file's rows have, and it is checked before any row is read. The two
+/// layouts cannot be taken for one another — a v4 row is 16 bytes short of a v5 row, a v5 row
+/// is a v4 row and 16 trailing bytes — so a row of the other layout is always refused, never
+/// read as different numbers.
 pub const VALUE_VERSION: u8 = 2;
 
 /// The version tag of values written by schema v1 builds; read only by the v1 → v2 upgrade.
@@ -118,7 +124,8 @@ struct RateRowV1 {
     rejects: u64,
 }
 
-/// Decodes a schema v1 rate row into today's row (no shadow observations yet).
+/// Decodes a schema v1 rate row into a schema v4 row (no shadow observations yet); the
+/// v1 → v2 upgrade writes it back as such, and the v4 → v5 upgrade seeds its recent evidence.
 pub fn decode_v1_row(bytes: &[u8]) -> Result<crate::rate::RateRow, CodecError> {
     let v1: RateRowV1 = decode_tagged(bytes, V1_VALUE_VERSION)?;
     Ok(crate::rate::RateRow {
@@ -126,6 +133,44 @@ pub fn decode_v1_row(bytes: &[u8]) -> Result<crate::rate::RateRow, CodecError> {
         accepts: v1.accepts,
         rejects: v1.rejects,
         ..crate::rate::RateRow::default()
+    })
+}
+
+/// A rate row as schemas v2 to v4 stored it (tag 2): the step value and the four counts.
+#[derive(serde::Deserialize, serde::Serialize)]
+struct RateRowV4 {
+    step: f64,
+    accepts: u64,
+    rejects: u64,
+    shadow_hits: u64,
+    shadow_misses: u64,
+}
+
+/// Decodes a rate row of schema v2, v3 or v4 (tag 2, five fields) into today's row with no
+/// recent evidence; the v4 → v5 upgrade seeds it from the counts. Today's [`decode`] refuses
+/// such a row (it is 16 bytes short), and this refuses today's (16 trailing bytes).
+pub fn decode_v4_row(bytes: &[u8]) -> Result<crate::rate::RateRow, CodecError> {
+    let v4: RateRowV4 = decode_tagged(bytes, VALUE_VERSION)?;
+    Ok(crate::rate::RateRow {
+        step: v4.step,
+        accepts: v4.accepts,
+        rejects: v4.rejects,
+        shadow_hits: v4.shadow_hits,
+        shadow_misses: v4.shadow_misses,
+        ..crate::rate::RateRow::default()
+    })
+}
+
+/// Encodes a rate row in the schema v4 layout (tag 2, five fields: its recent evidence is
+/// dropped). Only for tests and tools that write stores of schema v4 — the v1 → v2 upgrade,
+/// which runs before the v4 → v5 one, and the fixtures' tests.
+pub fn encode_v4_row(row: &crate::rate::RateRow) -> Result<Vec<u8>, CodecError> {
+    encode(&RateRowV4 {
+        step: row.step,
+        accepts: row.accepts,
+        rejects: row.rejects,
+        shadow_hits: row.shadow_hits,
+        shadow_misses: row.shadow_misses,
     })
 }
 
@@ -155,14 +200,44 @@ mod tests {
             rejects: 300,
             shadow_hits: 1,
             shadow_misses: 0,
+            recent_hits: 1.5,
+            recent_misses: 0.25,
         };
         let bytes = encode(&row).expect("encodes");
-        // tag 2, f64 0.5 little-endian, varint 2, varint 300 (0xfb + u16 LE), varints 1, 0.
+        // tag 2, f64 0.5 little-endian, varint 2, varint 300 (0xfb + u16 LE), varints 1, 0,
+        // f64 1.5, f64 0.25.
         assert_eq!(
             bytes,
-            [2, 0, 0, 0, 0, 0, 0, 0xe0, 0x3f, 2, 0xfb, 0x2c, 0x01, 1, 0]
+            [
+                2, 0, 0, 0, 0, 0, 0, 0xe0, 0x3f, 2, 0xfb, 0x2c, 0x01, 1, 0, //
+                0, 0, 0, 0, 0, 0, 0xf8, 0x3f, 0, 0, 0, 0, 0, 0, 0xd0, 0x3f
+            ]
         );
         assert_eq!(decode::<RateRow>(&bytes), Ok(row));
+    }
+
+    #[test]
+    fn v4_rows_decode_only_through_the_upgrade() {
+        // A v4 row: today's row without its last two fields, under the same tag.
+        let v4 = [2, 0, 0, 0, 0, 0, 0, 0xe0, 0x3f, 2, 0xfb, 0x2c, 0x01, 1, 0];
+        assert!(matches!(
+            decode::<RateRow>(&v4),
+            Err(CodecError::Malformed(_))
+        ));
+        let row = decode_v4_row(&v4).expect("v4 row");
+        assert_eq!((row.step, row.accepts, row.rejects), (0.5, 2, 300));
+        assert_eq!((row.shadow_hits, row.shadow_misses), (1, 0));
+        assert_eq!((row.recent_hits, row.recent_misses), (0.0, 0.0));
+        assert_eq!(encode_v4_row(&row).expect("encodes"), v4);
+        // Today's row is refused by the v4 layout: its recent evidence is left over.
+        let today = encode(&RateRow {
+            recent_hits: 1.0,
+            ..row
+        })
+        .expect("encodes");
+        assert_eq!(decode_v4_row(&today), Err(CodecError::Trailing(16)));
+        assert!(decode_v4_row(&v4[..5]).is_err());
+        assert_eq!(decode_v4_row(&[1, 0]), Err(CodecError::UnknownVersion(1)));
     }
 
     #[test]

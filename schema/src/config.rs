@@ -91,6 +91,12 @@ pub struct Config {
     pub prune_below: f64,
     /// Under the evidence model: how strongly a companion's rate scales its score.
     pub evidence_exponent: f64,
+    /// Under the evidence model, once a family has evidence: the gate on the probability that
+    /// its note is followed (`threshold` keeps gating the PoC's kappa until then).
+    pub follow_threshold: f64,
+    /// The same gate for a note the pack's own gate would not make (the PoC's kappa of the
+    /// companions it names under `threshold`).
+    pub unprompted_threshold: f64,
     /// Zero-config: a call in a git work tree with no pack signature and no pack file uses a
     /// pack mined from the repository's history, when the host plugged in a miner. Off, such
     /// a call is foreign as before.
@@ -127,8 +133,10 @@ impl Default for Config {
             accept_bonus: 0.1,
             reject_penalty: 0.2,
             rate_model: RateModel::Evidence,
-            prune_below: 0.25,
+            prune_below: 0.2,
             evidence_exponent: 2.0,
+            follow_threshold: 0.6,
+            unprompted_threshold: 0.75,
             zero_config: true,
         }
     }
@@ -247,6 +255,8 @@ impl Config {
                     MAX_EVIDENCE_EXPONENT,
                     &mut self.evidence_exponent,
                 ),
+                "followThreshold" => p.unit(value, &mut self.follow_threshold),
+                "unpromptedThreshold" => p.unit(value, &mut self.unprompted_threshold),
                 "zeroConfig" => p.boolean(value, &mut self.zero_config),
                 _ => p.problem("unknown field".into()),
             }

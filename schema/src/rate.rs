@@ -10,6 +10,17 @@ use serde::{Deserialize, Serialize};
 /// The neutral rate every row starts from.
 pub const NEUTRAL: f64 = 1.0 / 3.0;
 
+/// The evidence model's half-life, in observations of one row: an observation weighs half as
+/// much once 20 newer ones of the same row have arrived. A row then holds about 29
+/// observations' worth of evidence (`1 / (1 − FORGET)`) — enough that one rate is known to
+/// about ±0.09, few enough that a changed convention shows within tens of observations, not the
+/// thousands the plain counts needed (docs/LEARNING.md, "Forgetting").
+pub const HALF_LIFE: f64 = 20.0;
+
+/// What one observation's weight is multiplied by when a newer one of the same row arrives:
+/// `0.5^(1/HALF_LIFE)`, written out so that every platform folds the same bits.
+pub const FORGET: f64 = 0.9659363289248456;
+
 /// A learned rate's key: a workspace's family row (`companion` empty) or companion row.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct RateKey {
@@ -81,6 +92,11 @@ pub struct RateRow {
     pub shadow_hits: u64,
     /// Shadow misses seen (schema v2).
     pub shadow_misses: u64,
+    /// Hits (accepts and shadow hits) weighed by age: each newer observation of the row
+    /// multiplies the earlier ones' weight by [`FORGET`] (schema v5).
+    pub recent_hits: f64,
+    /// Misses (rejects and shadow misses), weighed the same way (schema v5).
+    pub recent_misses: f64,
 }
 
 impl Default for RateRow {
@@ -91,12 +107,16 @@ impl Default for RateRow {
             rejects: 0,
             shadow_hits: 0,
             shadow_misses: 0,
+            recent_hits: 0.0,
+            recent_misses: 0.0,
         }
     }
 }
 
 impl RateRow {
-    /// This row after one move. The step rule clamps, so moves do not commute.
+    /// This row after one move. The step rule clamps and the recent evidence ages, so moves
+    /// do not commute: a replay keeps each key's order (live and fold apply a key's moves in
+    /// resolution order, so they agree bit for bit).
     pub fn apply(self, mv: &RateMove) -> RateRow {
         let mut next = self;
         next.step = step_rule(self.step, mv.step);
@@ -106,7 +126,15 @@ impl RateRow {
             RateEvent::ShadowHit => next.shadow_hits += 1,
             RateEvent::ShadowMiss => next.shadow_misses += 1,
         }
+        let hit = matches!(mv.event, RateEvent::Accept | RateEvent::ShadowHit);
+        next.recent_hits = self.recent_hits * FORGET + f64::from(u8::from(hit));
+        next.recent_misses = self.recent_misses * FORGET + f64::from(u8::from(!hit));
         next
+    }
+
+    /// Every observation this row has seen, followed or not.
+    pub fn observations(&self) -> u64 {
+        self.hits().saturating_add(self.misses())
     }
 
     /// Every observation that the companion (or family) was followed.
@@ -124,18 +152,18 @@ impl RateRow {
         match model {
             RateModel::Step => self.step,
             // Posterior mean of Beta(1, 2): neutral 1/3, order-independent, never stuck at 0.
-            RateModel::Beta => beta_mean(self.accepts, self.rejects),
-            // The same posterior over every observation, named or shadowed: counts commute,
-            // so the rate is independent of the order its evidence arrived in.
-            RateModel::Evidence => beta_mean(self.hits(), self.misses()),
+            RateModel::Beta => beta_mean(self.accepts as f64, self.rejects as f64),
+            // The same posterior over every observation, named or shadowed, each weighed by
+            // its age: a convention that changed shows within tens of observations.
+            RateModel::Evidence => beta_mean(self.recent_hits, self.recent_misses),
         }
     }
 }
 
-/// The posterior mean of Beta(1, 2) after `hits` and `misses`: 1/3 with no evidence, never 0
-/// or 1.
-fn beta_mean(hits: u64, misses: u64) -> f64 {
-    (1.0 + hits as f64) / (3.0 + hits as f64 + misses as f64)
+/// The posterior mean of Beta(1, 2) after `hits` and `misses` (weighed counts for the evidence
+/// model): 1/3 with no evidence, never 0 or 1.
+fn beta_mean(hits: f64, misses: f64) -> f64 {
+    (1.0 + hits) / (3.0 + hits + misses)
 }
 
 /// The step rule: `step` moved by the signed `delta`, clamped to 0..1. The clamp is why moves
@@ -186,7 +214,7 @@ mod tests {
     }
 
     #[test]
-    fn evidence_counts_every_observation_in_any_order() {
+    fn evidence_counts_every_observation_and_weighs_the_recent_more() {
         let moves = [
             mv(RateEvent::Accept, 0.1),
             mv(RateEvent::ShadowHit, 0.0),
@@ -197,13 +225,30 @@ mod tests {
         let forward = fold(None, &moves);
         let backward = fold(None, moves.iter().rev());
         assert_eq!((forward.hits(), forward.misses()), (2, 3));
-        assert_eq!(forward.rate(RateModel::Evidence), 3.0 / 8.0);
-        assert_eq!(
-            forward.rate(RateModel::Evidence),
-            backward.rate(RateModel::Evidence)
-        );
+        assert_eq!(forward.observations(), backward.observations());
+        // The hits came first, so they weigh less than the misses after them; in the other
+        // order, more.
+        let f = FORGET;
+        assert_eq!(forward.recent_hits, (f + 1.0) * f * f * f);
+        assert_eq!(forward.recent_misses, ((f + 1.0) * f) + 1.0);
+        let rate = forward.rate(RateModel::Evidence);
+        assert!(rate < 3.0 / 8.0 && rate > NEUTRAL, "{rate}");
+        assert!(backward.rate(RateModel::Evidence) > 3.0 / 8.0);
         // Shadow observations leave the step rule and the Beta model where they were.
         assert_eq!(forward.rate(RateModel::Beta), 2.0 / 5.0);
         assert_eq!(RateRow::default().rate(RateModel::Evidence), NEUTRAL);
+    }
+
+    #[test]
+    fn forget_is_the_half_life_written_out() {
+        assert!((FORGET - 0.5f64.powf(1.0 / HALF_LIFE)).abs() < 1e-15);
+        // After HALF_LIFE newer observations an old one weighs half.
+        let hit = mv(RateEvent::ShadowHit, 0.0);
+        let miss = mv(RateEvent::ShadowMiss, 0.0);
+        let row = fold(
+            None,
+            std::iter::once(&hit).chain(std::iter::repeat_n(&miss, HALF_LIFE as usize)),
+        );
+        assert!((row.recent_hits - 0.5).abs() < 1e-12, "{}", row.recent_hits);
     }
 }

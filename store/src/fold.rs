@@ -38,6 +38,8 @@ pub fn same_bits(a: &RateRow, b: &RateRow) -> bool {
         && a.rejects == b.rejects
         && a.shadow_hits == b.shadow_hits
         && a.shadow_misses == b.shadow_misses
+        && a.recent_hits.to_bits() == b.recent_hits.to_bits()
+        && a.recent_misses.to_bits() == b.recent_misses.to_bits()
 }
 
 /// Every row replayed from base and history: `fold(base, moves)` for each key that has a base
@@ -128,6 +130,15 @@ mod tests {
         }
     }
 
+    /// `row` with recent evidence.
+    fn recent(row: RateRow, hits: f64, misses: f64) -> RateRow {
+        RateRow {
+            recent_hits: hits,
+            recent_misses: misses,
+            ..row
+        }
+    }
+
     fn key(c: &str) -> RateKey {
         RateKey::companion("ws", "Plan", c)
     }
@@ -156,10 +167,11 @@ mod tests {
 
     #[test]
     fn mismatches_are_listed_by_key() {
+        use docsuggest_schema::rate::FORGET;
         // Clean: base then one move.
         assert!(
             check(
-                &[("a", row(0.5, 1, 0))],
+                &[("a", recent(row(0.5, 1, 0), 1.0, 0.0))],
                 &[("a", row(0.4, 0, 0))],
                 &[&[("a", 0.1)]]
             )
@@ -168,9 +180,18 @@ mod tests {
         // The step rule clamps, so order matters: −0.2, −0.2 clamp at 0, then +0.1 gives 0.1;
         // the live row of the other order (+0.1 first) does not fold from this history.
         let history: &[&[(&str, f64)]] = &[&[("a", -0.2)], &[("a", -0.2)], &[("a", 0.1)]];
-        assert!(check(&[("a", row(0.1, 1, 2))], &[], history).is_empty());
+        let folded = recent(row(0.1, 1, 2), 1.0, (1.0 + FORGET) * FORGET);
+        assert!(check(&[("a", folded)], &[], history).is_empty());
         let other_order = 1.0 / 3.0 + 0.1 - 0.2 - 0.2;
-        assert_eq!(check(&[("a", row(other_order, 1, 2))], &[], history), ["a"]);
+        let other = RateRow {
+            step: other_order,
+            ..folded
+        };
+        assert_eq!(check(&[("a", other)], &[], history), ["a"]);
+        // The recent evidence ages, so order matters there too: the accept first leaves the
+        // same step and counts but other weights.
+        let aged = recent(row(0.1, 1, 2), FORGET * FORGET, 1.0 + FORGET);
+        assert_eq!(check(&[("a", aged)], &[], history), ["a"]);
         // A live row with nothing behind it, and moves with no live row.
         assert_eq!(check(&[("a", row(0.5, 0, 0))], &[], &[]), ["a"]);
         assert_eq!(check(&[], &[], &[&[("b", 0.1)]]), ["b"]);

@@ -69,6 +69,7 @@ mod testkit;
 mod upgrade_v2;
 mod upgrade_v3;
 mod upgrade_v4;
+mod upgrade_v5;
 
 pub use errors::{catch_damage, quiet_caught_panics};
 pub use fail_open::FailOpenStore;

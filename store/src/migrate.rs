@@ -8,8 +8,9 @@
 //! Version 1 is the first released schema; version 2 added the evidence model's shadow counts
 //! to rate rows (`upgrade_v2.rs`); version 3 stores each history entry's moves apart from its
 //! decision (`upgrade_v3.rs`); version 4 adds the `mined` table of packs mined from a
-//! workspace's git history (`upgrade_v4.rs`). The committed v1, v2 and v3 fixtures are
-//! upgraded by the tests.
+//! workspace's git history (`upgrade_v4.rs`); version 5 gives rate rows the recent evidence of
+//! forgetting, seeded for base rows and replayed for history (`upgrade_v5.rs`). The committed
+//! v1 to v4 fixtures are upgraded by the tests.
 
 use crate::crash::{CrashHook, CrashPoint};
 use crate::errors::ResultExt;
@@ -21,7 +22,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// One upgrade step, run inside the upgrade's write transaction.
 pub struct Step {
@@ -45,8 +46,8 @@ pub struct Plan<'a> {
     pub steps: &'a [Step],
 }
 
-/// What this build knows: version 4, reached from version 3, itself reached from version 2,
-/// reached from version 1.
+/// What this build knows: version 5, reached from version 4, itself reached from version 3,
+/// from version 2, from version 1.
 pub const PLAN: Plan<'static> = Plan {
     current: SCHEMA_VERSION,
     steps: &[
@@ -67,6 +68,12 @@ pub const PLAN: Plan<'static> = Plan {
             to: 4,
             name: "the mined table: packs mined from a workspace's git history",
             apply: crate::upgrade_v4::apply,
+        },
+        Step {
+            from: 4,
+            to: 5,
+            name: "rate rows gain recent evidence (base seeded from counts); rates rebuilt from history",
+            apply: crate::upgrade_v5::apply,
         },
     ],
 };
@@ -321,12 +328,13 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn the_released_plan_upgrades_v1_v2_and_v3() {
-        assert_eq!(PLAN.current, 4);
-        assert_eq!(PLAN.chain("/s", 1).expect("steps from v1").len(), 3);
-        assert_eq!(PLAN.chain("/s", 2).expect("steps from v2").len(), 2);
-        assert_eq!(PLAN.chain("/s", 3).expect("a step from v3").len(), 1);
-        assert!(PLAN.chain("/s", 4).expect("no steps needed").is_empty());
+    fn the_released_plan_upgrades_v1_to_v4() {
+        assert_eq!(PLAN.current, 5);
+        assert_eq!(PLAN.chain("/s", 1).expect("steps from v1").len(), 4);
+        assert_eq!(PLAN.chain("/s", 2).expect("steps from v2").len(), 3);
+        assert_eq!(PLAN.chain("/s", 3).expect("steps from v3").len(), 2);
+        assert_eq!(PLAN.chain("/s", 4).expect("a step from v4").len(), 1);
+        assert!(PLAN.chain("/s", 5).expect("no steps needed").is_empty());
     }
 
     #[test]

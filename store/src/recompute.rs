@@ -4,10 +4,11 @@
 //! The history is grouped by key in chunks of consecutive entries, in parallel — from a redb
 //! snapshot, read in parallel ranges and decoded moves-only (`history_read`); from memory, by
 //! slices — then every key is folded over its chunks in chunk order, keys in parallel (see
-//! [`HistoryMoves`]). Each key's moves thus replay in resolution order, so the result is the
-//! same bit for bit as `rate::fold` over the whole history, parallel or not, under every model:
-//! rows keep both the step value and the counts, and the fold is the function the stores apply
-//! live.
+//! [`HistoryMoves`]). Each key's moves thus replay in resolution order through
+//! `RateRow::apply`, the function the stores apply live, so the result is the same bit for bit
+//! as `rate::fold` over the whole history, parallel or not, under every model: rows keep the
+//! step value, the counts and the recent evidence, and neither the step rule nor the recent
+//! evidence commutes.
 
 use crate::fold::same_bits;
 use docsuggest_schema::{HistoryEntry, RateKey, RateModel, RateRow, StoreContents, StoreError};

@@ -6,6 +6,10 @@
 //! `live == fold(base, history)` by construction. History entries are kept one for one: v1
 //! recorded no shadow observation, so the evidence model starts from the accepts and
 //! rejects v1 learned.
+//!
+//! Rows are written in the layout schemas v2 to v4 kept (five fields, `codec::encode_v4_row`),
+//! as a v2 file holds them: the later steps of the same upgrade read them as such, and the
+//! v4 → v5 step (`upgrade_v5.rs`) gives them their recent evidence.
 
 use crate::errors::{self, ResultExt};
 use crate::tables::{BASE, HISTORY, KeyTuple, PENDING, RATES, ShowKey, key_tuple};
@@ -34,7 +38,8 @@ pub(crate) fn apply(txn: &WriteTransaction, path: &str) -> Result<(), StoreError
 }
 
 fn encode(row: &RateRow, table: &str, key: KeyTuple<'_>) -> Result<Vec<u8>, StoreError> {
-    codec::encode(row).map_err(|e| errors::encode_failed(&format!("{table}{}", ShowKey(key)), e))
+    codec::encode_v4_row(row)
+        .map_err(|e| errors::encode_failed(&format!("{table}{}", ShowKey(key)), e))
 }
 
 /// Re-encodes every v1 row of a rates-shaped table; answers the rows.

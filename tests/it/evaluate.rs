@@ -151,3 +151,34 @@ fn the_beta_model_keeps_speaking_where_the_step_rule_goes_silent() {
     assert_eq!((step.emitted, step.rejected), (1, 1));
     assert_eq!((beta.emitted, beta.rejected), (3, 3));
 }
+
+#[test]
+fn emitted_notes_whose_outcome_is_known_are_binned_by_their_confidence() {
+    let h = history();
+    // At 0.50 the replay speaks for A (kappa 0.91: 3 accepted, 1 rejected; the abandoned one
+    // is unknown and left out), B (0.71: 1 of 2 touched) and C (0.54: 1 of 3).
+    let e = evaluate(&h, &[], &setting(0.50));
+    let bins: Vec<(usize, u64, f64)> = e
+        .calibration
+        .iter()
+        .map(|b| ((b.confidence * 10.0) as usize, b.notes, b.note_precision))
+        .collect();
+    assert_eq!(
+        bins,
+        [(5, 3, 1.0 / 3.0), (7, 2, 0.5), (9, 4, 0.75)],
+        "{:?}",
+        e.calibration
+    );
+    assert_eq!(
+        e.calibration.iter().map(|b| b.notes).sum::<u64>(),
+        e.accepted + e.rejected
+    );
+    // The record bins by the recorded kappa (0 in this history): the 4 resolved notes.
+    let r = recorded(&h);
+    assert_eq!(r.calibration.len(), 1);
+    assert_eq!(
+        (r.calibration[0].notes, r.calibration[0].note_precision),
+        (4, 0.75)
+    );
+    assert_eq!(r.calibration[0].confidence, 0.0);
+}

@@ -101,12 +101,15 @@ fn a_companion_ignored_30_times_is_left_out_and_the_note_speaks_for_the_others()
     );
     let ignored = row(&engine, "T", "ignored.md");
     // Named and missed until it was left out, then watched and missed as a shadow.
-    assert!(ignored.rejects >= 2, "{ignored:?}");
+    assert!(ignored.rejects >= 1, "{ignored:?}");
     assert_eq!(ignored.hits(), 0);
     assert_eq!(ignored.misses(), 31);
     assert!(ignored.shadow_misses > 0, "{ignored:?}");
     let followed = row(&engine, "T", "followed.md");
-    assert_eq!((followed.accepts, followed.rejects), (31, 0));
+    // Followed every time: as an accept where a note named it, as a shadow hit where the
+    // learned gate kept the family silent while its first evidence came in.
+    assert_eq!((followed.hits(), followed.misses()), (31, 0));
+    assert!(followed.accepts >= 25, "{followed:?}");
 }
 
 #[test]
@@ -125,7 +128,7 @@ fn a_silenced_family_speaks_once_its_companions_keep_being_touched() {
     // The silence's shadow window saw both companions touched.
     assert_eq!(row(&engine, "S", "c1.md").shadow_hits, 1);
     let mut spoke_at = None;
-    for episode in 1..=3 {
+    for episode in 1..=8 {
         engine.turn("a");
         let v = judge(&mut engine, &f, "a", "s/a.md");
         if let Some(note) = v.note {
@@ -136,7 +139,10 @@ fn a_silenced_family_speaks_once_its_companions_keep_being_touched() {
         judge(&mut engine, &f, "a", "c1.md");
         judge(&mut engine, &f, "a", "c2.md");
     }
-    assert_eq!(spoke_at, Some(1), "one followed silence lifts the gate");
+    // A note the PoC's gate would not make speaks once it is `unpromptedThreshold` (0.7)
+    // likely followed: a few followed silences, not one.
+    let spoke_at = spoke_at.expect("followed silences lift the gate");
+    assert!((2..=6).contains(&spoke_at), "spoke after {spoke_at}");
 }
 
 #[test]
@@ -175,6 +181,7 @@ fn a_left_out_companion_that_is_followed_again_returns() {
     }
     let episode = returned_at.expect("ignored.md returns within 20 followed turns");
     let ignored = row(&engine, "T", "ignored.md");
-    assert!(ignored.shadow_hits >= 10, "{ignored:?}");
+    // Evidence ages: a few hits outweigh thirty older misses, one does not.
+    assert!(ignored.shadow_hits >= 3, "{ignored:?}");
     assert!(episode > 1, "one hit does not outweigh thirty misses");
 }

@@ -3,6 +3,7 @@
 mod agents;
 mod evaluate;
 mod evidence;
+mod forgetting;
 mod golden;
 mod learning;
 mod pipeline;

@@ -125,6 +125,13 @@ export interface RateRow {
   shadowHits: number
   /** Shadow misses seen (watched while unnamed, not touched). */
   shadowMisses: number
+  /**
+   * Hits weighed by age: each newer observation of the row halves an older one's weight
+   * every 20 (what the evidence model's rate reads).
+   */
+  recentHits: number
+  /** Misses weighed by age, the same way. */
+  recentMisses: number
   /** Whether the evidence model leaves this companion out of notes now. */
   leftOut: boolean
 }

@@ -56,7 +56,7 @@ impl fmt::Display for EvaluateReport {
         writeln!(f, "store {}: {decisions} decisions replayed", self.store)?;
         writeln!(
             f,
-            "  {:<12} {:>8} {:>8} {:>8} {:>10} {:>9} {:>13} {:>14}",
+            "  {:<12} {:>8} {:>8} {:>8} {:>10} {:>9} {:>13} {:>14} {:>6}",
             "setting",
             "emitted",
             "accepted",
@@ -64,12 +64,13 @@ impl fmt::Display for EvaluateReport {
             "unresolved",
             "precision",
             "shadow-recall",
-            "notes/100 dec"
+            "notes/100 dec",
+            "ece"
         )?;
         for e in &self.settings {
             writeln!(
                 f,
-                "  {:<12} {:>8} {:>8} {:>8} {:>10} {:>9} {:>13} {:>14.1}",
+                "  {:<12} {:>8} {:>8} {:>8} {:>10} {:>9} {:>13} {:>14.1} {:>6}",
                 e.setting,
                 e.emitted,
                 e.accepted,
@@ -77,7 +78,8 @@ impl fmt::Display for EvaluateReport {
                 e.unresolved,
                 share(e.precision),
                 share(e.shadow_recall),
-                e.notes_per_100_decisions
+                e.notes_per_100_decisions,
+                share(evaluate::calibration_error(&e.calibration))
             )?;
         }
         Ok(())

@@ -153,6 +153,8 @@ pub fn rates_json(rows: &[(RateKey, RateRow)], reading: Reading) -> String {
                 "evidence": r.rate(RateModel::Evidence),
                 "shadowHits": view.shadow_hits,
                 "shadowMisses": view.shadow_misses,
+                "recentHits": view.recent_hits,
+                "recentMisses": view.recent_misses,
                 "leftOut": view.left_out,
             })
         })

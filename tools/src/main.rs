@@ -173,6 +173,7 @@ struct BootstrapArgs {
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum HarnessArg {
+    #[value(alias = "claude")]
     ClaudeCode,
     Codex,
 }
@@ -218,13 +219,21 @@ struct InstallArgs {
     /// The user's config (`~/.claude/settings.json`, `~/.codex/hooks.json`).
     #[arg(long)]
     user: bool,
+    /// Claude Code's personal project settings, `DIR/.claude/settings.local.json` (not
+    /// committed) instead of `settings.json`.
+    #[arg(long, conflicts_with = "user")]
+    local: bool,
+    /// The program the hooks run: `docsuggest` (the one on PATH) or an absolute path to pin
+    /// [default: `docsuggest` when the one on PATH is this binary, else this binary's path].
+    #[arg(long, value_name = "PATH")]
+    command: Option<PathBuf>,
     /// Print the diff without writing.
     #[arg(long)]
     dry_run: bool,
 }
 
 impl InstallArgs {
-    fn path(&self) -> Result<PathBuf> {
+    fn request(&self) -> Result<install::Request> {
         let scope = if self.user {
             let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
             let Some(home) = home else {
@@ -238,7 +247,13 @@ impl InstallArgs {
             };
             Scope::Project(dir)
         };
-        Ok(install::config_path(self.harness.into(), &scope))
+        Ok(install::Request {
+            harness: self.harness.into(),
+            scope,
+            local: self.local,
+            command: self.command.clone(),
+            dry_run: self.dry_run,
+        })
     }
 }
 
@@ -641,25 +656,34 @@ fn hook_cmd(args: &HookArgs) -> ExitCode {
 }
 
 fn install_cmd(args: &InstallArgs, install: bool) -> Result<()> {
-    let path = args.path()?;
-    let change = if install {
-        let exe = std::env::current_exe()?;
-        let command = install::command(&exe, args.harness.into());
-        install::install(&path, args.harness.into(), &command, args.dry_run)?
+    let request = args.request()?;
+    let report = if install {
+        install::install_hooks(&request)?
     } else {
-        install::uninstall(&path, args.dry_run)?
+        install::uninstall_hooks(&request)?
     };
-    let verb = match (install, args.dry_run, change.changed()) {
-        (_, _, false) => "unchanged",
-        (true, true, true) => "would install into",
-        (false, true, true) => "would uninstall from",
-        (true, false, true) => "installed into",
-        (false, false, true) => "uninstalled from",
+    let change = &report.change;
+    let verb = match (
+        install,
+        args.dry_run,
+        change.changed(),
+        change.after.is_some(),
+    ) {
+        (_, _, false, _) => "unchanged",
+        (true, true, true, _) => "would install into",
+        (false, true, true, true) => "would uninstall from",
+        (false, true, true, false) => "would remove (it holds only ours)",
+        (true, false, true, _) => "installed into",
+        (false, false, true, true) => "uninstalled from",
+        (false, false, true, false) => "removed (it held only ours)",
     };
     if args.dry_run && change.changed() {
         out_raw!("{}", change.diff());
     }
     out!("{verb} {}", change.path.display());
+    for note in &report.notes {
+        eprintln!("docsuggest: {note}");
+    }
     Ok(())
 }
 
@@ -724,8 +748,32 @@ fn init_cmd(args: &InitArgs) -> Result<()> {
     Ok(())
 }
 
+/// A command line clap refuses: `hook` still exits 0 with nothing on stdout (a hook must
+/// never break its agent), saying why in one line on stderr and in the hook log.
+fn refused(error: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    let hook = std::env::args_os().nth(1).is_some_and(|a| a == "hook");
+    if !hook
+        || matches!(
+            error.kind(),
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+        )
+    {
+        error.exit()
+    }
+    let text = error.to_string();
+    let line = text.lines().next().unwrap_or_default();
+    let detail = line.strip_prefix("error: ").unwrap_or(line);
+    hook::log_refused_arguments(detail);
+    eprintln!("docsuggest hook: ignored the event: {detail}");
+    ExitCode::SUCCESS
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return refused(e),
+    };
     init_tracing();
     // A damaged store file that makes redb panic is reported as one error line naming it
     // (`docsuggest_store::catch_damage`), without the panic message before it.

@@ -1,23 +1,23 @@
 //! The history's moves grouped by key, one chunk of consecutive entries at a time, and the
 //! fold of every key over its chunks.
 //!
-//! A chunk keeps, per key, the steps of that key's moves in resolution order and the count of
-//! each event. Chunks are built independently (in parallel) and never merged: the fold of a
-//! key replays its steps chunk after chunk, in chunk order, so the step rule — which clamps,
-//! so neither commutes nor associates — sees exactly the order a sequential replay sees, while
-//! the counts, which commute, are summed.
+//! A chunk keeps, per key, the steps and events of that key's moves in resolution order.
+//! Chunks are built independently (in parallel) and never merged: the fold of a key replays
+//! its moves chunk after chunk, in chunk order, through `RateRow::apply` — the function the
+//! stores apply live — so the step rule (which clamps, so neither commutes nor associates) and
+//! the recent evidence (each move ages the ones before it) see exactly the order a sequential
+//! replay sees, and the row is the same bit for bit.
 //!
-//! A chunk takes its moves in one flat list (key number, step) as they come, and groups them
-//! by key once, when it is complete, with a stable counting sort: one growing list per chunk
-//! instead of one per key, and each key's steps left contiguous for the fold.
+//! A chunk takes its moves in one flat list (key number, step, event) as they come, and groups
+//! them by key once, when it is complete, with a stable counting sort: one growing list per
+//! chunk instead of one per key, and each key's moves left contiguous for the fold.
 //!
 //! Within a chunk a key is known by its canonical stored bytes alone (checked once, never
 //! decoded there): a key costs a chunk one hash entry and its bytes, and each distinct key is
 //! decoded once, at the fold.
 
 use docsuggest_schema::codec::{self, CodecError, MoveSink, StoredKey};
-use docsuggest_schema::rate::step_rule;
-use docsuggest_schema::{HistoryEntry, RateEvent, RateKey, RateRow, StoreError};
+use docsuggest_schema::{HistoryEntry, RateEvent, RateKey, RateMove, RateRow, StoreError};
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -37,14 +37,14 @@ pub(crate) struct Chunk {
     /// Indices into `keys`, found by the hash of their bytes.
     index: HashTable<u32>,
     hasher: DefaultHashBuilder,
-    /// Per key: accepts, rejects, shadow hits, shadow misses.
-    counts: Vec<[u64; 4]>,
     /// Every move's key number, in resolution order; emptied by [`Chunk::finish`].
     move_keys: Vec<u32>,
     /// Every move's signed step, in resolution order; grouped by key by [`Chunk::finish`].
     steps: Vec<f64>,
-    /// Once finished: where each key's steps start in `steps`, and the end (`keys.len() + 1`
-    /// bounds).
+    /// Every move's event, beside its step and grouped with it.
+    events: Vec<RateEvent>,
+    /// Once finished: where each key's moves start in `steps` and `events`, and the end
+    /// (`keys.len() + 1` bounds).
     starts: Vec<usize>,
     entries: usize,
     /// A key's canonical bytes, built for a key held in memory or stored in a longer form.
@@ -57,7 +57,7 @@ impl Chunk {
         self.entries += 1;
     }
 
-    /// Groups the moves by key, each key's steps kept in resolution order (a stable counting
+    /// Groups the moves by key, each key's moves kept in resolution order (a stable counting
     /// sort). Done once, when the last move is in; a finished chunk takes no more moves.
     pub(crate) fn finish(&mut self) {
         if !self.starts.is_empty() {
@@ -72,21 +72,24 @@ impl Chunk {
         }
         let mut next = starts.clone();
         let mut grouped = vec![0.0; self.steps.len()];
-        for (&k, &step) in self.move_keys.iter().zip(&self.steps) {
+        let mut events = vec![RateEvent::Accept; self.events.len()];
+        for ((&k, &step), &event) in self.move_keys.iter().zip(&self.steps).zip(&self.events) {
             let at = &mut next[k as usize];
             grouped[*at] = step;
+            events[*at] = event;
             *at += 1;
         }
         self.steps = grouped;
+        self.events = events;
         self.starts = starts;
         self.move_keys = Vec::new();
     }
 
-    /// Key number `k`'s steps, in resolution order (of a finished chunk).
-    fn steps_of(&self, k: usize) -> &[f64] {
+    /// Key number `k`'s steps and events, in resolution order (of a finished chunk).
+    fn moves_of(&self, k: usize) -> (&[f64], &[RateEvent]) {
         match (self.starts.get(k), self.starts.get(k + 1)) {
-            (Some(&lo), Some(&hi)) => &self.steps[lo..hi],
-            _ => &[],
+            (Some(&lo), Some(&hi)) => (&self.steps[lo..hi], &self.events[lo..hi]),
+            _ => (&[], &[]),
         }
     }
 
@@ -113,7 +116,6 @@ impl Chunk {
         // A chunk holds far fewer than 2^32 keys: it holds fewer moves than that.
         let at = self.keys.len() as u32;
         self.keys.push(bytes.into());
-        self.counts.push([0; 4]);
         let (keys, hasher) = (&self.keys, &self.hasher);
         self.index
             .insert_unique(hash, at, |&i| hasher.hash_one(&*keys[i as usize]));
@@ -125,9 +127,9 @@ impl Chunk {
             self.starts.is_empty(),
             "a move pushed into a finished chunk"
         );
-        self.counts[at as usize][event_index(event)] += 1;
         self.move_keys.push(at);
         self.steps.push(step);
+        self.events.push(event);
     }
 }
 
@@ -156,15 +158,6 @@ impl MoveSink for Chunk {
         };
         self.record(at, event, step);
         Ok(())
-    }
-}
-
-fn event_index(event: RateEvent) -> usize {
-    match event {
-        RateEvent::Accept => 0,
-        RateEvent::Reject => 1,
-        RateEvent::ShadowHit => 2,
-        RateEvent::ShadowMiss => 3,
     }
 }
 
@@ -254,18 +247,19 @@ impl HistoryMoves {
         let keys: Vec<(RateKey, &[(u32, u32)])> = keyed.into_iter().collect();
         let one = |(key, at): (RateKey, &[(u32, u32)])| {
             let mut row = base.get(&key).copied().unwrap_or_default();
+            // `apply` reads a move's event and step, never its key: one move with an empty
+            // key (no allocation) carries each of them in turn.
+            let mut mv = RateMove {
+                key: RateKey::family("", ""),
+                event: RateEvent::Accept,
+                step: 0.0,
+            };
             for &(c, k) in at {
-                let chunk = &self.chunks[c as usize];
-                let k = k as usize;
-                row.step = chunk
-                    .steps_of(k)
-                    .iter()
-                    .fold(row.step, |s, &d| step_rule(s, d));
-                let [a, r, h, m] = chunk.counts[k];
-                row.accepts += a;
-                row.rejects += r;
-                row.shadow_hits += h;
-                row.shadow_misses += m;
+                let (steps, events) = self.chunks[c as usize].moves_of(k as usize);
+                for (&step, &event) in steps.iter().zip(events) {
+                    (mv.step, mv.event) = (step, event);
+                    row = row.apply(&mv);
+                }
             }
             done.fetch_add(1, Ordering::Relaxed);
             (key, row)

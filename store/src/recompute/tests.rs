@@ -156,7 +156,100 @@ fn chunks_of_any_size_fold_like_one_pass() {
         .collect();
     let forward = fold(None, moves.iter().copied());
     moves.reverse();
-    assert_ne!(forward.step, fold(None, moves).step);
+    let backward = fold(None, moves);
+    assert_ne!(forward.step, backward.step);
+    // So does the recent evidence: each move ages the ones before it.
+    assert_ne!(
+        (
+            forward.recent_hits.to_bits(),
+            forward.recent_misses.to_bits()
+        ),
+        (
+            backward.recent_hits.to_bits(),
+            backward.recent_misses.to_bits()
+        )
+    );
+    let live = store.rate_rows().expect("live");
+    assert!(
+        live.iter()
+            .all(|(_, r)| r.recent_hits > 0.0 && r.recent_misses > 0.0)
+    );
+}
+
+/// A move of key `k` (one of four, interleaved) with event `e`.
+fn arbitrary_move(k: u8, e: u8) -> RateMove {
+    let companion = ["", "a", "b", "c"][usize::from(k % 4)];
+    let (event, step) = match e % 4 {
+        0 => (RateEvent::Accept, 0.3),
+        1 => (RateEvent::Reject, -0.45),
+        2 => (RateEvent::ShadowHit, 0.0),
+        _ => (RateEvent::ShadowMiss, -0.0),
+    };
+    RateMove {
+        key: RateKey::companion("ws", "Plan", companion),
+        event,
+        step,
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 256,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Interleaved keys, base rows with recent evidence of their own, chunks of any size:
+    /// every recomputed row — its recent evidence included — is the sequential fold's, bit
+    /// for bit, parallel or not.
+    #[test]
+    fn interleaved_keys_recompute_their_recent_evidence_bit_for_bit(
+        entries in proptest::collection::vec(
+            proptest::collection::vec((0u8..4, 0u8..4), 0..4),
+            0..120,
+        ),
+        base in proptest::collection::vec((0u8..4, 0u32..40, 0u32..40), 0..4),
+        chunk in 1usize..16,
+    ) {
+        let history: Vec<HistoryEntry> = entries
+            .iter()
+            .enumerate()
+            .map(|(i, moves)| HistoryEntry {
+                resolution_seq: i as u64 + 1,
+                decision: decision("Plan"),
+                moves: moves.iter().map(|&(k, e)| arbitrary_move(k, e)).collect(),
+            })
+            .collect();
+        let base: BTreeMap<RateKey, RateRow> = base
+            .iter()
+            .map(|&(k, hits, misses)| {
+                let row = RateRow {
+                    accepts: u64::from(hits),
+                    rejects: u64::from(misses),
+                    recent_hits: f64::from(hits) * 0.37,
+                    recent_misses: f64::from(misses) * 0.61,
+                    ..RateRow::default()
+                };
+                (arbitrary_move(k, 0).key, row)
+            })
+            .collect();
+        let base_rows: Vec<(RateKey, RateRow)> =
+            base.iter().map(|(k, r)| (k.clone(), *r)).collect();
+        let expect = reference(&base_rows, &history);
+        for parallel in [false, true] {
+            let rows = HistoryMoves::from_entries_in(&history, parallel, chunk)
+                .fold(&base, parallel, &AtomicU64::new(0))
+                .expect("fold");
+            proptest::prop_assert_eq!(rows.len(), expect.len());
+            for ((k, got), (_, want)) in rows.iter().zip(&expect) {
+                proptest::prop_assert_eq!(
+                    (got.recent_hits.to_bits(), got.recent_misses.to_bits()),
+                    (want.recent_hits.to_bits(), want.recent_misses.to_bits()),
+                    "{:?}, chunk {}, parallel={}", k, chunk, parallel
+                );
+            }
+            proptest::prop_assert!(same_rows(&rows, &expect));
+        }
+    }
 }
 
 #[test]

@@ -4,7 +4,7 @@ use crate::migrate::Step;
 use crate::tables::{self, META, RATES, meta};
 use crate::testkit::{accept, decision, mv, reject};
 use docsuggest_schema::Outcome;
-use redb::{ReadableDatabase, TableDefinition, WriteTransaction};
+use redb::{ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
 use std::path::Path;
 
 /// Immediate durability unless a test says otherwise: most tests check what one commit
@@ -30,6 +30,33 @@ fn set_version(path: &Path, version: u64) {
         let mut meta = txn.open_table(META).expect("meta");
         meta.insert(meta::SCHEMA_VERSION, version).expect("insert");
     });
+}
+
+/// Rewrites a store this build wrote as a schema v4 build would have left it: every rate row
+/// in the v4 layout (no recent evidence), schema version 4.
+fn as_v4(path: &Path) {
+    raw_write(path, |txn| {
+        for table in [RATES, tables::BASE] {
+            let mut table = txn.open_table(table).expect("rows");
+            let rows: Vec<((String, String, String), Vec<u8>)> = table
+                .iter()
+                .expect("iter")
+                .map(|item| {
+                    let (k, v) = item.expect("row");
+                    let (w, f, c) = k.value();
+                    let row: RateRow = docsuggest_schema::codec::decode(v.value()).expect("row");
+                    let v4 = docsuggest_schema::codec::encode_v4_row(&row).expect("v4");
+                    ((w.to_string(), f.to_string(), c.to_string()), v4)
+                })
+                .collect();
+            for ((w, f, c), bytes) in rows {
+                table
+                    .insert((w.as_str(), f.as_str(), c.as_str()), bytes.as_slice())
+                    .expect("insert");
+            }
+        }
+    });
+    set_version(path, 4);
 }
 
 /// A store with one rejection, one acceptance and one silence; closed.
@@ -170,7 +197,7 @@ fn a_newer_schema_is_refused_naming_both_versions() {
     assert_eq!(
         err.to_string(),
         format!(
-            "store {} has schema version 7, newer than the supported version 4",
+            "store {} has schema version 7, newer than the supported version 5",
             path.display()
         )
     );
@@ -335,16 +362,16 @@ fn fail_step(_: &WriteTransaction, path: &str) -> Result<(), StoreError> {
 
 // Test-only steps one version past this build's, so the framework is tested over stores
 // this build writes.
-const TO_V5: [Step; 1] = [Step {
-    from: 4,
-    to: 5,
+const TO_V6: [Step; 1] = [Step {
+    from: 5,
+    to: 6,
     name: "test: add a marker",
     apply: add_marker,
 }];
 
-const FAILING_TO_V5: [Step; 1] = [Step {
-    from: 4,
-    to: 5,
+const FAILING_TO_V6: [Step; 1] = [Step {
+    from: 5,
+    to: 6,
     name: "test: fail",
     apply: fail_step,
 }];
@@ -355,20 +382,20 @@ fn upgrade_copy(source: &Path) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("s.redb");
     std::fs::copy(source, &path).expect("copy");
-    let v4 = RedbStore::open(options(&path)).expect("open v4");
+    let v5 = RedbStore::open(options(&path)).expect("open v5");
     let (rows_before, history_before) = (
-        v4.rate_rows().expect("rows"),
-        v4.history().expect("history"),
+        v5.rate_rows().expect("rows"),
+        v5.history().expect("history"),
     );
-    drop(v4);
+    drop(v5);
     let plan = Plan {
-        current: 5,
-        steps: &TO_V5,
+        current: 6,
+        steps: &TO_V6,
     };
     let s = RedbStore::open_with_plan(options(&path), &plan).expect("upgrade");
     let upgrade = s.open_report().upgraded.clone().expect("upgraded");
-    assert_eq!((upgrade.from, upgrade.to), (4, 5));
-    assert_eq!(upgrade.backup, dir.path().join("s.redb.v4.bak"));
+    assert_eq!((upgrade.from, upgrade.to), (5, 6));
+    assert_eq!(upgrade.backup, dir.path().join("s.redb.v5.bak"));
     assert_eq!(s.rate_rows().expect("rows"), rows_before);
     assert_eq!(s.history().expect("history"), history_before);
     let txn = s.db().expect("open").begin_read().expect("read");
@@ -379,26 +406,26 @@ fn upgrade_copy(source: &Path) {
     );
     assert_eq!(
         tables::read_meta("t", &meta_table, meta::SCHEMA_VERSION).expect("version"),
-        5
+        6
     );
     drop((meta_table, txn, s));
-    // This build reads version 4 at most.
+    // This build reads version 5 at most.
     let err = RedbStore::open(options(&path)).expect_err("too new");
     assert!(
         matches!(
             err,
             StoreError::TooNew {
-                found: 5,
-                supported: 4,
+                found: 6,
+                supported: 5,
                 ..
             }
         ),
         "{err}"
     );
-    // The backup is the version-4 store as it was.
+    // The backup is the version-5 store as it was.
     let restored = dir.path().join("restored.redb");
     std::fs::copy(&upgrade.backup, &restored).expect("copy backup");
-    let old = RedbStore::open(options(&restored)).expect("backup opens as v4");
+    let old = RedbStore::open(options(&restored)).expect("backup opens as v5");
     assert_eq!(old.rate_rows().expect("rows"), rows_before);
     assert_eq!(old.history().expect("history"), history_before);
 }
@@ -412,7 +439,7 @@ fn an_upgrade_copies_the_file_then_runs_its_steps() {
 }
 
 #[test]
-fn the_committed_v1_fixture_upgrades_to_v4_keeping_its_history() {
+fn the_committed_v1_fixture_upgrades_to_v5_keeping_its_history() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/store-v1.redb");
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("s.redb");
@@ -423,20 +450,22 @@ fn the_committed_v1_fixture_upgrades_to_v4_keeping_its_history() {
     };
     let s = RedbStore::open(ring_of_four).expect("upgrade");
     let upgrade = s.open_report().upgraded.clone().expect("upgraded");
-    assert_eq!((upgrade.from, upgrade.to), (1, 4));
+    assert_eq!((upgrade.from, upgrade.to), (1, 5));
     assert!(upgrade.backup.exists());
     // Four resolutions live in the ring (the fixture's ring is 4), one pending closes.
     assert_eq!(s.history().expect("history").len(), 4);
     assert!(crate::check_fold(&s).expect("fold").is_clean());
     for (_, row) in s.rate_rows().expect("rows") {
         assert_eq!((row.shadow_hits, row.shadow_misses), (0, 0));
-        // v1 learned accepts and rejects only: the evidence model starts from them.
+        // v1 learned accepts and rejects only: the evidence model starts from them, each
+        // weighing at most one.
+        assert!(row.recent_hits <= row.accepts as f64 && row.recent_misses <= row.rejects as f64);
         assert_eq!(
-            row.rate(docsuggest_schema::RateModel::Evidence),
-            row.rate(docsuggest_schema::RateModel::Beta)
+            (row.recent_hits > 0.0, row.recent_misses > 0.0),
+            (row.accepts > 0, row.rejects > 0)
         );
     }
-    // The upgraded file is a plain v4 store: it upgrades further with the test step.
+    // The upgraded file is a plain v5 store: it upgrades further with the test step.
     drop(s);
     upgrade_copy(&path);
 }
@@ -447,25 +476,25 @@ fn a_failed_upgrade_leaves_the_file_at_its_version() {
     let path = dir.path().join("s.redb");
     learned(&path);
     let plan = Plan {
-        current: 5,
-        steps: &FAILING_TO_V5,
+        current: 6,
+        steps: &FAILING_TO_V6,
     };
     let err = RedbStore::open_with_plan(options(&path), &plan).expect_err("fails");
     assert!(err.to_string().contains("test step failed"), "{err}");
-    assert!(dir.path().join("s.redb.v4.bak").exists());
-    let s = RedbStore::open(options(&path)).expect("still v4");
+    assert!(dir.path().join("s.redb.v5.bak").exists());
+    let s = RedbStore::open(options(&path)).expect("still v5");
     assert_eq!(s.committed().decision_seq, 3);
-    // Without a step from 5, a plan for version 6 refuses before touching the file.
+    // Without a step from 6, a plan for version 7 refuses before touching the file.
     drop(s);
     let err = RedbStore::open_with_plan(
         options(&path),
         &Plan {
-            current: 6,
-            steps: &TO_V5,
+            current: 7,
+            steps: &TO_V6,
         },
     )
     .expect_err("no path");
-    assert!(err.to_string().contains("no step from version 5"), "{err}");
+    assert!(err.to_string().contains("no step from version 6"), "{err}");
 }
 
 #[test]
@@ -478,19 +507,19 @@ fn a_shared_file_is_not_upgraded() {
         ..options(&path)
     };
     let plan = Plan {
-        current: 5,
-        steps: &TO_V5,
+        current: 6,
+        steps: &TO_V6,
     };
     let err = RedbStore::open_with_plan(shared, &plan).expect_err("refused");
     assert_eq!(
         err.to_string(),
         format!(
-            "invalid store request: store {} has schema version 4; upgrading it to 5 needs \
+            "invalid store request: store {} has schema version 5; upgrading it to 6 needs \
              exclusive access: open it once without multi-process mode",
             path.display()
         )
     );
-    assert!(!dir.path().join("s.redb.v4.bak").exists());
+    assert!(!dir.path().join("s.redb.v5.bak").exists());
 }
 
 #[test]
@@ -694,15 +723,15 @@ fn a_store_on_a_backend_upgrades_and_backs_up_through_it() {
     assert!(!path.exists());
     assert!(!storage.0.lock().expect("lock").is_empty());
     let plan = Plan {
-        current: 5,
-        steps: &TO_V5,
+        current: 6,
+        steps: &TO_V6,
     };
     let s = RedbStore::open_with_plan(on_backend, &plan).expect("upgrade");
     let upgrade = s.open_report().upgraded.clone().expect("upgraded");
-    assert_eq!(upgrade.backup, dir.path().join("s.redb.v4.bak"));
+    assert_eq!(upgrade.backup, dir.path().join("s.redb.v5.bak"));
     assert_eq!(s.committed().resolution_seq, 1);
     drop(s);
-    // The backup is the version-4 store, openable as a file.
+    // The backup is the version-5 store, openable as a file.
     let old = RedbStore::open(options(&upgrade.backup)).expect("backup opens");
     assert_eq!(old.committed().resolution_seq, 1);
 }
@@ -925,11 +954,102 @@ fn an_undecodable_mined_pack_is_a_codec_error_naming_its_key() {
 }
 
 #[test]
+fn a_v4_file_gains_recent_evidence_and_one_already_holding_it_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    learned(&path);
+    let today = RedbStore::open(options(&path)).expect("open");
+    let (rows, base) = (
+        today.rate_rows().expect("rows"),
+        today.base_rows().expect("base"),
+    );
+    drop(today);
+    let copy = dir.path().join("copy.redb");
+    std::fs::copy(&path, &copy).expect("copy");
+    as_v4(&path);
+    let s = RedbStore::open(options(&path)).expect("upgrade");
+    let upgrade = s.open_report().upgraded.clone().expect("upgraded");
+    assert_eq!((upgrade.from, upgrade.to), (4, 5));
+    assert!(check_fold(&s).expect("fold").is_clean());
+    // The base row holds one rejection: seeded, it weighs one, as the move it was; so every
+    // row is the one this build wrote, bit for bit.
+    let same = |a: &[(RateKey, RateRow)], b: &[(RateKey, RateRow)]| {
+        a.len() == b.len()
+            && a.iter()
+                .zip(b)
+                .all(|(x, y)| x.0 == y.0 && crate::same_bits(&x.1, &y.1))
+    };
+    assert!(same(&s.base_rows().expect("base"), &base));
+    assert!(same(&s.rate_rows().expect("rows"), &rows));
+    assert_eq!((base[0].1.recent_hits, base[0].1.recent_misses), (0.0, 1.0));
+    drop(s);
+    // A "v4" file holding rows of today's layout was not written by a v4 build: refused,
+    // naming the row, and left at version 4.
+    set_version(&copy, 4);
+    let err = RedbStore::open(options(&copy)).expect_err("refused");
+    assert!(
+        matches!(err, StoreError::Codec { .. })
+            && err.to_string().contains("rates[(\"ws\", \"Plan\", \"\")]")
+            && err.to_string().contains("16 trailing bytes"),
+        "{err}"
+    );
+    assert!(dir.path().join("copy.redb.v4.bak").exists());
+    set_version(&copy, 5);
+    assert!(RedbStore::open(options(&copy)).is_ok());
+}
+
+#[test]
+fn a_v4_base_row_of_many_observations_is_seeded_with_at_most_a_window() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    let mut s = RedbStore::open(options(&path)).expect("open");
+    for i in 0..60 {
+        let seq = s.record_pending(decision("Plan")).expect("pending");
+        let r = if i % 3 == 0 {
+            accept(
+                seq,
+                "A.md",
+                vec![mv("Plan", "A.md", 0.1), mv("Plan", "", 0.1)],
+            )
+        } else {
+            reject(seq, vec![mv("Plan", "A.md", -0.2), mv("Plan", "", -0.2)])
+        };
+        s.resolve(r).expect("resolve");
+    }
+    s.close().expect("close");
+    drop(s);
+    as_v4(&path);
+    let s = RedbStore::open(options(&path)).expect("upgrade");
+    assert_eq!(s.open_report().upgraded.as_ref().map(|u| u.from), Some(4));
+    let base = s.base_rows().expect("base");
+    assert_eq!(base.len(), 2);
+    let window = 1.0 / (1.0 - docsuggest_schema::rate::FORGET);
+    for (key, row) in &base {
+        // 58 observations evicted from a ring of 2: 20 hits, 38 misses.
+        assert_eq!((row.hits(), row.misses()), (20, 38), "{key:?}");
+        let seeded = crate::upgrade_v5::seeded(RateRow {
+            recent_hits: 0.0,
+            recent_misses: 0.0,
+            ..*row
+        });
+        assert!(crate::same_bits(row, &seeded), "{key:?}");
+        let weight = row.recent_hits + row.recent_misses;
+        assert!(
+            weight < window && weight > 0.85 * window,
+            "{key:?}: {weight}"
+        );
+        assert!((row.recent_hits / row.recent_misses - 20.0 / 38.0).abs() < 1e-12);
+    }
+    assert!(check_fold(&s).expect("fold").is_clean());
+}
+
+#[test]
 fn a_v3_file_gains_an_empty_mined_table_and_one_already_holding_it_is_refused() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("s.redb");
     learned(&path);
-    // What a v3 build leaves: no mined table, schema version 3.
+    // What a v3 build leaves: v4 rows, no mined table, schema version 3.
+    as_v4(&path);
     raw_write(&path, |txn| {
         assert!(txn.delete_table(tables::MINED).expect("delete"));
     });
@@ -938,7 +1058,7 @@ fn a_v3_file_gains_an_empty_mined_table_and_one_already_holding_it_is_refused() 
     std::fs::copy(&path, &copy).expect("copy");
     let s = RedbStore::open(options(&path)).expect("upgrade");
     let upgrade = s.open_report().upgraded.clone().expect("upgraded");
-    assert_eq!((upgrade.from, upgrade.to), (3, 4));
+    assert_eq!((upgrade.from, upgrade.to), (3, 5));
     assert_eq!(s.mined_packs().expect("mined"), []);
     assert_eq!(s.committed().decision_seq, 3);
     drop(s);

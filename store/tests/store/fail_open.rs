@@ -2,7 +2,7 @@
 
 use crate::common::{decision, options, resolution, silence};
 use docsuggest_schema::{DecisionStore, Durability, Outcome, RateKey, StoreContents, StoreKind};
-use docsuggest_store::{FailOpenStore, RedbStore, StoreOptions, check_fold};
+use docsuggest_store::{FailOpenStore, RedbStore, SCHEMA_VERSION, StoreOptions, check_fold};
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use std::path::Path;
 
@@ -131,15 +131,16 @@ fn a_newer_schema_version() {
         let txn = db.begin_write().expect("txn");
         txn.open_table(META)
             .expect("meta")
-            .insert("schema_version", 5)
+            .insert("schema_version", u64::from(SCHEMA_VERSION) + 1)
             .expect("insert");
         txn.commit().expect("commit");
     }
     assert_eq!(
         degraded(&path),
         Some(format!(
-            "store {} has schema version 5, newer than the supported version 4",
-            path.display()
+            "store {} has schema version {}, newer than the supported version {SCHEMA_VERSION}",
+            path.display(),
+            SCHEMA_VERSION + 1
         ))
     );
 }

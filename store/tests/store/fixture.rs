@@ -1,6 +1,6 @@
-//! The committed store files of every released schema version (`store-v1.redb`,
-//! `store-v2.redb`, `store-v3.redb`, `store-v4.redb`): tests open a copy and find exactly what
-//! it holds, the older ones after their upgrade.
+//! The committed store files of every released schema version (`store-v1.redb` to
+//! `store-v5.redb`): tests open a copy and find exactly what it holds, the older ones after
+//! their upgrade.
 //!
 //! The generator below wrote them; a test checks that it still reproduces the same contents.
 //! `DOCSUGGEST_REGEN_FIXTURES=1 cargo test -p docsuggest-store --test store fixture` rewrites
@@ -8,10 +8,11 @@
 //! wrote.
 
 use crate::common::{self, decision, resolution, silence};
+use docsuggest_schema::rate::{FORGET, fold};
 use docsuggest_schema::{
     DecisionStore, Durability, MinedPack, Outcome, RateKey, RateRow, StoreContents,
 };
-use docsuggest_store::{RedbStore, SCHEMA_VERSION, SeqMarks, StoreOptions, check_fold};
+use docsuggest_store::{RedbStore, SCHEMA_VERSION, SeqMarks, StoreOptions, check_fold, same_bits};
 use std::path::{Path, PathBuf};
 
 fn fixture() -> PathBuf {
@@ -98,7 +99,9 @@ fn the_generator_reproduces_the_fixture() {
     }
     // Every fixture, upgraded where it is older, holds what the generator writes today: the
     // v1 → v2 upgrade adds only zero shadow counts, the v2 → v3 upgrade only moves the moves,
-    // the v3 → v4 upgrade only adds the (empty) mined table.
+    // the v3 → v4 upgrade only adds the (empty) mined table, and the v4 → v5 upgrade seeds
+    // base rows of one observation with exactly that observation's weight (one), then replays
+    // history as this build does.
     for version in 1..=SCHEMA_VERSION {
         let copy = dir.path().join(format!("copy-v{version}.redb"));
         std::fs::copy(fixture_of(version), &copy).expect("copy the fixture");
@@ -128,8 +131,8 @@ fn every_older_fixture_upgrades_to_the_current_version() {
         let upgrade = s.open_report().upgraded.clone().expect("upgraded");
         assert_eq!((upgrade.from, upgrade.to), (version, SCHEMA_VERSION));
         assert!(upgrade.backup.exists());
-        // The mined table is there, empty, and takes a pack like a new store's.
-        assert_eq!(s.mined_packs().expect("mined"), []);
+        // The mined table is there (empty before v4) and takes a pack like a new store's.
+        assert_eq!(s.mined_packs().expect("mined"), mined_of(version));
         assert!(check_fold(&s).expect("fold").is_clean());
         s.put_mined_pack("other-1234", mined()).expect("put");
         drop(s);
@@ -139,15 +142,107 @@ fn every_older_fixture_upgrades_to_the_current_version() {
     }
 }
 
+/// `W(n)`: the weight of `n` observations of one row at ages `0..n` (at most
+/// `1 / (1 − FORGET)`).
+fn window(n: u64) -> f64 {
+    (1.0 - FORGET.powi(i32::try_from(n).unwrap_or(i32::MAX))) / (1.0 - FORGET)
+}
+
 #[test]
-fn the_v3_fixture_upgrades_one_step_gaining_the_mined_table() {
+fn the_v4_fixture_upgrades_one_step_gaining_recent_evidence() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("copy.redb");
+    std::fs::copy(fixture_of(4), &path).expect("copy the fixture");
+    // A ring wider than the fixture's, so the decision left pending closes without evicting
+    // anything: base holds what the upgrade seeded.
+    let wide = StoreOptions {
+        ring_capacity: 16,
+        ..options(&path)
+    };
+    let s = RedbStore::open(wide).expect("open");
+    let upgrade = s.open_report().upgraded.clone().expect("upgraded");
+    assert_eq!((upgrade.from, upgrade.to), (4, 5));
+    assert_eq!(upgrade.backup, dir.path().join("copy.redb.v4.bak"));
+    // Base rows: the counts v4 kept, and recent evidence seeded from them — W(n) shared in
+    // the counts' proportion.
+    let base = s.base_rows().expect("base");
+    assert_eq!(
+        show(&base),
+        show(&[
+            (
+                RateKey::family("docs-3f9a", "Plan"),
+                row(1.0 / 3.0 + 0.1, 1, 0)
+            ),
+            (
+                RateKey::companion("docs-3f9a", "Plan", "README.md"),
+                row(1.0 / 3.0 + 0.1, 1, 0)
+            ),
+        ])
+    );
+    for (key, row) in &base {
+        let n = row.hits() + row.misses();
+        let seeded = (
+            row.hits() as f64 * window(n) / n as f64,
+            row.misses() as f64 * window(n) / n as f64,
+        );
+        assert_eq!((row.recent_hits, row.recent_misses), seeded, "{key:?}");
+        // One observation weighs one, as the move it was.
+        assert_eq!((row.recent_hits, row.recent_misses), (1.0, 0.0), "{key:?}");
+    }
+    // Live rows: the fold of the seeded base and each key's moves in history order, bit for
+    // bit.
+    let history = s.history().expect("history");
+    let base: std::collections::BTreeMap<RateKey, RateRow> = base.into_iter().collect();
+    let live = s.rate_rows().expect("rates");
+    assert_eq!(live.len(), 6);
+    for (key, row) in &live {
+        let moves = history
+            .iter()
+            .flat_map(|e| &e.moves)
+            .filter(|m| m.key == *key);
+        assert!(
+            same_bits(row, &fold(base.get(key).copied(), moves)),
+            "{key:?}"
+        );
+    }
+    // The Plan family row: accepted (base), rejected, accepted: the reject aged the first
+    // accept once and the last accept aged both.
+    let family = &live[0];
+    assert_eq!(family.0, RateKey::family("docs-3f9a", "Plan"));
+    assert_eq!(
+        (family.1.recent_hits, family.1.recent_misses),
+        (FORGET * FORGET + 1.0, FORGET)
+    );
+    assert!(check_fold(&s).expect("fold").is_clean());
+    // Recompute finds nothing to change, under every model, in parallel or not.
+    for model in [
+        docsuggest_schema::RateModel::Step,
+        docsuggest_schema::RateModel::Beta,
+        docsuggest_schema::RateModel::Evidence,
+    ] {
+        for parallel in [false, true] {
+            let recomputed = docsuggest_store::recompute::recompute(
+                &s,
+                docsuggest_store::recompute::RecomputeOptions { model, parallel },
+                &std::sync::atomic::AtomicU64::new(0),
+            )
+            .expect("recompute");
+            assert_eq!(recomputed.report.rows_differing, 0, "{model:?} {parallel}");
+        }
+    }
+    // Its mined pack is kept.
+    assert_eq!(s.mined_packs().expect("mined"), mined_of(4));
+}
+
+#[test]
+fn the_v3_fixture_upgrades_gaining_the_mined_table() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("copy.redb");
     std::fs::copy(fixture_of(3), &path).expect("copy the fixture");
     let before = contents_at(&fixture_copy(&dir, 3));
     let s = RedbStore::open(options(&path)).expect("open");
     let upgrade = s.open_report().upgraded.clone().expect("upgraded");
-    assert_eq!((upgrade.from, upgrade.to), (3, 4));
+    assert_eq!((upgrade.from, upgrade.to), (3, 5));
     assert_eq!(upgrade.backup, dir.path().join("copy.redb.v3.bak"));
     assert_eq!(s.mined_pack(common::WORKSPACE).expect("read"), None);
     drop(s);
@@ -162,13 +257,13 @@ fn fixture_copy(dir: &tempfile::TempDir, version: u32) -> PathBuf {
 }
 
 #[test]
-fn the_v2_fixture_upgrades_one_step_keeping_every_entry() {
+fn the_v2_fixture_upgrades_keeping_every_entry() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("copy.redb");
     std::fs::copy(fixture_of(2), &path).expect("copy the fixture");
     let s = RedbStore::open(options(&path)).expect("open");
     let upgrade = s.open_report().upgraded.clone().expect("upgraded");
-    assert_eq!((upgrade.from, upgrade.to), (2, 4));
+    assert_eq!((upgrade.from, upgrade.to), (2, 5));
     assert_eq!(s.history().expect("history").len(), 4);
     assert!(check_fold(&s).expect("fold").is_clean());
     let recomputed = docsuggest_store::recompute::recompute(
@@ -232,9 +327,9 @@ fn a_copy_of_the_v1_fixture_upgrades_with_its_exact_contents() {
 
     let report = s.open_report();
     assert!(!report.created);
-    // This build writes schema v4: opening the fixture upgrades it, keeping every entry.
+    // This build writes schema v5: opening the fixture upgrades it, keeping every entry.
     let upgrade = report.upgraded.clone().expect("upgraded");
-    assert_eq!((upgrade.from, upgrade.to), (1, 4));
+    assert_eq!((upgrade.from, upgrade.to), (1, 5));
     // Decision 6 was left pending by the writer: opening closes it as abandoned.
     assert_eq!(report.abandoned, 1);
     assert_eq!(

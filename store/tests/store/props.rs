@@ -1,9 +1,11 @@
 //! Random sessions: the invariants hold, and both stores agree.
 
 use crate::common::{Harness, Op, RedbHarness, options, run};
-use docsuggest_schema::{Durability, HistoryEntry, StoreContents};
+use docsuggest_schema::{Durability, HistoryEntry, RateModel, StoreContents};
+use docsuggest_store::recompute::{RecomputeOptions, recompute};
 use docsuggest_store::{MemoryStore, check_fold, same_bits};
 use proptest::prelude::*;
+use std::sync::atomic::AtomicU64;
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
@@ -67,6 +69,39 @@ proptest! {
         prop_assert_eq!(store.waiting(), 0);
         if waited {
             prop_assert_eq!(store.view().expect("view").pending().expect("pending"), memory.pending().expect("pending"));
+        }
+    }
+
+    /// Keys interleave in history (two families, each with its companions) and the ring
+    /// folds the oldest into base: recompute, parallel or not, rebuilds every live row —
+    /// its recent evidence, which ages with each move of its key, included — bit for bit.
+    #[test]
+    fn recompute_rebuilds_live_rows_and_their_recent_evidence(
+        ring in 1u64..8,
+        ops in prop::collection::vec(op(), 1..120),
+    ) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut redb = RedbHarness::new(options(&dir.path().join("r.redb"), ring, Durability::Group));
+        run(&mut redb, &ops);
+        redb.store().flush().expect("flush");
+        let store = redb.get();
+        let live = store.rate_rows().expect("rates");
+        for model in [RateModel::Step, RateModel::Beta, RateModel::Evidence] {
+            for parallel in [false, true] {
+                let out = recompute(store, RecomputeOptions { model, parallel }, &AtomicU64::new(0))
+                    .expect("recompute");
+                prop_assert_eq!(out.report.rows_differing, 0);
+                prop_assert_eq!(out.rows.len(), live.len());
+                for ((rk, rr), (lk, lr)) in out.rows.iter().zip(&live) {
+                    prop_assert_eq!(rk, lk);
+                    prop_assert_eq!(
+                        (rr.recent_hits.to_bits(), rr.recent_misses.to_bits()),
+                        (lr.recent_hits.to_bits(), lr.recent_misses.to_bits()),
+                        "{:?}", rk
+                    );
+                    prop_assert!(same_bits(rr, lr), "{:?}: {:?} vs {:?}", rk, rr, lr);
+                }
+            }
         }
     }
 

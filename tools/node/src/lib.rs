@@ -147,6 +147,11 @@ pub struct RateRow {
     pub shadow_hits: i64,
     /// Shadow misses seen (watched while unnamed, not touched).
     pub shadow_misses: i64,
+    /// Hits weighed by age: each newer observation of the row halves an older one's weight
+    /// every 20 (what the evidence model's rate reads).
+    pub recent_hits: f64,
+    /// Misses weighed by age, the same way.
+    pub recent_misses: f64,
     /// Whether the evidence model leaves this companion out of notes now.
     pub left_out: bool,
 }

@@ -93,7 +93,7 @@ pub fn bootstrap(
     if !force && holds(&path, &key)? {
         return Err(BacktestError::Refused {
             store: label,
-            workspace: prepared.workspace.clone(),
+            workspace: prepared.recorded_workspace(),
         });
     }
     let mut opened = FailOpenStore::open(
@@ -122,7 +122,7 @@ pub fn bootstrap(
         };
         replaced = (gone != Replaced::default()).then_some(gone);
     }
-    let mut run = run_engine(&prepared, config, Box::new(opened), "bootstrap");
+    let mut run = run_engine(&prepared, config, Box::new(opened), "bootstrap")?;
     let finished = run.dispatcher.finish();
     if let Some(line) = run.degraded {
         return Err(BacktestError::Store {
@@ -136,7 +136,7 @@ pub fn bootstrap(
     finished.map_err(|e| BacktestError::Close(e.to_string()))?;
     Ok(BootstrapReport {
         store: label,
-        workspace: prepared.workspace.clone(),
+        workspace: prepared.recorded_workspace(),
         workspace_key: key,
         tip: prepared.history.tip.clone(),
         commits: prepared.turns.len(),

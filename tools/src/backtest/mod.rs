@@ -2,16 +2,19 @@
 //!
 //! Each kept first-parent commit becomes one turn of a simulated agent ([`trace`]); the turns
 //! run through the same [`Dispatcher`] as `serve`, once with the static engine and once with
-//! the config's learning engine, each on a throwaway memory store, and every note is scored
-//! against what its commit really changed ([`score`]), next to a co-change baseline.
+//! the config's learning engine, each on a throwaway memory store, in a scratch work tree that
+//! holds each commit's tree as it was ([`scratch`]), and every note is scored against what its
+//! commit really changed ([`score`]), next to a co-change baseline.
 //! `bootstrap` runs the same turns into a real store, and `backtest --store` starts the
 //! learning engine from a copy of such a store's learned rows ([`warm`]). docs/BACKTEST.md
 //! describes every figure.
 
 mod bootstrap;
 pub use docsuggest_mine::history;
+mod rekey;
 mod report;
 pub mod score;
+mod scratch;
 pub mod trace;
 mod warm;
 
@@ -151,6 +154,8 @@ fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> BacktestError {
 
 /// A history ready to run: the turns, the pack, the workspace the engine judges in.
 pub struct Prepared {
+    /// The repository the trees are read from.
+    repo: PathBuf,
     /// The history read.
     pub history: History,
     /// Where the pack came from.
@@ -161,10 +166,12 @@ pub struct Prepared {
     pub turns: Vec<Turn>,
     /// What was skipped.
     pub skipped: Skipped,
-    /// The workspace every call is judged in (absolute).
+    /// The workspace every call is judged in (absolute): the scratch work tree.
     pub workspace: String,
-    /// A scratch copy of the tip's paths, when the engine cannot judge in the work tree.
-    shadow: Option<tempfile::TempDir>,
+    /// The scratch work tree, following the history.
+    scratch: scratch::Scratch,
+    /// When the work tree holds the pack in use: its keys, under which every run records.
+    keys: Option<scratch::Keys>,
     /// The neutral file of the trailing reads.
     pub neutral: String,
     /// Neutral reads after each turn's files.
@@ -176,10 +183,20 @@ pub struct Prepared {
 }
 
 impl Prepared {
-    /// Whether the engine judges in a scratch copy of the tip's paths rather than the work
-    /// tree (a bare repository, or a work tree whose pack differs from the one in use).
+    /// Whether what the engine learns is keyed to the scratch work tree rather than to the
+    /// repository's work tree (a bare repository, or a work tree whose pack differs from the
+    /// one in use): then no store of the work tree can be filled or started from.
     pub fn shadowed(&self) -> bool {
-        self.shadow.is_some()
+        self.keys.is_none()
+    }
+
+    /// The workspace the runs record for: the work tree when it holds the pack in use, else
+    /// the scratch work tree.
+    pub fn recorded_workspace(&self) -> String {
+        match &self.keys {
+            Some(keys) => keys.work_tree().display().to_string(),
+            None => self.workspace.clone(),
+        }
     }
 }
 
@@ -191,36 +208,6 @@ fn work_tree_pack(dir: &Path) -> Option<String> {
         return None;
     }
     std::fs::read_to_string(file).ok()
-}
-
-/// Empty files for the tip's paths, and the pack in use, in a scratch directory.
-fn shadow_tree(paths: &[String], pack: Option<&str>) -> Result<tempfile::TempDir, BacktestError> {
-    let dir = tempfile::Builder::new()
-        .prefix("docsuggest-backtest-")
-        .tempdir()
-        .map_err(io("cannot make a scratch work tree"))?;
-    for p in paths {
-        // Tree names were checked when read (no `..`, no separators, plain UTF-8).
-        let full = dir.path().join(p);
-        if let Some(parent) = full.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(io(format!("cannot create {}", parent.display())))?;
-        }
-        std::fs::write(&full, b"").map_err(io(format!("cannot create {}", full.display())))?;
-    }
-    let file = dir.path().join(REPO_PACK_PATH);
-    match pack {
-        Some(text) => {
-            if let Some(parent) = file.parent() {
-                std::fs::create_dir_all(parent).map_err(io("cannot create .dsh"))?;
-            }
-            std::fs::write(&file, text).map_err(io(format!("cannot write {}", file.display())))?;
-        }
-        None => {
-            let _ = std::fs::remove_file(&file);
-        }
-    }
-    Ok(dir)
 }
 
 /// The engine's config for a run: the file's fields, then what the trace needs: a window
@@ -286,15 +273,17 @@ pub fn prepare(options: &Options, config: &Config) -> Result<Prepared, BacktestE
             }
         },
     };
-    let pack = match &pack_text {
-        Some(text) => Pack::from_json_str(text, &pack_source)
-            .and_then(|p| CompiledPack::compile(&p, &pack_source))
-            .map_err(|e| BacktestError::Pack {
-                file: pack_source.clone(),
-                reason: e.to_string(),
-            })?,
-        None => CompiledPack::builtin(),
+    let source = match &pack_text {
+        Some(text) => Pack::from_json_str(text, &pack_source).map_err(|e| BacktestError::Pack {
+            file: pack_source.clone(),
+            reason: e.to_string(),
+        })?,
+        None => Pack::builtin(),
     };
+    let pack = CompiledPack::compile(&source, &pack_source).map_err(|e| BacktestError::Pack {
+        file: pack_source.clone(),
+        reason: e.to_string(),
+    })?;
     let (turns, skipped) = trace::turns(&history.commits, &pack, options.max_files);
     if turns.is_empty() {
         return Err(BacktestError::Argument(format!(
@@ -303,23 +292,24 @@ pub fn prepare(options: &Options, config: &Config) -> Result<Prepared, BacktestE
             history.commits.len()
         )));
     }
-    // The engine reads the pack from the directory it judges in: the work tree when it holds
-    // the pack in use, else a scratch copy of the tip's paths with that pack.
-    let work_tree = history
+    // The engine judges in a scratch work tree that follows the history, with the pack in use
+    // at its root; when the work tree holds that same pack, what it records is keyed as the
+    // work tree's.
+    let scratch = scratch::Scratch::new(&source)?;
+    let workspace = scratch.path().to_path_buf();
+    let keys = history
         .work_tree
         .as_deref()
-        .filter(|w| work_tree_pack(w) == pack_text);
-    let (workspace, shadow) = match work_tree {
-        Some(w) => (
-            crate::home::absolute(w).unwrap_or_else(|_| w.to_path_buf()),
-            None,
-        ),
-        None => {
-            let dir = shadow_tree(&history.tip_paths, pack_text.as_deref())?;
-            (dir.path().to_path_buf(), Some(dir))
-        }
-    };
-    let neutral = neutral_file(&history.tip_paths, &pack, &config.exclude, &workspace);
+        .filter(|w| work_tree_pack(w) == pack_text)
+        .map(|w| {
+            let work = crate::home::absolute(w).unwrap_or_else(|_| w.to_path_buf());
+            scratch::Keys::new(&workspace, &work)
+        });
+    let repo = history
+        .work_tree
+        .clone()
+        .unwrap_or_else(|| options.repo.clone());
+    let neutral = neutral_file(&history.tip_paths, &pack, &config.exclude);
     let split = match (&history.since, options.train_fraction) {
         // A mined pack has seen the first commits of the chain, whatever the pack keeps.
         _ if mined.is_some() => {
@@ -343,6 +333,7 @@ pub fn prepare(options: &Options, config: &Config) -> Result<Prepared, BacktestE
         )));
     }
     Ok(Prepared {
+        repo,
         pad: config.learn_window as usize,
         workspace: workspace.display().to_string(),
         history,
@@ -350,7 +341,8 @@ pub fn prepare(options: &Options, config: &Config) -> Result<Prepared, BacktestE
         pack,
         turns,
         skipped,
-        shadow,
+        scratch,
+        keys,
         neutral,
         split,
         mined,
@@ -437,12 +429,12 @@ pub struct MinedFrom {
 }
 
 /// A tip file in no family (a licence first, as the development set uses), for the reads
-/// that age windows out.
-fn neutral_file(paths: &[String], pack: &CompiledPack, exclude: &[String], dir: &Path) -> String {
+/// that age windows out. It need not exist at every commit: a read is judged by its path.
+fn neutral_file(paths: &[String], pack: &CompiledPack, exclude: &[String]) -> String {
     let usable = |p: &str| {
         trace::family_of(pack, p).is_none()
             && !p.split('/').any(|c| exclude.iter().any(|e| e == c))
-            && std::fs::symlink_metadata(dir.join(p)).is_ok_and(|m| m.is_file())
+            && paths.binary_search_by(|q| q.as_str().cmp(p)).is_ok()
     };
     let preferred = [
         "LICENSE",
@@ -502,14 +494,22 @@ fn degradation(answer: &Value) -> Option<String> {
         .map(String::from)
 }
 
-/// Runs every turn through a dispatcher on `store` under `config`.
+/// Runs every turn through a dispatcher on `store` under `config`, each against the tree its
+/// commit was made on (the scratch work tree follows the history as the turns go).
 pub fn run_engine(
     prepared: &Prepared,
     config: Config,
     store: BoxedStore,
     label: &str,
-) -> EngineRun {
+) -> Result<EngineRun, BacktestError> {
     let exclude = config.exclude.clone();
+    let store: BoxedStore = match &prepared.keys {
+        Some(keys) => Box::new(rekey::Rekeyed::new(store, keys.clone())),
+        None => store,
+    };
+    let mut follow = prepared
+        .scratch
+        .follow(&prepared.repo, prepared.keys.as_ref())?;
     let built = host::start_on(config, store, None);
     let mut dispatcher =
         Dispatcher::new(built.engine, LedgerLog::new()).with_startup(built.startup);
@@ -525,13 +525,18 @@ pub fn run_engine(
         let starts = starts(turn, &exclude);
         let scored = starts.last().copied().unwrap_or(0);
         let requests = trace::requests(turn, &prepared.neutral, prepared.pad, &prepared.workspace);
+        follow.before(&turn.id)?;
         for (r, request) in requests.iter().enumerate() {
+            // Request 0 is the `turn`; 1..=files are the commit's files, then pads. A file the
+            // commit adds is there when its call is judged, one it deletes is gone.
+            if let Some((status, path)) = r.checked_sub(1).and_then(|i| turn.files.get(i)) {
+                follow.call(*status, path)?;
+            }
             match dispatcher.handle_value(request) {
                 Ok(answer) => {
                     if degraded.is_none() {
                         degraded = degradation(&answer);
                     }
-                    // Request 0 is the `turn`; 1..=files are the commit's files, then pads.
                     if r == 0 {
                         continue;
                     }
@@ -544,6 +549,7 @@ pub fn run_engine(
                             turn: t,
                             start,
                             path,
+                            confidence: note.get("confidence").and_then(Value::as_f64),
                             family: note
                                 .get("family")
                                 .and_then(Value::as_str)
@@ -565,6 +571,7 @@ pub fn run_engine(
                 Err(e) => *errors.entry(e.code().to_string()).or_default() += 1,
             }
         }
+        follow.after();
         bar.inc(1);
     }
     // Windows still open close as abandoned, as at the end of a replay.
@@ -575,12 +582,12 @@ pub fn run_engine(
         Err(e) => *errors.entry(e.code().to_string()).or_default() += 1,
     }
     bar.finish_and_clear();
-    EngineRun {
+    Ok(EngineRun {
         notes,
         errors,
         degraded,
         dispatcher,
-    }
+    })
 }
 
 /// Writes the turns as protocol lines (ids from 1, no `cwd`: replay them with
@@ -633,9 +640,10 @@ pub struct Report {
     pub tip: String,
     /// Where the pack came from.
     pub pack: String,
-    /// The directory the engine judged in.
+    /// The workspace the runs recorded for: the work tree when it holds the pack in use, else
+    /// the scratch work tree (the engine judges in a scratch work tree either way).
     pub workspace: String,
-    /// Whether that is a scratch copy of the tip's paths.
+    /// Whether that is the scratch work tree: no work tree holds the pack in use.
     pub scratch_workspace: bool,
     /// First-parent commits read.
     pub first_parent_commits: usize,
@@ -705,7 +713,7 @@ pub fn backtest(options: &Options) -> Result<Report, BacktestError> {
             _ => None,
         }
         .unwrap_or_else(|| memory_store(&config));
-        let run = run_engine(&prepared, config, store, name);
+        let run = run_engine(&prepared, config, store, name)?;
         runs.push(Run {
             name: name.into(),
             figures: scoring.engine(&run.notes, &matchers, &mut bases),
@@ -723,7 +731,7 @@ pub fn backtest(options: &Options) -> Result<Report, BacktestError> {
         repo: options.repo.display().to_string(),
         tip: prepared.history.tip.clone(),
         pack: prepared.pack_source.clone(),
-        workspace: prepared.workspace.clone(),
+        workspace: prepared.recorded_workspace(),
         scratch_workspace: prepared.shadowed(),
         first_parent_commits: prepared.history.commits.len(),
         skipped: prepared.skipped.clone(),

@@ -1,6 +1,7 @@
 //! The human table of a backtest report.
 
 use super::Report;
+use docsuggest_engine::evaluate::calibration_error;
 use std::fmt;
 
 fn share(x: Option<f64>) -> String {
@@ -30,7 +31,7 @@ impl fmt::Display for Report {
             self.training_commits,
             self.learn_window,
             if self.scratch_workspace {
-                "; judged in a scratch copy of the tip's paths"
+                "; no work tree holds this pack: learned for a scratch work tree"
             } else {
                 ""
             }
@@ -47,7 +48,7 @@ impl fmt::Display for Report {
         }
         writeln!(
             f,
-            "\n  {:<20} {:>6} {:>9} {:>10} {:>10} {:>7} {:>8} {:>15} {:>15}",
+            "\n  {:<20} {:>6} {:>9} {:>10} {:>10} {:>7} {:>8} {:>6} {:>15} {:>15}",
             "suggester",
             "notes",
             "notes/100",
@@ -55,14 +56,16 @@ impl fmt::Display for Report {
             "note.prec",
             "recall",
             "nag/100",
+            "ece",
             "comp.prec h1->h2",
             "note.prec h1->h2"
         )?;
         for r in &self.runs {
             let g = &r.figures;
+            let ece = g.calibration.as_deref().and_then(calibration_error);
             writeln!(
                 f,
-                "  {:<20} {:>6} {:>9.1} {:>10} {:>10} {:>7} {:>8.1} {:>15} {:>15}",
+                "  {:<20} {:>6} {:>9.1} {:>10} {:>10} {:>7} {:>8.1} {:>6} {:>15} {:>15}",
                 r.name,
                 g.notes,
                 g.notes_per_100_commits,
@@ -70,6 +73,7 @@ impl fmt::Display for Report {
                 share(g.note_precision),
                 share(g.recall_trigger),
                 g.nag_per_100_commits,
+                share(ece),
                 format!(
                     "{} -> {}",
                     share(g.companion_precision_h1),
@@ -109,6 +113,20 @@ impl fmt::Display for Report {
                     c.named,
                     share(c.hit_rate)
                 )?;
+            }
+            if let Some(bins) = r.figures.calibration.as_deref().filter(|b| !b.is_empty()) {
+                writeln!(
+                    f,
+                    "  {} calibration (confidence: notes, note precision):",
+                    r.name
+                )?;
+                for b in bins {
+                    writeln!(
+                        f,
+                        "    {:.3}: {:>6}  {:.3}",
+                        b.confidence, b.notes, b.note_precision
+                    )?;
+                }
             }
             if !r.errors.is_empty() {
                 writeln!(f, "  {} refused requests: {:?}", r.name, r.errors)?;

@@ -7,11 +7,12 @@
 
 use super::trace::{Turn, family_of};
 use docsuggest_engine::compiled::{CompanionForm, CompiledFamily, CompiledPack};
+use docsuggest_engine::evaluate::{Calibration, CalibrationBin};
 use globset::GlobMatcher;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// One note the engine made during a backtest.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Note {
     /// The index of its turn.
     pub turn: usize,
@@ -20,6 +21,8 @@ pub struct Note {
     pub start: usize,
     /// The call's path.
     pub path: String,
+    /// The note's confidence, as the answer gave it.
+    pub confidence: Option<f64>,
     /// The note's family.
     pub family: String,
     /// The companions it named, in rank order.
@@ -276,6 +279,10 @@ pub struct Figures {
     /// Per `family companion` (engine only), worst first in the table.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub companion_hit_rate: BTreeMap<String, CompanionFigures>,
+    /// The notes by confidence against their note precision (engine only: the co-change
+    /// baseline has no confidence): the bins that hold a note, ascending.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<Vec<CalibrationBin>>,
 }
 
 fn ratio(a: u64, b: u64) -> Option<f64> {
@@ -326,6 +333,7 @@ impl Agg {
             notes_h2: self.notes[1],
             by_family: BTreeMap::new(),
             companion_hit_rate: BTreeMap::new(),
+            calibration: None,
         }
     }
 }
@@ -373,6 +381,7 @@ impl Scoring<'_> {
         let mut covered: HashMap<usize, BTreeSet<usize>> = HashMap::new();
         let mut families: BTreeMap<String, (u64, Count)> = BTreeMap::new();
         let mut companions: BTreeMap<String, Count> = BTreeMap::new();
+        let mut calibration = Calibration::default();
         for note in notes.iter().filter(|n| n.turn >= self.split) {
             let files = &self.paths[note.turn];
             let b = bases.of(&note.path);
@@ -400,6 +409,9 @@ impl Scoring<'_> {
             }
             let named = note.companions.len() as u64;
             agg.add(self.half(note.turn), named, hits);
+            if let Some(confidence) = note.confidence {
+                calibration.add(confidence, hits > 0);
+            }
             let fam = families.entry(note.family.clone()).or_default();
             fam.0 += 1;
             fam.1.named += named;
@@ -407,6 +419,7 @@ impl Scoring<'_> {
         }
         let mut fig = agg.figures(self.commits(), self.recall(self.trigger_cov, &covered));
         fig.recall_any_family_call = self.recall(self.any_cov, &covered);
+        fig.calibration = Some(calibration.bins());
         fig.by_family = families
             .into_iter()
             .map(|(f, (notes, c))| {
@@ -579,6 +592,7 @@ mod tests {
             turn,
             start: 1,
             path: path.into(),
+            confidence: None,
             family: "Attr".into(),
             companions: strings(companions),
         };

@@ -33,8 +33,8 @@ pub struct Turn {
     pub id: String,
     /// Its position among all first-parent commits (oldest 0).
     pub position: usize,
-    /// The calls in order: (added?, path).
-    pub files: Vec<(bool, String)>,
+    /// The calls in order: how the commit changed the path, and the path.
+    pub files: Vec<(Status, String)>,
 }
 
 /// The family of a workspace-relative path: a tie between families is none, as the
@@ -68,27 +68,15 @@ pub fn turns(commits: &[Commit], pack: &CompiledPack, max_files: usize) -> (Vec<
         let trigger = commit
             .files
             .iter()
-            .filter_map(|(_, p)| family_of(pack, p).map(|f| (f, p)))
+            .filter_map(|(s, p)| family_of(pack, p).map(|f| (f, p, *s)))
             .min();
-        let Some((_, trigger)) = trigger else {
+        let Some((_, trigger, status)) = trigger else {
             skipped.no_family += 1;
             continue;
         };
-        let added = |p: &str| {
-            commit
-                .files
-                .iter()
-                .any(|(s, q)| q == p && *s == Status::Added)
-        };
-        let mut files = vec![(added(trigger), trigger.clone())];
+        let mut files = vec![(status, trigger.clone())];
         // `commit.files` is already in path order.
-        files.extend(
-            commit
-                .files
-                .iter()
-                .filter(|(_, p)| p != trigger)
-                .map(|(s, p)| (*s == Status::Added, p.clone())),
-        );
+        files.extend(commit.files.iter().filter(|(_, p)| p != trigger).cloned());
         out.push(Turn {
             id: commit.id.clone(),
             position,
@@ -102,8 +90,12 @@ pub fn turns(commits: &[Commit], pack: &CompiledPack, max_files: usize) -> (Vec<
 pub fn requests(turn: &Turn, neutral: &str, pad: usize, cwd: &str) -> Vec<Value> {
     let mut out = Vec::with_capacity(turn.files.len() + pad + 1);
     out.push(json!({"op": "turn", "agent": AGENT}));
-    for (added, path) in &turn.files {
-        let tool = if *added { "write" } else { "edit" };
+    for (status, path) in &turn.files {
+        let tool = if *status == Status::Added {
+            "write"
+        } else {
+            "edit"
+        };
         out.push(json!({"op": "judge", "agent": AGENT, "tool": tool, "path": path, "cwd": cwd}));
     }
     for _ in 0..pad {

@@ -25,9 +25,10 @@ pub struct WarmStart {
     pub rows: usize,
 }
 
-/// The key the engine gives the workspace a backtest judges in.
+/// The key of the workspace a backtest records for (the work tree's, when it holds the pack).
 pub(super) fn workspace_key(prepared: &Prepared) -> Result<String, BacktestError> {
-    inspect::workspace_key(Path::new(&prepared.workspace)).map_err(BacktestError::Workspace)
+    inspect::workspace_key(Path::new(&prepared.recorded_workspace()))
+        .map_err(BacktestError::Workspace)
 }
 
 fn unusable(store: &Path, e: &InspectError) -> BacktestError {
@@ -66,7 +67,7 @@ pub(super) fn learned(
         let held: BTreeSet<&str> = others.iter().map(|(k, _)| k.workspace.as_str()).collect();
         return Err(BacktestError::OtherWorkspace {
             store: store.display().to_string(),
-            workspace: prepared.workspace.clone(),
+            workspace: prepared.recorded_workspace(),
             key,
             held: if held.is_empty() {
                 "no rates at all".into()

@@ -2,13 +2,21 @@
 //! taken out without disturbing anything else in the file.
 //!
 //! Both harnesses use the same layout: `{"hooks": {"<Event>": [{"matcher": "..", "hooks":
-//! [{"type": "command", "command": ".."}]}]}}`, Claude Code in `.claude/settings.json`, Codex
-//! in `.codex/hooks.json`. A handler is ours when its command runs a `docsuggest` executable
-//! with the `hook` subcommand. Installing removes ours and appends them again, so a second
-//! install changes nothing; every other key, event, group and handler stays as it was.
+//! [{"type": "command", "command": ".."}]}]}}`, Claude Code in `.claude/settings.json` (or
+//! `settings.local.json`), Codex in `.codex/hooks.json`. A handler is ours when its command
+//! runs a `docsuggest` executable with the `hook` subcommand. The file is edited as text
+//! ([`entries`]): ours are appended after everything else in the file's own indentation, and
+//! every other byte stays as it was, so uninstalling after installing gives back the file
+//! byte for byte, and removes a file that installing created.
+
+pub mod codex_features;
+pub mod entries;
+mod spans;
 
 use super::Harness;
-use serde_json::{Map, Value, json};
+pub use entries::{events, fresh, hooks_value, is_ours};
+use std::ffi::OsStr;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// Where the hook config lives.
@@ -40,6 +48,49 @@ pub enum InstallError {
         /// What is wrong.
         why: String,
     },
+    /// The project (or home) directory does not exist; nothing is created.
+    #[error("{path} is not an existing directory; nothing was written")]
+    NoDirectory {
+        /// The directory.
+        path: String,
+    },
+    /// `--local` names Claude Code's `settings.local.json`; Codex has no such file.
+    #[error(
+        "--local is Claude Code's .claude/settings.local.json; Codex reads only .codex/hooks.json"
+    )]
+    LocalIsClaudeOnly,
+    /// The program given to run the hooks cannot be used.
+    #[error("--command {command}: {why}")]
+    Command {
+        /// The program as given.
+        command: String,
+        /// Why not.
+        why: String,
+    },
+}
+
+/// One `install-hooks` or `uninstall-hooks` request.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// The harness whose config is edited.
+    pub harness: Harness,
+    /// The project's config or the user's.
+    pub scope: Scope,
+    /// Claude Code's `settings.local.json` instead of `settings.json`.
+    pub local: bool,
+    /// The program the hooks run (install only; `None`: see [`program`]).
+    pub command: Option<PathBuf>,
+    /// Only say what would change.
+    pub dry_run: bool,
+}
+
+/// What a request did, and what the user should know about it.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The change of the config file.
+    pub change: Change,
+    /// Warnings and notes, one line each.
+    pub notes: Vec<String>,
 }
 
 /// What an install or uninstall did (or, dry, would do).
@@ -47,10 +98,10 @@ pub enum InstallError {
 pub struct Change {
     /// The config file.
     pub path: PathBuf,
-    /// Its text before (empty when it did not exist).
-    pub before: String,
-    /// Its text after.
-    pub after: String,
+    /// Its text before (`None`: there was no file).
+    pub before: Option<String>,
+    /// Its text after (`None`: no file is left).
+    pub after: Option<String>,
 }
 
 impl Change {
@@ -61,10 +112,40 @@ impl Change {
 
     /// A line diff of the change (`-` removed, `+` added, two lines of context).
     pub fn diff(&self) -> String {
-        let mut out = format!("--- {0}\n+++ {0}\n", self.path.display());
-        out.push_str(&line_diff(&self.before, &self.after));
+        let name = |text: &Option<String>| match text {
+            Some(_) => self.path.display().to_string(),
+            None => "/dev/null".into(),
+        };
+        let mut out = format!("--- {}\n+++ {}\n", name(&self.before), name(&self.after));
+        out.push_str(&line_diff(
+            self.before.as_deref().unwrap_or_default(),
+            self.after.as_deref().unwrap_or_default(),
+        ));
         out
     }
+}
+
+/// Installs ours for `request.harness` into its config: the file and its directory are
+/// created when missing, the project directory never.
+pub fn install_hooks(request: &Request) -> Result<Report, InstallError> {
+    let path = config_file(request.harness, &request.scope, request.local)?;
+    let program = program(request.command.as_deref())?;
+    let command = command(&program.word, request.harness);
+    let change = install(&path, request.harness, &command, request.dry_run)?;
+    let mut notes: Vec<String> = program.warning.into_iter().collect();
+    if request.harness == Harness::Codex {
+        notes.extend(codex_note(&request.scope));
+    }
+    Ok(Report { change, notes })
+}
+
+/// Takes ours out of the config `request` names.
+pub fn uninstall_hooks(request: &Request) -> Result<Report, InstallError> {
+    let path = config_file(request.harness, &request.scope, request.local)?;
+    Ok(Report {
+        change: uninstall(&path, request.dry_run)?,
+        notes: Vec::new(),
+    })
 }
 
 /// The hook config file of `harness` in `scope`.
@@ -78,35 +159,165 @@ pub fn config_path(harness: Harness, scope: &Scope) -> PathBuf {
     }
 }
 
-/// The hook command for `harness`, running `exe`.
-pub fn command(exe: &Path, harness: Harness) -> String {
-    format!(
-        "{} hook --harness {}",
-        shell_quote(&exe.display().to_string()),
-        harness.name()
-    )
+/// The hook config file a request edits, after checking that its project (or home)
+/// directory exists: a mistyped `--project` must not become a new directory tree.
+pub fn config_file(harness: Harness, scope: &Scope, local: bool) -> Result<PathBuf, InstallError> {
+    let (Scope::Project(root) | Scope::User(root)) = scope;
+    if !root.is_dir() {
+        return Err(InstallError::NoDirectory {
+            path: root.display().to_string(),
+        });
+    }
+    let path = config_path(harness, scope);
+    match (local, harness) {
+        (false, _) => Ok(path),
+        (true, Harness::ClaudeCode) => Ok(path.with_file_name("settings.local.json")),
+        (true, Harness::Codex) => Err(InstallError::LocalIsClaudeOnly),
+    }
 }
 
-/// The events ours are installed for, with their matcher.
-fn events(harness: Harness) -> &'static [(&'static str, Option<&'static str>)] {
-    match harness {
-        Harness::ClaudeCode => &[
-            (
-                "PostToolUse",
-                Some("Read|Write|Edit|MultiEdit|NotebookEdit|Grep|Glob"),
-            ),
-            ("UserPromptSubmit", None),
-            ("SessionEnd", None),
-        ],
-        // Codex has no SessionEnd; its Stop ends each turn.
-        Harness::Codex => &[
-            (
-                "PostToolUse",
-                Some("apply_patch|Read|Write|Edit|Grep|Glob|read_file|grep_files"),
-            ),
-            ("UserPromptSubmit", None),
-            ("Stop", None),
-        ],
+/// The program word of our hook command, and a warning when it is not the plain name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Program {
+    /// The first word of the command line, shell-quoted.
+    pub word: String,
+    /// Why the hooks run something else than the `docsuggest` on PATH, when they do.
+    pub warning: Option<String>,
+}
+
+/// The program our hooks run. `pinned` is `--command`: the bare name `docsuggest` (the one
+/// on the harness's PATH) or an absolute path to a `docsuggest` executable. Without it, the
+/// plain name `docsuggest` when the one on PATH is this binary (settings files are committed;
+/// a build path is of no use on another machine), else this binary's absolute path, with a
+/// warning.
+pub fn program(pinned: Option<&Path>) -> Result<Program, InstallError> {
+    let exe = std::env::current_exe().map_err(|e| InstallError::Io {
+        path: "the running docsuggest".into(),
+        source: e,
+    })?;
+    program_in(pinned, &exe, std::env::var_os("PATH").as_deref())
+}
+
+fn program_in(
+    pinned: Option<&Path>,
+    exe: &Path,
+    path_var: Option<&OsStr>,
+) -> Result<Program, InstallError> {
+    let on_path = path_var.and_then(|var| {
+        std::env::split_paths(var)
+            .filter(|dir| dir.is_absolute())
+            .map(|dir| dir.join("docsuggest"))
+            .find(|candidate| is_executable(candidate))
+    });
+    if let Some(pinned) = pinned {
+        let refuse = |why: &str| InstallError::Command {
+            command: pinned.display().to_string(),
+            why: why.into(),
+        };
+        if pinned == Path::new("docsuggest") {
+            let warning = on_path.is_none().then(|| {
+                "docsuggest is not on PATH here; the hooks do nothing until it is".to_string()
+            });
+            return Ok(Program {
+                word: "docsuggest".into(),
+                warning,
+            });
+        }
+        if !pinned.is_absolute() {
+            return Err(refuse(
+                "give an absolute path, or the bare name docsuggest for the one on PATH",
+            ));
+        }
+        if pinned.file_name() != Some(OsStr::new("docsuggest")) {
+            return Err(refuse(
+                "the program must be named docsuggest (uninstall-hooks recognises its hooks by that name)",
+            ));
+        }
+        if !is_executable(pinned) {
+            return Err(refuse("no executable file there"));
+        }
+        return Ok(Program {
+            word: shell_quote(&pinned.display().to_string()),
+            warning: None,
+        });
+    }
+    let exe_word = shell_quote(&exe.display().to_string());
+    match on_path {
+        Some(found) if same_file(&found, exe) => Ok(Program {
+            word: "docsuggest".into(),
+            warning: None,
+        }),
+        Some(found) => Ok(Program {
+            word: exe_word,
+            warning: Some(format!(
+                "warning: the docsuggest on PATH ({}) is not this binary, so the hooks run {} by its path; --command docsuggest writes the one on PATH instead",
+                found.display(),
+                exe.display()
+            )),
+        }),
+        None => Ok(Program {
+            word: exe_word,
+            warning: Some(format!(
+                "warning: docsuggest is not on PATH, so the hooks run {} by its path; put it on PATH (cargo install --locked --path tools) and install again, or pin a path with --command",
+                exe.display()
+            )),
+        }),
+    }
+}
+
+fn is_executable(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.mode() & 0o111 != 0)
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+/// The hook command for `harness`, running `program` (a shell word, see [`program`]).
+pub fn command(program: &str, harness: Harness) -> String {
+    format!("{program} hook --harness {}", harness.name())
+}
+
+/// A note when Codex may not run hooks: its `config.toml` (the user's, `$CODEX_HOME` or
+/// `~/.codex`, then the project's) turns them off, or does not set the feature that releases
+/// before hooks were on by default need.
+pub fn codex_note(scope: &Scope) -> Option<String> {
+    use codex_features::{HooksFlag, hooks_flag};
+    let home = std::env::var_os("CODEX_HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| PathBuf::from(h).join(".codex"))
+        });
+    let mut files: Vec<PathBuf> = home.into_iter().map(|h| h.join("config.toml")).collect();
+    if let Scope::Project(root) = scope {
+        files.push(root.join(".codex/config.toml"));
+    }
+    let mut flag = (HooksFlag::Unset, None);
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        match hooks_flag(&text) {
+            HooksFlag::Unset => {}
+            set => flag = (set, Some(file)),
+        }
+    }
+    let user = files
+        .first()
+        .map_or("~/.codex/config.toml".into(), |f| f.display().to_string());
+    match flag {
+        (HooksFlag::On, _) => None,
+        (HooksFlag::Off, file) => Some(format!(
+            "warning: Codex runs no hooks: its hooks feature is false in {}; set `hooks = true` under [features] there",
+            file.map_or(user, |f| f.display().to_string())
+        )),
+        (HooksFlag::Unset, _) => Some(format!(
+            "note: Codex releases before hooks were on by default run them only with `codex_hooks = true` under [features] in {user}, which is not set there (this command leaves that file alone)"
+        )),
     }
 }
 
@@ -117,145 +328,78 @@ pub fn install(
     command: &str,
     dry_run: bool,
 ) -> Result<Change, InstallError> {
-    edit(path, dry_run, |settings| merged(settings, harness, command))
+    edit(path, dry_run, |text| {
+        entries::installed(text, harness, command).map(Some)
+    })
 }
 
-/// Removes ours from the config at `path` (written unless `dry_run`).
+/// Removes ours from the config at `path` (written unless `dry_run`); a file left holding
+/// only what installing put there is removed, and so is its directory when that leaves it
+/// empty.
 pub fn uninstall(path: &Path, dry_run: bool) -> Result<Change, InstallError> {
-    edit(path, dry_run, removed)
+    edit(path, dry_run, |text| match text {
+        Some(text) if !text.trim().is_empty() => entries::uninstalled(text),
+        other => Ok(other.map(str::to_string)),
+    })
 }
 
 fn edit(
     path: &Path,
     dry_run: bool,
-    change: impl FnOnce(Value) -> Result<Value, String>,
+    change: impl FnOnce(Option<&str>) -> Result<Option<String>, String>,
 ) -> Result<Change, InstallError> {
     let name = path.display().to_string();
     let io = |source| InstallError::Io {
         path: name.clone(),
         source,
     };
-    let before = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+    // A settings file kept elsewhere and linked in stays linked: the edit goes to its target.
+    let target = match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(path).map_err(io)?,
+        _ => path.to_path_buf(),
+    };
+    let before = match std::fs::read_to_string(&target) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(io(e)),
     };
-    let settings = if before.trim().is_empty() {
-        json!({})
-    } else {
-        serde_json::from_str(&before).map_err(|e| InstallError::Shape {
-            path: name.clone(),
-            why: e.to_string(),
-        })?
-    };
-    let next = change(settings.clone()).map_err(|why| InstallError::Shape {
+    let after = change(before.as_deref()).map_err(|why| InstallError::Shape {
         path: name.clone(),
         why,
     })?;
-    // An unchanged config keeps its bytes, formatting included.
-    let after = if next == settings && !before.is_empty() {
-        before.clone()
-    } else {
-        pretty(&next)
-    };
     let change = Change {
         path: path.to_path_buf(),
         before,
         after,
     };
-    if change.changed() && !dry_run {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(io)?;
+    if !change.changed() || dry_run {
+        return Ok(change);
+    }
+    match &change.after {
+        Some(text) => {
+            if let Some(dir) = target.parent() {
+                std::fs::create_dir_all(dir).map_err(io)?;
+            }
+            // Written aside and renamed, so the harness never reads half a file; the file
+            // keeps its permissions.
+            let mut staged = target.clone().into_os_string();
+            staged.push(".docsuggest-tmp");
+            let staged = PathBuf::from(staged);
+            std::fs::write(&staged, text).map_err(io)?;
+            if let Ok(meta) = std::fs::metadata(&target) {
+                std::fs::set_permissions(&staged, meta.permissions()).map_err(io)?;
+            }
+            std::fs::rename(&staged, &target).map_err(io)?;
         }
-        // Written aside and renamed, so the harness never reads half a file.
-        let staged = path.with_extension("json.docsuggest-tmp");
-        std::fs::write(&staged, &change.after).map_err(io)?;
-        std::fs::rename(&staged, path).map_err(io)?;
+        None => {
+            std::fs::remove_file(&target).map_err(io)?;
+            // Only an empty directory goes (`remove_dir` refuses any other).
+            if let Some(dir) = path.parent() {
+                let _ = std::fs::remove_dir(dir);
+            }
+        }
     }
     Ok(change)
-}
-
-/// `settings` with ours (re)installed for `harness`.
-pub fn merged(settings: Value, harness: Harness, command: &str) -> Result<Value, String> {
-    let mut settings = removed(settings)?;
-    let root = settings
-        .as_object_mut()
-        .ok_or("the top level is not an object")?;
-    let hooks = root
-        .entry("hooks")
-        .or_insert_with(|| json!({}))
-        .as_object_mut()
-        .ok_or("\"hooks\" is not an object")?;
-    for (event, matcher) in events(harness) {
-        let groups = hooks
-            .entry(event.to_string())
-            .or_insert_with(|| json!([]))
-            .as_array_mut()
-            .ok_or_else(|| format!("hooks.{event} is not an array"))?;
-        let mut group = Map::new();
-        if let Some(m) = matcher {
-            group.insert("matcher".into(), json!(m));
-        }
-        group.insert(
-            "hooks".into(),
-            json!([{"type": "command", "command": command, "timeout": 5}]),
-        );
-        groups.push(Value::Object(group));
-    }
-    Ok(settings)
-}
-
-/// `settings` without our handlers; a group left empty goes, and so does an event left
-/// without groups and a `hooks` left empty, when ours made them.
-pub fn removed(mut settings: Value) -> Result<Value, String> {
-    let root = settings
-        .as_object_mut()
-        .ok_or("the top level is not an object")?;
-    let Some(hooks) = root.get_mut("hooks") else {
-        return Ok(settings);
-    };
-    let hooks = hooks.as_object_mut().ok_or("\"hooks\" is not an object")?;
-    let mut emptied = Vec::new();
-    for (event, groups) in hooks.iter_mut() {
-        let Some(groups) = groups.as_array_mut() else {
-            continue;
-        };
-        let had = groups.len();
-        let mut touched = false;
-        groups.retain_mut(|group| {
-            let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
-                return true;
-            };
-            let before = handlers.len();
-            handlers.retain(|h| !is_ours(h));
-            if handlers.len() == before {
-                return true;
-            }
-            touched = true;
-            !handlers.is_empty()
-        });
-        if touched && groups.is_empty() && had > 0 {
-            emptied.push(event.clone());
-        }
-    }
-    for event in &emptied {
-        hooks.remove(event);
-    }
-    if !emptied.is_empty() && hooks.is_empty() {
-        root.remove("hooks");
-    }
-    Ok(settings)
-}
-
-/// Whether a handler runs `docsuggest hook`.
-fn is_ours(handler: &Value) -> bool {
-    let Some(command) = handler.get("command").and_then(Value::as_str) else {
-        return false;
-    };
-    let words = shell_words(command);
-    let program = words.first().map(|w| Path::new(w).file_name());
-    matches!(program, Some(Some(name)) if name == "docsuggest")
-        && words.get(1).map(String::as_str) == Some("hook")
 }
 
 fn shell_quote(word: &str) -> String {
@@ -268,57 +412,6 @@ fn shell_quote(word: &str) -> String {
     } else {
         format!("'{}'", word.replace('\'', r"'\''"))
     }
-}
-
-/// Splits a command line into words, honouring single and double quotes and backslashes
-/// closely enough to recognise our own commands.
-fn shell_words(line: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' => {
-                in_word = true;
-                word.extend(chars.by_ref().take_while(|&c| c != '\''));
-            }
-            '"' => {
-                in_word = true;
-                while let Some(c) = chars.next() {
-                    match c {
-                        '"' => break,
-                        '\\' => word.extend(chars.next()),
-                        c => word.push(c),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                word.extend(chars.next());
-            }
-            c if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            c => {
-                in_word = true;
-                word.push(c);
-            }
-        }
-    }
-    if in_word {
-        words.push(word);
-    }
-    words
-}
-
-fn pretty(value: &Value) -> String {
-    let mut text = serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string());
-    text.push('\n');
-    text
 }
 
 /// A line diff by longest common subsequence (configs are small), with two lines of
@@ -377,65 +470,61 @@ fn line_diff(before: &str, after: &str) -> String {
 mod tests {
     use super::*;
 
-    const CMD: &str = "/usr/local/bin/docsuggest hook --harness claude-code";
+    #[test]
+    fn the_program_is_the_plain_name_only_when_path_finds_this_binary() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let bin = dir.path().join("bin");
+        let other = dir.path().join("other");
+        std::fs::create_dir_all(&bin).expect("mkdir");
+        std::fs::create_dir_all(&other).expect("mkdir");
+        let exe = dir.path().join("a b").join("docsuggest");
+        std::fs::create_dir_all(exe.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(&exe, "").expect("write");
+        std::fs::set_permissions(&exe, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .expect("chmod");
+        std::os::unix::fs::symlink(&exe, bin.join("docsuggest")).expect("link");
+        std::fs::copy(&exe, other.join("docsuggest")).expect("copy");
 
-    fn others() -> Value {
-        json!({
-            "model": "opus",
-            "permissions": {"allow": ["Bash(ls:*)"]},
-            "hooks": {
-                "PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "prettier --write"}]}],
-                "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}]
+        let path = |dirs: &[&Path]| std::env::join_paths(dirs).expect("a PATH");
+        let found = program_in(None, &exe, Some(&path(&[&other, &bin]))).expect("a program");
+        assert_eq!(found.word, format!("'{}'", exe.display()));
+        assert!(
+            found
+                .warning
+                .expect("a warning")
+                .contains("is not this binary")
+        );
+        let found = program_in(None, &exe, Some(&path(&[&bin, &other]))).expect("a program");
+        assert_eq!(
+            found,
+            Program {
+                word: "docsuggest".into(),
+                warning: None
             }
-        })
-    }
-
-    #[test]
-    fn install_keeps_the_others_and_is_idempotent() {
-        let once = merged(others(), Harness::ClaudeCode, CMD).expect("merges");
-        let twice = merged(once.clone(), Harness::ClaudeCode, CMD).expect("merges");
-        assert_eq!(once, twice);
-        assert_eq!(
-            once["hooks"]["PostToolUse"][0],
-            others()["hooks"]["PostToolUse"][0]
         );
-        assert_eq!(once["hooks"]["PostToolUse"][1]["hooks"][0]["command"], CMD);
-        assert_eq!(once["hooks"]["PreToolUse"], others()["hooks"]["PreToolUse"]);
-        assert_eq!(removed(once).expect("removes"), others());
-    }
+        let found = program_in(None, &exe, None).expect("a program");
+        assert!(found.warning.expect("a warning").contains("not on PATH"));
 
-    #[test]
-    fn uninstall_leaves_an_empty_file_empty_of_ours_only() {
-        let once =
-            merged(json!({}), Harness::Codex, "docsuggest hook --harness codex").expect("merges");
-        assert_eq!(removed(once).expect("removes"), json!({}));
-        // Hooks a person left empty are theirs to keep.
+        let pinned = program_in(Some(&other.join("docsuggest")), &exe, None).expect("pinned");
+        assert_eq!(pinned.word, other.join("docsuggest").display().to_string());
         assert_eq!(
-            removed(json!({"hooks": {}})).expect("removes"),
-            json!({"hooks": {}})
+            program_in(Some(Path::new("docsuggest")), &exe, Some(&path(&[&bin]))).expect("pinned"),
+            Program {
+                word: "docsuggest".into(),
+                warning: None
+            }
         );
-    }
-
-    #[test]
-    fn ours_is_recognised_by_program_and_subcommand() {
-        let check = |command: &str, expect: bool| {
-            assert_eq!(
-                is_ours(&json!({"type": "command", "command": command})),
-                expect,
-                "{command}"
+        for bad in ["bin/docsuggest", "/usr/bin/env", "/no/such/docsuggest"] {
+            assert!(
+                matches!(
+                    program_in(Some(Path::new(bad)), &exe, None),
+                    Err(InstallError::Command { .. })
+                ),
+                "{bad}"
             );
-        };
-        check("docsuggest hook", true);
-        check(
-            "'/home/a b/.cargo/bin/docsuggest' hook --harness codex",
-            true,
-        );
-        check("\"/opt/docsuggest\" hook", true);
-        check("docsuggest serve", false);
-        check("my-docsuggest hook", false);
-        check("echo docsuggest hook", false);
+        }
         assert_eq!(
-            command(Path::new("/a b/docsuggest"), Harness::Codex),
+            command("'/a b/docsuggest'", Harness::Codex),
             "'/a b/docsuggest' hook --harness codex"
         );
     }

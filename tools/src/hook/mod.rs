@@ -489,14 +489,73 @@ fn beside(socket: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// Records a `hook` command line that could not be used (`bad-arguments`) in the default
+/// hook log, since a harness may show nobody the hook's stderr.
+pub fn log_refused_arguments(detail: &str) {
+    let options = HookOptions::new(Harness::ClaudeCode);
+    if state_dir(&options).is_ok() {
+        append_log(&options, "-", "bad-arguments", detail);
+    }
+}
+
 /// Appends one line to the hook log; a log that cannot be written is given up on silently,
 /// since the agent must never wait for it.
 fn log(options: &HookOptions, kind: &str, detail: &str) {
-    let secs = std::time::SystemTime::now()
+    append_log(options, options.harness.name(), kind, detail);
+}
+
+fn append_log(options: &HookOptions, harness: &str, kind: &str, detail: &str) {
+    let secs = SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let line = format!("{secs} hook {} {kind}: {detail}\n", options.harness.name());
+    let line = format!("{} hook {harness} {kind}: {detail}\n", rfc3339(secs));
     if let Ok(mut file) = private_file(&options.log(), Open::Append) {
         let _ = file.write_all(line.as_bytes());
+    }
+}
+
+/// `secs` after the Unix epoch as an RFC 3339 UTC time to the second,
+/// `2026-12-03T01:48:41Z`.
+pub fn rfc3339(secs: u64) -> String {
+    let (year, month, day) = civil_from_days(secs / 86_400);
+    let s = secs % 86_400;
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        s / 3600,
+        s % 3600 / 60,
+        s % 60
+    )
+}
+
+/// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's
+/// `civil_from_days`: eras of 400 years, years starting on 1 March so the leap day is last).
+fn civil_from_days(days: u64) -> (u64, u64, u64) {
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z % 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rfc3339;
+
+    #[test]
+    fn log_times_are_rfc3339_utc() {
+        for (secs, expect) in [
+            (0, "1970-01-01T00:00:00Z"),
+            (951_782_400, "2000-02-29T00:00:00Z"),
+            (1_709_294_400, "2024-03-01T12:00:00Z"),
+            (1_796_262_521, "2026-12-03T01:48:41Z"),
+            (4_102_444_799, "2099-12-31T23:59:59Z"),
+        ] {
+            assert_eq!(rfc3339(secs), expect, "{secs}");
+        }
     }
 }

@@ -108,6 +108,13 @@ pub struct RateView {
     /// Shadow misses seen: watched while unnamed, not touched.
     #[serde(rename = "shadowMisses")]
     pub shadow_misses: u64,
+    /// Hits (accepts and shadow hits) weighed by age: each newer observation of the row
+    /// halves an older one's weight every 20 (what the evidence model's rate reads).
+    #[serde(rename = "recentHits")]
+    pub recent_hits: f64,
+    /// Misses (rejects and shadow misses), weighed the same way.
+    #[serde(rename = "recentMisses")]
+    pub recent_misses: f64,
     /// Whether the evidence model leaves this companion out of notes now.
     #[serde(rename = "leftOut")]
     pub left_out: bool,
@@ -151,6 +158,8 @@ impl RateView {
             rejects: row.rejects,
             shadow_hits: row.shadow_hits,
             shadow_misses: row.shadow_misses,
+            recent_hits: row.recent_hits,
+            recent_misses: row.recent_misses,
             left_out: reading.leaves_out(key, row),
         }
     }
@@ -248,6 +257,8 @@ mod tests {
             step: 0.5,
             accepts: 2,
             rejects: 1,
+            recent_hits: 1.5,
+            recent_misses: 1.0,
             ..RateRow::default()
         };
         let rows = vec![
@@ -263,7 +274,7 @@ mod tests {
         assert_eq!(views.len(), 2);
         assert_eq!(
             serde_json::to_string(&views[0]).expect("encodes"),
-            r#"{"family":"Plan","companion":null,"rate":0.5,"step":0.5,"accepts":2,"rejects":1,"shadowHits":0,"shadowMisses":0,"leftOut":false}"#
+            r#"{"family":"Plan","companion":null,"rate":0.5,"step":0.5,"accepts":2,"rejects":1,"shadowHits":0,"shadowMisses":0,"recentHits":1.5,"recentMisses":1.0,"leftOut":false}"#
         );
         assert_eq!(views[1].companion.as_deref(), Some("INDEX.md"));
     }

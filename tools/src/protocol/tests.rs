@@ -304,7 +304,7 @@ fn rates_by_key_and_a_store_without_contents() {
         by_key["rows"][0],
         serde_json::json!({"family": "Plan", "companion": null, "rate": 1.0 / 3.0 + 0.1,
             "step": 1.0 / 3.0 + 0.1, "accepts": 1, "rejects": 0, "shadowHits": 0,
-            "shadowMisses": 0, "leftOut": false})
+            "shadowMisses": 0, "recentHits": 1.0, "recentMisses": 0.0, "leftOut": false})
     );
     let engine = Engine::new(quiet(), NullStore::boxed(), CachingProbe::default());
     let mut bare = Dispatcher::new(engine, LedgerLog::new());

@@ -86,7 +86,7 @@ fn check_and_migrate_a_healthy_store_and_refuse_a_foreign_file() {
     let migrate = env.ok(&["migrate", "--store", &store], b"");
     assert_eq!(
         migrate,
-        format!("store {store}: schema v4 is current; nothing to do\n")
+        format!("store {store}: schema v5 is current; nothing to do\n")
     );
     let foreign = env.store("foreign.redb");
     std::fs::write(&foreign, "plain text, not a database").expect("write");
@@ -265,7 +265,7 @@ fn migrate_upgrades_the_v1_fixture_keeping_every_history_entry() {
     let store = store.display().to_string();
     let migrate = env.ok(&["migrate", "--store", &store], b"");
     assert!(
-        migrate.contains("v1") && migrate.contains("v4"),
+        migrate.contains("v1") && migrate.contains("v5"),
         "{migrate}"
     );
     let history: serde_json::Value =
@@ -287,5 +287,10 @@ fn migrate_upgrades_the_v1_fixture_keeping_every_history_entry() {
     for row in rates.as_array().expect("rows") {
         assert_eq!(row["shadowHits"], 0, "{row}");
         assert!(row["evidence"].as_f64().is_some(), "{row}");
+        // v1 learned accepts and rejects only: the recent evidence is theirs, each weighing
+        // at most one.
+        let recent = row["recentHits"].as_f64().expect("recentHits");
+        assert!(recent <= row["accepts"].as_f64().expect("accepts"), "{row}");
+        assert!(row["recentMisses"].as_f64().is_some(), "{row}");
     }
 }

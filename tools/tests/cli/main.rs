@@ -2,6 +2,7 @@
 //! temporary HOME and store.
 
 mod backtest;
+mod backtest_history;
 mod bootstrap;
 mod commands;
 mod common;
@@ -14,6 +15,10 @@ mod hooks;
 #[cfg(unix)]
 mod hostile;
 mod init;
+#[cfg(unix)]
+mod installer;
+#[cfg(unix)]
+mod plugins;
 mod protocol;
 mod readonly;
 mod replay;
