@@ -261,7 +261,7 @@ pub fn evaluate(
         let family_row = rows.get(&RateKey::family(&d.workspace, &d.family));
         let learned = setting.rate_model == RateModel::Evidence
             && family_row.is_some_and(|r| r.observations() > 0);
-        let pack_kappa = measure::kappa(&rescored[..rescored.len().min(setting.max_companions)]);
+        let pack_kappa = measure::pack_kappa(&rescored, &setting.weights, setting.max_companions);
         let prompted = pack_kappa >= setting.threshold;
         let family_followed =
             family_row.map_or(pack_kappa, |r| measure::family_follow(r, pack_kappa));

@@ -206,7 +206,7 @@ pub fn decide(
     };
     // The PoC's kappa over the companions it would name, before evidence weighs or leaves any
     // out: the pack's own confidence in this note.
-    let pack_kappa = measure::kappa(&rows[..rows.len().min(config.max_companions)]);
+    let pack_kappa = measure::pack_kappa(&rows, &settings.weights, config.max_companions);
     let family_followed = rates
         .family_row()
         .map_or(pack_kappa, |row| measure::family_follow(&row, pack_kappa));

@@ -88,6 +88,24 @@ pub fn family_follow(row: &RateRow, pack_kappa: f64) -> f64 {
         / (3.0 + prior + row.recent_hits + row.recent_misses)
 }
 
+/// The pack's own confidence in a note over `rows`: the PoC's kappa with every rate neutral
+/// (what the engine would show on a fresh store), over the `max` companions the PoC would
+/// rank first.
+pub fn pack_kappa(rows: &[CompanionRow], weights: &Table, max: usize) -> f64 {
+    let mut scores: Vec<f64> = rows
+        .iter()
+        .map(|r| {
+            let mut values = r.values;
+            values.set(Heuristic::History, NEUTRAL);
+            values.set(Heuristic::Accept, NEUTRAL);
+            weights.dot(&values)
+        })
+        .collect();
+    scores.sort_by(|a, b| b.total_cmp(a));
+    let sum: f64 = scores.iter().take(max).sum();
+    1.0 / (1.0 + (-(sum - 0.6)).exp())
+}
+
 /// The probability that a note naming `rows` is followed (at least one of them touched in its
 /// window), from each companion's learned rate (its `history` value) and `family`, how often
 /// the family's notes (and any companion its silences watched) were followed
