@@ -3,10 +3,10 @@
 
 use crate::agent::{AgentState, Window};
 use crate::compiled::{CompanionForm, CompiledFamily};
-use crate::judge::{Effects, Located, Record, Settings};
 use crate::ledger::{self, Abstain};
 use crate::lines::Ledger;
 use crate::matcher::CompanionMatcher;
+use crate::pipeline::{Effects, Located, Record, Settings};
 use crate::scene::Filtered;
 use docsuggest_schema::{CompanionRow, Decision, Outcome, RateModel, SilenceReason};
 use std::path::PathBuf;

@@ -9,9 +9,9 @@
 //! companion.
 
 use crate::agent::{AgentState, CallUnder, Window};
-use crate::judge::Located;
 use crate::ledger;
 use crate::lines::Ledger;
+use crate::pipeline::Located;
 use docsuggest_schema::{Config, Outcome, RateEvent, RateKey, RateMove, Resolution};
 
 /// Step 4: follows the agent's open window and shadow windows with an in-workspace call.

@@ -1,85 +1,21 @@
-//! The judge pipeline's pure steps (SPEC §2): it reads rates through a snapshot and what the
-//! disk says from the call's [`Scene`], mutates only the agent's state, and returns the writes
-//! it intends.
+//! The judge pipeline's pure steps (docs/BEHAVIOUR.md): it reads rates through a snapshot and
+//! what the disk says from the call's scene, mutates only the agent's state, and returns the
+//! writes it intends.
 
-use crate::agent::{AgentState, Window};
-use crate::compiled::Detection;
+use crate::agent::AgentState;
+use crate::compiled::{CompiledFamily, Detection};
 use crate::decision::{Shape, Subject, decision, push_decided, silence};
 use crate::ledger::{self, Abstain, Suppress};
 use crate::lines::Ledger;
-use crate::locate::Workspace;
 use crate::measure::{self, Rates};
 use crate::note::{self, Gauge, Note};
-use crate::paths::relative_to;
-use crate::scene::Scene;
+pub use crate::pipeline::{Effects, Located, Record, Settings};
 
 pub use crate::follow::{abandon, close_with_evidence, cut_short, follow, soft_reject};
 use docsuggest_schema::rate::NEUTRAL;
 use docsuggest_schema::{
-    CompanionRow, Config, Decision, DecisionStore, RateKey, RateModel, RateRow, RateSnapshot,
-    Resolution, SilenceReason, Table,
+    CompanionRow, Config, RateKey, RateModel, RateRow, RateSnapshot, SilenceReason,
 };
-use std::path::Path;
-
-/// A call resolved to a path inside a workspace.
-#[derive(Clone, Copy, Debug)]
-pub struct Located<'a> {
-    /// The resolved, normalised call path (may hold a pattern).
-    pub path: &'a Path,
-    /// The path relative to the workspace root.
-    pub rel: &'a str,
-    /// The workspace.
-    pub workspace: &'a Workspace,
-    /// What the disk says about the path: its family and which companions exist.
-    pub scene: &'a Scene,
-}
-
-impl<'a> Located<'a> {
-    /// The located call of a scene, if its path lies in a workspace.
-    pub fn of(scene: &'a Scene) -> Option<Located<'a>> {
-        let workspace = scene.workspace.as_ref()?;
-        Some(Located {
-            path: &scene.path,
-            rel: &scene.rel,
-            workspace,
-            scene,
-        })
-    }
-}
-
-/// What the engine must write for one call, in order.
-#[derive(Debug, Default)]
-pub struct Effects {
-    /// Windows closed by this call.
-    pub resolutions: Vec<Resolution>,
-    /// A decision to record.
-    pub record: Option<Record>,
-}
-
-/// A decision to record pending, and the window that opens once the store has numbered it:
-/// a note's window, or a silence's observe-only shadow window.
-#[derive(Debug)]
-pub struct Record {
-    /// The decision.
-    pub decision: Decision,
-    /// Its window.
-    pub window: Window,
-}
-
-/// Everything one call is judged with besides the agent's state.
-pub struct Settings<'a> {
-    /// The config in force.
-    pub config: &'a Config,
-    /// Its effective weights.
-    pub weights: Table,
-    /// The same weights as the `decided` line writes them (written once per config).
-    pub weights_text: &'a str,
-    /// The store: the call opens one snapshot of it, and only once it has companions to
-    /// measure (a call that stops earlier reads nothing).
-    pub store: &'a (dyn DecisionStore + Send),
-    /// The agent that made the call.
-    pub agent: &'a str,
-}
 
 /// The learned rates of one family, read through one snapshot (neutral when not learning).
 struct SnapshotRates<'a> {
@@ -130,113 +66,104 @@ impl Rates for SnapshotRates<'_> {
     }
 }
 
-/// Steps 6–12 for a located call: detect, filter, measure, gate, suppress, emit.
-pub fn decide(
-    settings: &Settings<'_>,
-    state: &mut AgentState,
-    located: &Located<'_>,
-    ledger: &mut Ledger,
-    effects: &mut Effects,
-) -> Option<Note> {
-    let config = settings.config;
+/// How a note is gauged: the PoC's kappa until the family has evidence, then (evidence model)
+/// the probability that the note is followed, against the bar its kind of note must meet.
+struct Gauging {
+    gauge: Gauge,
+    /// How often the family's notes are followed ([`measure::family_follow`]).
+    family_followed: f64,
+    /// The bar: the pack's (or config's) threshold on kappa, or the follow threshold of a note
+    /// the PoC's gate would make, or would not.
+    gate: f64,
+}
+
+impl Gauging {
+    fn new(
+        rows: &[CompanionRow],
+        rates: &SnapshotRates<'_>,
+        settings: &Settings<'_>,
+        family: &CompiledFamily,
+    ) -> Gauging {
+        let config = settings.config;
+        let evidence = config.learn && config.rate_model == RateModel::Evidence;
+        let gauge = if evidence && rates.family_observed() {
+            Gauge::Followed
+        } else {
+            Gauge::Kappa
+        };
+        let pack_kappa = measure::pack_kappa(rows, &settings.weights, config.max_companions);
+        let family_followed = rates
+            .family_row()
+            .map_or(pack_kappa, |row| measure::family_follow(&row, pack_kappa));
+        let pack_gate = family.threshold.unwrap_or(config.threshold);
+        let gate = match gauge {
+            Gauge::Kappa => pack_gate,
+            Gauge::Followed if pack_kappa >= pack_gate => config.follow_threshold,
+            Gauge::Followed => config.unprompted_threshold,
+        };
+        Gauging {
+            gauge,
+            family_followed,
+            gate,
+        }
+    }
+
+    /// The confidence of a note naming `rows`.
+    fn confidence(&self, rows: &[CompanionRow]) -> f64 {
+        match self.gauge {
+            Gauge::Kappa => measure::kappa(rows),
+            Gauge::Followed => measure::follow_probability(rows, self.family_followed),
+        }
+    }
+}
+
+/// Step 6, detect: the call's family, or the abstention that ends it.
+fn detect<'p>(located: &'p Located<'_>, ledger: &mut Ledger) -> Option<&'p CompiledFamily> {
     let pack = &located.workspace.pack;
-    let family = match located.scene.detection {
+    match located.scene.detection {
         Detection::NoSignal => {
             ledger.push(ledger::abstained(Abstain::NoSignal, None, 0.0));
-            return None;
+            None
         }
         Detection::Ambiguous(f) => {
             let name = &pack.families[f].name;
             ledger.push(ledger::abstained(Abstain::AmbiguousTarget, Some(name), 0.0));
-            return None;
+            None
         }
-        Detection::Family(f) => &pack.families[f],
-    };
-    let name = family.name.as_str();
-    let filtered = located.scene.filtered.as_ref()?;
-    let subject = Subject {
-        located,
-        family,
-        bases: &filtered.bases,
-        filtered,
-    };
-    let existing = &filtered.existing;
-    if existing.is_empty() {
-        ledger.push(ledger::abstained(Abstain::NoCompanions, Some(name), 0.0));
-        return None;
+        Detection::Family(f) => Some(&pack.families[f]),
     }
+}
+
+/// Step 7, filter: the existing companions the agent has not touched yet this turn (all of
+/// them when every one was touched: the caller records that as an `already-touched` silence).
+fn untouched(subject: &Subject<'_>, state: &AgentState) -> Vec<usize> {
     let touched = state.touched_under(subject.bases);
-    let untouched: Vec<usize> = existing
+    subject
+        .filtered
+        .existing
         .iter()
         .copied()
-        .filter(|&i| !touched.iter().any(|rel| filtered.names(family, i, rel)))
-        .collect();
-    let snapshot = if config.learn {
-        settings
-            .store
-            .snapshot()
-            .map_err(|e| tracing::error!(error = %e, "snapshot failed; using neutral rates"))
-            .ok()
-    } else {
-        None
-    };
-    let rates = SnapshotRates {
-        snapshot: snapshot.as_deref(),
-        config,
-        key: std::cell::RefCell::new(RateKey::family(&located.workspace.key, name)),
-        family: std::cell::OnceCell::new(),
-    };
-    let candidates = if untouched.is_empty() {
-        existing
-    } else {
-        &untouched
-    };
-    let mut rows = measure::rank(
-        candidates.iter().map(|&i| &family.companions[i]),
-        &rates,
-        &settings.weights,
-    );
+        .filter(|&i| {
+            !touched
+                .iter()
+                .any(|rel| subject.filtered.names(subject.family, i, rel))
+        })
+        .collect()
+}
+
+/// Step 9, choose: what the note may name and what its window only watches — under the
+/// evidence model the rows weighed by their rates and the rarely followed left out — cut to
+/// `maxCompanions` and to what fits the note. `None` when not even one companion line fits.
+fn choose(
+    subject: &Subject<'_>,
+    mut rows: Vec<CompanionRow>,
+    gauge: Gauge,
+    config: &Config,
+    ledger: &mut Ledger,
+) -> Option<(Vec<CompanionRow>, Vec<CompanionRow>)> {
+    let name = subject.family.name.as_str();
     let evidence = config.learn && config.rate_model == RateModel::Evidence;
-    // The evidence model gates on the probability that the note is followed once the family
-    // has evidence; until then (and under every other setting) on the PoC's kappa.
-    let gauge = if evidence && rates.family_observed() {
-        Gauge::Followed
-    } else {
-        Gauge::Kappa
-    };
-    // The PoC's kappa over the companions it would name, before evidence weighs or leaves any
-    // out: the pack's own confidence in this note.
-    let pack_kappa = measure::pack_kappa(&rows, &settings.weights, config.max_companions);
-    let family_followed = rates
-        .family_row()
-        .map_or(pack_kappa, |row| measure::family_follow(&row, pack_kappa));
-    let measure = |rows: &[CompanionRow]| match gauge {
-        Gauge::Kappa => measure::kappa(rows),
-        Gauge::Followed => measure::follow_probability(rows, family_followed),
-    };
-    if untouched.is_empty() {
-        rows.truncate(config.max_companions);
-        let confidence = measure(&rows);
-        let shape = Shape {
-            rows,
-            watched: Vec::new(),
-            kappa: confidence,
-        };
-        silence(
-            settings,
-            state,
-            &subject,
-            shape,
-            SilenceReason::AlreadyTouched,
-            ledger,
-            effects,
-        );
-        return None;
-    }
     let mut watched = Vec::new();
-    // Whether the PoC's gate would make this note sets how likely followed it must be.
-    let pack_gate = family.threshold.unwrap_or(config.threshold);
-    let prompted = gauge == Gauge::Followed && pack_kappa >= pack_gate;
     if evidence {
         measure::weigh_evidence(&mut rows, config.evidence_exponent);
         let (kept, left) = measure::prune(rows, config.prune_below);
@@ -261,17 +188,115 @@ pub fn decide(
     } else {
         rows.truncate(fit);
     }
-    let gate = match gauge {
-        Gauge::Kappa => pack_gate,
-        Gauge::Followed if prompted => config.follow_threshold,
-        Gauge::Followed => config.unprompted_threshold,
+    Some((rows, watched))
+}
+
+/// Step 11, suppress: a note that passed the gate but is due no emission now.
+fn suppression(
+    state: &AgentState,
+    config: &Config,
+    name: &str,
+    named: &[&str],
+    cooling: bool,
+) -> Option<Suppress> {
+    if cooling {
+        Some(Suppress::Cooldown)
+    } else if state.emitted.contains(name, named) {
+        Some(Suppress::Dedupe)
+    } else if state.notes >= config.max_notes_per_turn {
+        Some(Suppress::Cap)
+    } else {
+        None
+    }
+}
+
+/// Steps 6–12 for a located call: detect, filter, measure, choose, gate, suppress, emit.
+pub fn decide(
+    settings: &Settings<'_>,
+    state: &mut AgentState,
+    located: &Located<'_>,
+    ledger: &mut Ledger,
+    effects: &mut Effects,
+) -> Option<Note> {
+    let config = settings.config;
+    let family = detect(located, ledger)?;
+    let name = family.name.as_str();
+    let filtered = located.scene.filtered.as_ref()?;
+    let subject = Subject {
+        located,
+        family,
+        bases: &filtered.bases,
+        filtered,
     };
-    let mut confidence = measure(&rows);
+    if filtered.existing.is_empty() {
+        ledger.push(ledger::abstained(Abstain::NoCompanions, Some(name), 0.0));
+        return None;
+    }
+    let untouched = untouched(&subject, state);
+    // Step 8, measure: rates through one snapshot, then ranked scores.
+    let snapshot = if config.learn {
+        settings
+            .store
+            .snapshot()
+            .map_err(|e| tracing::error!(error = %e, "snapshot failed; using neutral rates"))
+            .ok()
+    } else {
+        None
+    };
+    let rates = SnapshotRates {
+        snapshot: snapshot.as_deref(),
+        config,
+        key: std::cell::RefCell::new(RateKey::family(&located.workspace.key, name)),
+        family: std::cell::OnceCell::new(),
+    };
+    let candidates = if untouched.is_empty() {
+        &filtered.existing
+    } else {
+        &untouched
+    };
+    let mut rows = measure::rank(
+        candidates.iter().map(|&i| &family.companions[i]),
+        &rates,
+        &settings.weights,
+    );
+    let gauging = Gauging::new(&rows, &rates, settings, family);
+    let silent = |rows,
+                  watched,
+                  confidence,
+                  reason,
+                  state: &AgentState,
+                  ledger: &mut Ledger,
+                  effects: &mut Effects| {
+        let shape = Shape {
+            rows,
+            watched,
+            kappa: confidence,
+        };
+        silence(settings, state, &subject, shape, reason, ledger, effects);
+    };
+    if untouched.is_empty() {
+        rows.truncate(config.max_companions);
+        let confidence = gauging.confidence(&rows);
+        silent(
+            rows,
+            Vec::new(),
+            confidence,
+            SilenceReason::AlreadyTouched,
+            state,
+            ledger,
+            effects,
+        );
+        return None;
+    }
+    let (mut rows, mut watched) = choose(&subject, rows, gauging.gauge, config, ledger)?;
+    // Step 10, gate.
+    let evidence = config.learn && config.rate_model == RateModel::Evidence;
+    let mut confidence = gauging.confidence(&rows);
     let cooling = state
         .last_noted
         .get(name)
         .is_some_and(|&at| state.calls - at <= u64::from(config.cooldown_calls));
-    if evidence && !rows.is_empty() && confidence >= gate && !cooling {
+    if evidence && !rows.is_empty() && confidence >= gauging.gate && !cooling {
         // What an open note of this agent already names is not named again: a note left with
         // nothing new is a repeat, one left with less is gated on what it still names.
         let (repeated, fresh): (Vec<CompanionRow>, Vec<CompanionRow>) =
@@ -285,39 +310,26 @@ pub fn decide(
         }
         rows = fresh;
         watched.extend(repeated);
-        confidence = measure(&rows);
+        confidence = gauging.confidence(&rows);
     }
-    if rows.is_empty() || confidence < gate {
-        let shape = Shape {
+    if rows.is_empty() || confidence < gauging.gate {
+        silent(
             rows,
             watched,
-            kappa: confidence,
-        };
-        silence(
-            settings,
-            state,
-            &subject,
-            shape,
+            confidence,
             SilenceReason::LowConfidence,
+            state,
             ledger,
             effects,
         );
         return None;
     }
     let name_refs: Vec<&str> = rows.iter().map(|r| subject.shown(&r.path)).collect();
-    let suppression = if cooling {
-        Some(Suppress::Cooldown)
-    } else if state.emitted.contains(name, &name_refs) {
-        Some(Suppress::Dedupe)
-    } else if state.notes >= config.max_notes_per_turn {
-        Some(Suppress::Cap)
-    } else {
-        None
-    };
-    if let Some(kind) = suppression {
+    if let Some(kind) = suppression(state, config, name, &name_refs, cooling) {
         ledger.push(ledger::suppressed(kind, name, confidence));
         return None;
     }
+    // Step 12, emit.
     state.last_noted.insert(name.to_string(), state.calls);
     state.emitted.insert(name, &name_refs);
     state.notes += 1;
@@ -330,7 +342,7 @@ pub fn decide(
     }
     ledger.push(ledger::suggest(name, confidence, &name_refs));
     push_decided(settings, &subject, confidence, &rows, ledger);
-    let note = note::compose(name, gauge, confidence, &name_refs);
+    let note = note::compose(name, gauging.gauge, confidence, &name_refs);
     if config.learn {
         let shape = Shape {
             rows,
@@ -342,9 +354,4 @@ pub fn decide(
         effects.record = Some(Record { decision, window });
     }
     Some(note)
-}
-
-/// The workspace-relative target of a located call.
-pub fn relative_target(path: &Path, root: &Path) -> String {
-    relative_to(path, root).unwrap_or_default().to_string()
 }

@@ -45,6 +45,7 @@ pub mod measure;
 pub mod mined;
 pub mod note;
 pub mod paths;
+mod pipeline;
 pub mod probe;
 pub mod probe_cache;
 mod probe_watch;

@@ -5,6 +5,7 @@
 //! nothing, so the previous config stays in force.
 
 use crate::heuristic::{Heuristic, Table};
+pub use crate::rate::RateModel;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::fmt;
@@ -17,23 +18,6 @@ pub enum Durability {
     Immediate,
     /// Commits without fsync, plus an fsynced commit at least every `flushIntervalMs`.
     Group,
-}
-
-/// How a learned rate is read from its row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RateModel {
-    /// The PoC rule: start at 1/3, `+acceptBonus` / `−rejectPenalty`, clamped to 0..1.
-    Step,
-    /// The posterior mean of Beta(1,2) updated by accepts and rejects.
-    Beta,
-    /// Per-companion evidence (the default): the posterior mean of Beta(1,2) over every
-    /// observation of the companion — accepts and rejects of notes that named it, and the
-    /// shadow hits and misses of windows that watched it unnamed. A companion whose rate
-    /// falls under `pruneBelow` is left out of the note, and each named companion's score is
-    /// scaled by `(rate / (1/3))^evidenceExponent` (2 by default: one companion followed half the time carries a note alone), so kappa follows the evidence of the
-    /// companions that stay. With no evidence every rate is 1/3 and the note is the PoC's.
-    Evidence,
 }
 
 /// The validated config. Field names are camelCase in files and patches.

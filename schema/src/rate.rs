@@ -1,10 +1,10 @@
-//! Rate rows, rate moves, and the fold that defines live rates from history.
+//! Rate rows, rate moves, the models that read a rate from a row, and the fold that defines
+//! live rates from history.
 //!
 //! A row keeps both the step-rule value and the accept/reject counts, so every rate model
 //! reads the same rows and the central invariant `live == fold(base, history)` does not
 //! depend on the model.
 
-use crate::config::RateModel;
 use serde::{Deserialize, Serialize};
 
 /// The neutral rate every row starts from.
@@ -20,6 +20,24 @@ pub const HALF_LIFE: f64 = 20.0;
 /// What one observation's weight is multiplied by when a newer one of the same row arrives:
 /// `0.5^(1/HALF_LIFE)`, written out so that every platform folds the same bits.
 pub const FORGET: f64 = 0.9659363289248456;
+
+/// How a learned rate is read from its row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RateModel {
+    /// The PoC rule: start at 1/3, `+acceptBonus` / `−rejectPenalty`, clamped to 0..1.
+    Step,
+    /// The posterior mean of Beta(1,2) updated by accepts and rejects.
+    Beta,
+    /// Per-companion evidence (the default): the posterior mean of Beta(1,2) over every
+    /// observation of the companion — accepts and rejects of notes that named it, and the
+    /// shadow hits and misses of windows that watched it unnamed — each weighed by its age.
+    /// A companion whose rate falls under `pruneBelow` is left out of the note, each named
+    /// companion's score is scaled by `(rate / (1/3))^evidenceExponent`, and once the family
+    /// has evidence the gate reads the probability that the note is followed. With no
+    /// evidence every rate is 1/3 and the note is the PoC's.
+    Evidence,
+}
 
 /// A learned rate's key: a workspace's family row (`companion` empty) or companion row.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
