@@ -190,6 +190,18 @@ pub fn step_rule(step: f64, delta: f64) -> f64 {
     (step + delta).clamp(0.0, 1.0)
 }
 
+/// Whether two rows are the same bit for bit (`==` on `f64` would equate `0.0` and `-0.0`):
+/// what `live == fold(base, history)` means.
+pub fn same_bits(a: &RateRow, b: &RateRow) -> bool {
+    a.step.to_bits() == b.step.to_bits()
+        && a.accepts == b.accepts
+        && a.rejects == b.rejects
+        && a.shadow_hits == b.shadow_hits
+        && a.shadow_misses == b.shadow_misses
+        && a.recent_hits.to_bits() == b.recent_hits.to_bits()
+        && a.recent_misses.to_bits() == b.recent_misses.to_bits()
+}
+
 /// `fold(base, moves)`: the row that results from replaying `moves` in order over `base`.
 pub fn fold<'a>(base: Option<RateRow>, moves: impl IntoIterator<Item = &'a RateMove>) -> RateRow {
     moves

@@ -31,16 +31,7 @@ impl FoldReport {
     }
 }
 
-/// Whether two rows are the same bit for bit (`==` on `f64` would equate `0.0` and `-0.0`).
-pub fn same_bits(a: &RateRow, b: &RateRow) -> bool {
-    a.step.to_bits() == b.step.to_bits()
-        && a.accepts == b.accepts
-        && a.rejects == b.rejects
-        && a.shadow_hits == b.shadow_hits
-        && a.shadow_misses == b.shadow_misses
-        && a.recent_hits.to_bits() == b.recent_hits.to_bits()
-        && a.recent_misses.to_bits() == b.recent_misses.to_bits()
-}
+pub use docsuggest_schema::rate::same_bits;
 
 /// Every row replayed from base and history: `fold(base, moves)` for each key that has a base
 /// row or a move in history, in key order.

@@ -10,7 +10,7 @@
 //! step value, the counts and the recent evidence, and neither the step rule nor the recent
 //! evidence commutes.
 
-use crate::fold::same_bits;
+use docsuggest_schema::rate::same_bits;
 use docsuggest_schema::{HistoryEntry, RateKey, RateModel, RateRow, StoreContents, StoreError};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::AtomicU64;
