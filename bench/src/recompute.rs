@@ -150,7 +150,7 @@ impl KeySpace {
             event,
             step,
         };
-        let resolution = if (r >> 56) % 3 == 0 {
+        let resolution = if (r >> 56).is_multiple_of(3) {
             // An accept: the opened companion (usually the head) and the family move up.
             let opened = ranked[((r >> 58) % 2) as usize];
             Resolution {

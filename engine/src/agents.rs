@@ -40,6 +40,11 @@ impl Agents {
     }
 
     /// The agent's state, if it is known (not marked as seen).
+    pub(crate) fn get(&self, agent: &str) -> Option<&AgentState> {
+        self.slots.get(agent).map(|s| &s.state)
+    }
+
+    /// The agent's state, if it is known (not marked as seen), to change.
     pub(crate) fn get_mut(&mut self, agent: &str) -> Option<&mut AgentState> {
         self.slots.get_mut(agent).map(|s| &mut s.state)
     }

@@ -2,13 +2,14 @@
 
 use crate::agent::{AgentState, MAX_EVIDENCE_WINDOWS, MAX_SHADOWS, Window};
 use crate::agents::Agents;
-use crate::judge::{self, Effects, Located, Record, Settings};
+use crate::judge;
 use crate::ledger::{self, Abstain};
 use crate::lines::Ledger;
 use crate::locate::{PackCache, Workspace};
 use crate::mined::{MinedPacks, PackMiner, Resolved};
 use crate::note::Note;
 use crate::paths::{self, CallError};
+use crate::pipeline::{Effects, Located, Record, Settings};
 use crate::probe::{FileProbe, OsProbe};
 use crate::scene::{Scene, Scenes};
 use crate::stats::Stats;
@@ -41,6 +42,13 @@ pub struct Verdict {
     pub ledger: Ledger,
     /// Problems a person should fix that did not stop the call (a malformed repo pack).
     pub warnings: Vec<String>,
+}
+
+/// Whether a call is judged ([`Engine::judge`]) or only looked at ([`Engine::peek`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Judge,
+    Peek,
 }
 
 /// A store boxed for the engine; any [`DecisionStore`] that can move between threads.
@@ -134,11 +142,26 @@ impl<P: FileProbe> Engine<P> {
 
     /// Judges one call.
     pub fn judge(&mut self, call: &Call) -> Result<Verdict, CallError> {
+        self.judge_as(call, Mode::Judge)
+    }
+
+    /// Judges `call` as the agent's next call would be judged, without making it: the same
+    /// scene, pack, rates (one snapshot) and gates, on a copy of the agent's state (a fresh
+    /// one for an agent never seen), so its cooldown, dedupe and cap apply. Nothing is kept:
+    /// no decision is recorded, no window opens or closes, no stat counts, the agent is not
+    /// remembered and a store degradation is left for the next judged call to report. The
+    /// verdict's ledger is the lines the call would write. What a peek may still start is the
+    /// host's, not learning: zero-config mining of a work tree without a pack.
+    pub fn peek(&mut self, call: &Call) -> Result<Verdict, CallError> {
+        self.judge_as(call, Mode::Peek)
+    }
+
+    fn judge_as(&mut self, call: &Call, mode: Mode) -> Result<Verdict, CallError> {
         paths::check_field("agent", &call.agent)?;
         paths::check_field("tool", &call.tool)?;
         let mut path = std::mem::take(&mut self.path);
         let verdict = paths::resolve_into(&mut path, &call.path, call.cwd.as_deref())
-            .map(|()| self.judge_at(Path::new(&path), call));
+            .map(|()| self.judge_at(Path::new(&path), call, mode));
         self.path = path;
         verdict
     }
@@ -160,7 +183,7 @@ impl<P: FileProbe> Engine<P> {
         scene
     }
 
-    fn judge_at(&mut self, path: &Path, call: &Call) -> Verdict {
+    fn judge_at(&mut self, path: &Path, call: &Call, mode: Mode) -> Verdict {
         let mut verdict = Verdict::default();
         if !self.config.enabled || !self.config.tools.contains(&call.tool) {
             return verdict;
@@ -185,14 +208,23 @@ impl<P: FileProbe> Engine<P> {
             }
         }
         verdict.warnings.clone_from(&scene.warnings);
-        self.stats.judged += 1;
-        self.agents.seen(&call.agent);
-        // Past `maxAgents`, the agents seen longest ago are forgotten and their windows close
-        // as abandoned; the agent just seen is the newest, never among them.
-        let evicted = self.agents.evict_over(self.config.max_agents);
-        self.abandon(evicted);
-        let Some(state) = self.agents.get_mut(&call.agent) else {
-            return verdict;
+        let peek = mode == Mode::Peek;
+        // A peek works on a copy of the agent's state and keeps it nowhere.
+        let mut copy: AgentState;
+        let state = if peek {
+            copy = self.agents.get(&call.agent).cloned().unwrap_or_default();
+            &mut copy
+        } else {
+            self.stats.judged += 1;
+            self.agents.seen(&call.agent);
+            // Past `maxAgents`, the agents seen longest ago are forgotten and their windows
+            // close as abandoned; the agent just seen is the newest, never among them.
+            let evicted = self.agents.evict_over(self.config.max_agents);
+            self.abandon(evicted);
+            let Some(state) = self.agents.get_mut(&call.agent) else {
+                return verdict;
+            };
+            state
         };
         state.calls += 1;
         let located = match abstain {
@@ -202,7 +234,9 @@ impl<P: FileProbe> Engine<P> {
         let Some(located) = located else {
             let reason = abstain.unwrap_or(Abstain::ForeignWorkspace);
             let line = ledger::abstained(reason, None, 0.0);
-            self.stats.observe(&line);
+            if !peek {
+                self.stats.observe(&line);
+            }
             verdict.ledger.push(line);
             return verdict;
         };
@@ -213,8 +247,10 @@ impl<P: FileProbe> Engine<P> {
             Vec::new()
         };
         state.touch(located.path);
-        for resolution in resolutions {
-            resolve(self.store.as_mut(), resolution);
+        if !peek {
+            for resolution in resolutions {
+                resolve(self.store.as_mut(), resolution);
+            }
         }
         let mut effects = Effects::default();
         let settings = Settings {
@@ -231,6 +267,9 @@ impl<P: FileProbe> Engine<P> {
             &mut verdict.ledger,
             &mut effects,
         );
+        if peek {
+            return verdict;
+        }
         self.apply(&call.agent, effects);
         verdict.ledger.extend(self.degradation_line());
         for line in &verdict.ledger {

@@ -6,6 +6,7 @@
 
 use crate::heuristic::{Heuristic, Table};
 pub use crate::rate::RateModel;
+use crate::suggest;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::fmt;
@@ -159,8 +160,9 @@ impl fmt::Display for ConfigError {
             self.problems.len(),
             if self.problems.len() == 1 { "" } else { "s" }
         )?;
-        for p in &self.problems {
-            write!(f, " {}: {};", p.field, p.problem)?;
+        for (i, p) in self.problems.iter().enumerate() {
+            let sep = if i == 0 { "" } else { ";" };
+            write!(f, "{sep} {}: {}", p.field, p.problem)?;
         }
         Ok(())
     }
@@ -242,10 +244,47 @@ impl Config {
                 "followThreshold" => p.unit(value, &mut self.follow_threshold),
                 "unpromptedThreshold" => p.unit(value, &mut self.unprompted_threshold),
                 "zeroConfig" => p.boolean(value, &mut self.zero_config),
-                _ => p.problem("unknown field".into()),
+                _ => p.problem(suggest::unknown("unknown field", field, &FIELDS)),
             }
         }
     }
+}
+
+/// Every config field, as a file or patch writes it.
+pub const FIELDS: [&str; 28] = [
+    "log",
+    "logFile",
+    "enabled",
+    "threshold",
+    "tools",
+    "maxCompanions",
+    "maxNoteChars",
+    "cooldownCalls",
+    "maxNotesPerTurn",
+    "exclude",
+    "learn",
+    "learnWindow",
+    "heuristics",
+    "weights",
+    "storeLimit",
+    "maxAgents",
+    "storePath",
+    "durability",
+    "flushIntervalMs",
+    "ringCapacity",
+    "acceptBonus",
+    "rejectPenalty",
+    "rateModel",
+    "pruneBelow",
+    "evidenceExponent",
+    "followThreshold",
+    "unpromptedThreshold",
+    "zeroConfig",
+];
+
+/// The heuristics' names, as configs write them.
+fn heuristic_names() -> [&'static str; 6] {
+    Heuristic::ALL.map(Heuristic::name)
 }
 
 /// The JSON type of a value, as error messages name it ("a string", "an array", …).
@@ -372,8 +411,12 @@ impl Check<'_> {
                 Some((_, Some(h))) => enabled.push(h),
                 Some((s, None)) => self.problem_at(
                     at,
-                    format!(
-                        "unknown heuristic {s:?} (known: scope, graph, prior, literal, history, accept)"
+                    suggest::unknown(
+                        &format!(
+                            "unknown heuristic {s:?} (known: scope, graph, prior, literal, history, accept)"
+                        ),
+                        s,
+                        &heuristic_names(),
                     ),
                 ),
                 None => self.problem_at(at, format!("expected a string, found {}", kind_of(item))),
@@ -394,7 +437,10 @@ impl Check<'_> {
         for (name, w) in map {
             let at = format!("weights.{name}");
             let Some(h) = Heuristic::from_name(name) else {
-                self.problem_at(at, "unknown heuristic".into());
+                self.problem_at(
+                    at,
+                    suggest::unknown("unknown heuristic", name, &heuristic_names()),
+                );
                 continue;
             };
             match w.as_f64() {
@@ -531,11 +577,62 @@ mod tests {
     }
 
     #[test]
+    fn every_field_is_listed_for_suggestions() {
+        let value = serde_json::to_value(Config::default()).expect("serialises");
+        let mut written: Vec<&str> = value
+            .as_object()
+            .expect("an object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut listed = FIELDS.to_vec();
+        written.sort_unstable();
+        listed.sort_unstable();
+        assert_eq!(written, listed);
+        // Each is a field the patch knows (null is a wrong type, never an unknown field).
+        for field in FIELDS {
+            let got = problems(json!({ field: null }));
+            assert!(
+                !got.iter().any(|p| p.contains("unknown field")),
+                "{field}: {got:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_misspelt_name_gets_a_suggestion() {
+        let got = problems(json!({
+            "durabilty": "group",
+            "storepath": "x",
+            "weights": {"scop": 0.1},
+            "heuristics": ["literl"],
+            "colour": 1,
+        }));
+        assert_eq!(
+            got,
+            vec![
+                "colour: unknown field",
+                "durabilty: unknown field (did you mean `durability`?)",
+                "heuristics[0]: unknown heuristic \"literl\" (known: scope, graph, prior, literal, history, accept) (did you mean `literal`?)",
+                "storepath: unknown field (did you mean `storePath`?)",
+                "weights.scop: unknown heuristic (did you mean `scope`?)",
+            ]
+        );
+    }
+
+    #[test]
     fn error_display_names_source_and_fields() {
         let err = Config::from_json_str(r#"{"learn": 1}"#, "cfg.json").expect_err("bad type");
         assert_eq!(
             err.to_string(),
-            "invalid config in cfg.json (1 problem): learn: expected a boolean, found a number;"
+            "invalid config in cfg.json (1 problem): learn: expected a boolean, found a number"
+        );
+        let err = Config::from_json_str(r#"{"learn": 1, "tools": 2}"#, "cfg.json")
+            .expect_err("bad types");
+        assert_eq!(
+            err.to_string(),
+            "invalid config in cfg.json (2 problems): learn: expected a boolean, found a number; \
+             tools: expected an array of strings, found a number"
         );
         let err = Config::from_json_str("{", "cfg.json").expect_err("bad json");
         assert!(

@@ -26,6 +26,7 @@ pub mod heuristic;
 pub mod pack;
 pub mod rate;
 pub mod store;
+pub mod suggest;
 
 pub use config::{Config, ConfigError, Durability, RateModel};
 pub use decision::{

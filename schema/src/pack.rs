@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
 
+mod fields;
+
 /// Where a workspace's own pack lives, relative to its root.
 pub const REPO_PACK_PATH: &str = ".dsh/doc-pack.json";
 
@@ -183,16 +185,20 @@ impl Pack {
             file: file.into(),
             problems,
         };
-        let value: Value =
+        let mut value: Value =
             serde_json::from_str(text).map_err(|e| fail(vec![format!("not valid JSON: {e}")]))?;
-        let pack: Pack = serde_json::from_value(normalise(value))
-            .map_err(|e| fail(vec![format!("wrong shape: {e}")]))?;
-        let problems = pack.problems();
-        if problems.is_empty() {
-            Ok(pack)
-        } else {
-            Err(fail(problems))
+        // Every unknown field is named, then the rest is checked as if they were not there.
+        let mut problems = fields::take_unknown(&mut value);
+        match serde_json::from_value::<Pack>(normalise(value)) {
+            Ok(pack) => {
+                problems.extend(pack.problems());
+                if problems.is_empty() {
+                    return Ok(pack);
+                }
+            }
+            Err(e) => problems.push(format!("wrong shape: {e}")),
         }
+        Err(fail(problems))
     }
 
     /// Every structural problem of this pack (globs are checked where they are compiled).
@@ -500,6 +506,55 @@ mod tests {
             err.to_string()
                 .starts_with("invalid pack p.json: not valid JSON: recursion limit exceeded"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn every_unknown_field_is_named_with_the_rest() {
+        let text = r#"{"signatur": ["A"], "families": [
+            {"name": "A", "rule": ["a/*.md"], "rules": ["a/*.md"], "companions": [
+                {"path": "B", "prior": 1, "weight": 2}]},
+            {"name": "B", "rules": ["b/*.md"], "threshold": 3, "companions": []}],
+            "colour": 1}"#;
+        let err = Pack::from_json_str(text, "p.json").expect_err("invalid");
+        assert_eq!(
+            err.problems,
+            [
+                "colour: unknown field",
+                "signatur: unknown field (did you mean `signature`?)",
+                "families[0].rule: unknown field (did you mean `rules`?)",
+                "families[0].companions[0].weight: unknown field",
+                "families[1].threshold: 3 is outside 0..1",
+            ]
+        );
+        // A shape error after the unknown fields is named too.
+        let err = Pack::from_json_str(r#"{"families": 3, "famlies": []}"#, "p.json")
+            .expect_err("invalid");
+        assert_eq!(err.problems.len(), 2, "{err}");
+        assert!(err.problems[0].starts_with("famlies: unknown field (did you mean `families`?)"));
+        assert!(err.problems[1].starts_with("wrong shape:"), "{err}");
+    }
+
+    #[test]
+    fn the_known_fields_are_the_format_s() {
+        let mut pack = Pack::builtin();
+        pack.families[0].threshold = Some(0.5);
+        let value = serde_json::to_value(&pack).expect("serialises");
+        let keys = |v: &Value| -> Vec<String> {
+            let mut k: Vec<String> = v.as_object().expect("object").keys().cloned().collect();
+            k.sort();
+            k
+        };
+        let sorted = |names: &[&str]| -> Vec<String> {
+            let mut k: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+            k.sort();
+            k
+        };
+        assert_eq!(keys(&value), sorted(&fields::PACK));
+        assert_eq!(keys(&value["families"][0]), sorted(&fields::FAMILY));
+        assert_eq!(
+            keys(&value["families"][0]["companions"][0]),
+            sorted(&fields::COMPANION)
         );
     }
 

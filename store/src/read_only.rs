@@ -13,6 +13,12 @@
 //! redb refuses a read-only open of a file that was not closed cleanly (a process holding it
 //! died), because opening it needs a repair. Inspection then reads a private copy, repaired
 //! and verified, and says so; the file itself stays as it is until its next writer repairs it.
+//!
+//! redb also refuses a read-only open while a writer holds the file (a `docsuggest serve` or
+//! the socket daemon, which keeps it for up to 30 idle minutes).
+//! [`ReadOnlyStore::open_beside_writer`] then reads a private copy taken while the file stood
+//! still ([`held`]), which is the file a kill of the writer at that moment would have left:
+//! repaired and verified the same way, it holds the writer's last durable commit.
 
 use crate::errors::{DAMAGED_ADVICE, RedbFailure, ResultExt, catch_damage};
 use crate::fold::check_fold;
@@ -33,6 +39,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+mod held;
+
 /// What the verification says it is doing, in errors.
 const VERIFYING: &str = "verifying before reading";
 
@@ -41,15 +49,24 @@ pub struct ReadOnlyStore {
     db: ReadOnlyDatabase,
     path: PathBuf,
     label: Arc<str>,
-    /// The repaired private copy read instead of a file that was not closed cleanly.
-    copy: Option<PrivateCopy>,
+    /// The repaired private copy read instead of the file, and why.
+    copy: Option<(PrivateCopy, Copied)>,
+}
+
+/// Why a [`ReadOnlyStore`] reads a private copy instead of its file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Copied {
+    /// The file was not closed cleanly and no process holds it.
+    Unclean,
+    /// A writer holds the file.
+    Held,
 }
 
 impl std::fmt::Debug for ReadOnlyStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ReadOnlyStore")
             .field("path", &self.path)
-            .field("unclean", &self.copy.is_some())
+            .field("copy", &self.copy.as_ref().map(|(_, why)| why))
             .finish()
     }
 }
@@ -78,20 +95,46 @@ impl ReadOnlyStore {
             }
             Err(DatabaseError::RepairAborted) => {
                 let copy = PrivateCopy::of(path, &label)?;
-                // A writable open of the copy repairs it (as the file's next writer will);
-                // the repaired copy is verified, then read like the file.
-                let mut repaired = Builder::new()
-                    .open(&copy.path)
-                    .map_err(|e| refused(e, &label, "repairing a private copy"))?;
-                verify(&mut repaired, &label)?;
-                drop(repaired);
-                let db = Builder::new()
-                    .open_read_only(&copy.path)
-                    .at(&label, "opening a repaired private copy")?;
-                (db, Some(copy))
+                let db = open_copy(&copy, &label)?;
+                (db, Some((copy, Copied::Unclean)))
             }
             Err(e) => return Err(refused(e, &label, doing)),
         };
+        ReadOnlyStore::checked(db, path, label, copy)
+    }
+
+    /// Opens like [`Self::open`], and reads a file that another process holds for writing
+    /// (redb's lock refuses [`Self::open`] then) through a private copy instead: one taken
+    /// while the file stood still, repaired and verified as a file left by a killed writer
+    /// is, so it holds the writer's last durable commit ([`Self::was_held`]). A copy that
+    /// fails verification is taken again (the writer may have committed twice while it was
+    /// read) before the file is called damaged. The file is never written.
+    pub fn open_beside_writer(path: &Path) -> Result<ReadOnlyStore, StoreError> {
+        match ReadOnlyStore::open(path) {
+            Err(StoreError::Locked { .. }) => {}
+            other => return other,
+        }
+        let label: Arc<str> = path.display().to_string().into();
+        let mut attempt = 1;
+        loop {
+            let opened = catch_damage(&label, "reading a copy of a held file", || {
+                let copy = held::steady_copy(path, &label)?;
+                let db = open_copy(&copy, &label)?;
+                ReadOnlyStore::checked(db, path, label.clone(), Some((copy, Copied::Held)))
+            });
+            match opened {
+                Err(StoreError::Corrupt { .. }) if attempt < held::ATTEMPTS => attempt += 1,
+                other => return other,
+            }
+        }
+    }
+
+    fn checked(
+        db: ReadOnlyDatabase,
+        path: &Path,
+        label: Arc<str>,
+        copy: Option<(PrivateCopy, Copied)>,
+    ) -> Result<ReadOnlyStore, StoreError> {
         let store = ReadOnlyStore {
             db,
             path: path.to_path_buf(),
@@ -110,7 +153,13 @@ impl ReadOnlyStore {
     /// Whether the file was not closed cleanly, so what is read comes from a repaired private
     /// copy (the file itself is repaired by its next writer).
     pub fn was_unclean(&self) -> bool {
-        self.copy.is_some()
+        matches!(self.copy, Some((_, Copied::Unclean)))
+    }
+
+    /// Whether another process held the file for writing, so what is read comes from a copy
+    /// holding that writer's last durable commit ([`Self::open_beside_writer`]).
+    pub fn was_held(&self) -> bool {
+        matches!(self.copy, Some((_, Copied::Held)))
     }
 
     /// A snapshot of every table.
@@ -201,6 +250,19 @@ fn verify_image(path: &Path, label: &str) -> Result<(), StoreError> {
         .create_with_backend(image)
         .map_err(|e| refused(e, label, VERIFYING))?;
     verify(&mut db, label)
+}
+
+/// Repairs the private copy `copy` with a writable open (as the file's next writer would),
+/// verifies it, and opens it read-only.
+fn open_copy(copy: &PrivateCopy, label: &str) -> Result<ReadOnlyDatabase, StoreError> {
+    let mut repaired = Builder::new()
+        .open(&copy.path)
+        .map_err(|e| refused(e, label, "repairing a private copy"))?;
+    verify(&mut repaired, label)?;
+    drop(repaired);
+    Builder::new()
+        .open_read_only(&copy.path)
+        .at(label, "opening a repaired private copy")
 }
 
 /// redb's page check on an open database holding a copy of the store: a check that fails, or
@@ -425,6 +487,67 @@ impl Drop for PrivateCopy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testkit::{decision, mv, reject};
+    use crate::{RedbStore, StoreOptions};
+    use docsuggest_schema::{DecisionStore, Durability, Outcome, SilenceReason, StoreContents};
+
+    fn history_len(store: &ReadOnlyStore) -> usize {
+        store
+            .view()
+            .and_then(|v| v.history())
+            .expect("history")
+            .len()
+    }
+
+    #[test]
+    fn a_held_file_is_read_as_its_writer_last_made_it_durable() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("s.redb");
+        let mut options = StoreOptions::new(path.clone());
+        options.durability = Durability::Group;
+        options.flush_interval = std::time::Duration::from_secs(3600);
+        let mut writer = RedbStore::open(options).expect("open");
+        let seq = writer.record_pending(decision("Plan")).expect("pending");
+        writer
+            .resolve(reject(seq, vec![mv("Plan", "A.md", -0.2)]))
+            .expect("resolve");
+        writer.flush().expect("flush");
+        // Written by a non-durable commit (a silence), so not yet durable.
+        let seq = writer.record_pending(decision("Plan")).expect("pending");
+        writer
+            .resolve(reject(seq, vec![mv("Plan", "B.md", -0.2)]))
+            .expect("resolve");
+        let mut silence = decision("Plan");
+        silence.outcome = Outcome::Silent;
+        silence.silence = Some(SilenceReason::LowConfidence);
+        writer.record_silent(silence).expect("silent");
+        assert_eq!(writer.history().expect("history").len(), 3);
+
+        assert!(matches!(
+            ReadOnlyStore::open(&path),
+            Err(StoreError::Locked { .. })
+        ));
+        let bytes = std::fs::read(&path).expect("read");
+        let store = ReadOnlyStore::open_beside_writer(&path).expect("a copy of the held file");
+        assert!(store.was_held() && !store.was_unclean());
+        assert_eq!(history_len(&store), 1, "the last durable commit");
+        assert!(store.check_integrity().expect("check").is_ok());
+        store.close().expect("close");
+        assert!(
+            std::fs::read(&path).expect("read") == bytes,
+            "bytes changed"
+        );
+
+        writer.flush().expect("flush");
+        let store = ReadOnlyStore::open_beside_writer(&path).expect("a copy of the held file");
+        assert_eq!(history_len(&store), 3, "every commit, once flushed");
+        store.close().expect("close");
+        writer.close().expect("close");
+        // Nobody holds it now: the file itself is read.
+        let store = ReadOnlyStore::open_beside_writer(&path).expect("the file");
+        assert!(!store.was_held() && !store.was_unclean());
+        assert_eq!(history_len(&store), 3);
+    }
 
     #[test]
     fn an_image_keeps_writes_in_memory_and_never_touches_the_file() {

@@ -558,15 +558,16 @@ fn too_new(label: &str, found: u32, plan: &Plan<'_>) -> StoreError {
 
 impl Drop for RedbStore {
     fn drop(&mut self) {
-        if self.db.is_some() && self.unflushed() {
-            if let Err(e) = self.sync() {
-                tracing::error!(
-                    path = %self.label,
-                    error = %e,
-                    lost_pending = self.deferred.len(),
-                    "store flush at close failed"
-                );
-            }
+        if self.db.is_some()
+            && self.unflushed()
+            && let Err(e) = self.sync()
+        {
+            tracing::error!(
+                path = %self.label,
+                error = %e,
+                lost_pending = self.deferred.len(),
+                "store flush at close failed"
+            );
         }
     }
 }

@@ -401,7 +401,7 @@ fn a_bad_config_patch_changes_nothing() {
     assert_eq!(
         err.to_string(),
         "invalid config in configure (3 problems): learnWindow: 0 is outside 1..=1048576; \
-         threshold: -1 is outside 0..1; weights.scope: expected a number, found a string;"
+         threshold: -1 is outside 0..1; weights.scope: expected a number, found a string"
     );
     assert_eq!(engine.config(), &before);
 }

@@ -179,6 +179,18 @@ impl Client {
         self.request(json!({"op": "judge", "agent": agent, "tool": tool, "path": path, "cwd": cwd}))
     }
 
+    /// `peek`: the answer `judge` would give the call now, with nothing recorded or
+    /// remembered.
+    pub fn peek(
+        &mut self,
+        agent: &str,
+        tool: &str,
+        path: &str,
+        cwd: Option<&str>,
+    ) -> Result<Value, ClientError> {
+        self.request(json!({"op": "peek", "agent": agent, "tool": tool, "path": path, "cwd": cwd}))
+    }
+
     /// `turn`: the per-turn reset of one agent.
     pub fn turn(&mut self, agent: &str) -> Result<Value, ClientError> {
         self.request(json!({"op": "turn", "agent": agent}))

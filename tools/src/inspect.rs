@@ -2,8 +2,10 @@
 //!
 //! These commands open the redb file directly (not fail-open) and read-only: a file that
 //! cannot be opened is an error naming it and why, and the file's bytes never change. redb
-//! allows no reader beside a writer process, so they cannot run while a `docsuggest serve`
-//! holds the same file; the error says the store is locked by another process.
+//! allows no reader beside a writer process; while one (a `docsuggest serve`, the socket
+//! daemon) holds the file, they read a private copy holding its last durable commit
+//! (`docsuggest_store::ReadOnlyStore::open_beside_writer`), after asking the user's daemon to
+//! flush when it is the one serving the file, so the copy holds every decision it answered.
 //!
 //! A store file is verified before anything is read from it (redb's page check, see
 //! `docsuggest_store::ReadOnlyStore::open`), and a panic inside redb while reading is caught
@@ -13,6 +15,7 @@
 use crate::home;
 use crate::host::{self, StoreChoice};
 use crate::protocol::{RateView, Reading};
+use crate::table::{self, Column};
 use docsuggest_engine::locate::PackCache;
 use docsuggest_engine::probe::OsProbe;
 use docsuggest_schema::{
@@ -36,7 +39,10 @@ pub enum InspectError {
     #[error(transparent)]
     Store(#[from] StoreError),
     /// `--workspace` names no workspace.
-    #[error("{0} is not inside a workspace (no ancestor carries the pack signature)")]
+    #[error(
+        "{0} is not inside a workspace (no ancestor carries the pack signature, and it is in \
+         no git work tree without a pack file)"
+    )]
     NotAWorkspace(String),
 }
 
@@ -60,21 +66,84 @@ pub fn open_existing(store: Option<&Path>) -> Result<RedbStore, InspectError> {
     })?)
 }
 
+/// Who held a store file that was read through a copy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Holder {
+    /// The user's daemon socket that was asked.
+    pub socket: PathBuf,
+    /// The pid of the daemon on it that serves the file and flushed before the copy (0: its
+    /// pid file was unreadable); `None` when no daemon there serves it (another `serve`
+    /// holds the file, and the copy may miss its last `flushIntervalMs` of decisions).
+    pub flushed_by: Option<u32>,
+}
+
+impl std::fmt::Display for Holder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.flushed_by {
+            Some(pid) => write!(
+                f,
+                "held by the daemon on {} (pid {pid}), which flushed first: read a copy holding \
+                 every decision it answered",
+                self.socket.display()
+            ),
+            None => write!(
+                f,
+                "held by another process (no daemon on {} serves it): read a copy holding its \
+                 last durable commit (decisions of its last flush interval may be missing)",
+                self.socket.display()
+            ),
+        }
+    }
+}
+
 /// Opens an existing store file read-only: its bytes never change (see
-/// `docsuggest_store::ReadOnlyStore`).
+/// `docsuggest_store::ReadOnlyStore`). A file another process holds is read through a copy
+/// (see the module's documentation).
 pub fn open_read_only(store: Option<&Path>) -> Result<ReadOnlyStore, InspectError> {
+    open_holding(store).map(|(store, _)| store)
+}
+
+/// [`open_read_only`], with who held the file when it was read through a copy.
+pub fn open_holding(store: Option<&Path>) -> Result<(ReadOnlyStore, Option<Holder>), InspectError> {
     let path = store_file(store);
     if !path.exists() {
         return Err(InspectError::NoStore(path.display().to_string()));
     }
-    let store = ReadOnlyStore::open(&path)?;
+    let (store, holder) = match ReadOnlyStore::open(&path) {
+        Err(StoreError::Locked { .. }) => {
+            let holder = flush_holder(&path);
+            (ReadOnlyStore::open_beside_writer(&path)?, holder)
+        }
+        opened => (opened?, None),
+    };
     if store.was_unclean() {
         tracing::warn!(
             store = %path.display(),
             "the store was not closed cleanly; reading a repaired private copy (the file is unchanged)"
         );
     }
-    Ok(store)
+    let holder = holder.filter(|_| store.was_held());
+    if let Some(holder) = &holder {
+        if holder.flushed_by.is_some() {
+            tracing::info!(store = %path.display(), "{holder}");
+        } else {
+            tracing::warn!(store = %path.display(), "{holder}");
+        }
+    }
+    Ok((store, holder))
+}
+
+/// Asks the user's daemon to flush when it serves `path`.
+#[cfg(unix)]
+fn flush_holder(path: &Path) -> Option<Holder> {
+    let socket = crate::hook::default_socket();
+    let flushed_by = crate::daemon::flush_holder(&socket, path);
+    Some(Holder { socket, flushed_by })
+}
+
+#[cfg(not(unix))]
+fn flush_holder(_: &Path) -> Option<Holder> {
+    None
 }
 
 /// Reads one snapshot of a read-only store (verified when opened), then releases the file. A
@@ -83,10 +152,20 @@ pub(crate) fn read<T>(
     store: Option<&Path>,
     f: impl FnOnce(&ReadOnlyStore, &StoreView) -> Result<T, StoreError>,
 ) -> Result<T, InspectError> {
-    let store = open_read_only(store)?;
+    read_holding(store, |store, view, _| f(store, view))
+}
+
+/// [`read`], telling `f` who held the file when it was read through a copy.
+pub(crate) fn read_holding<T>(
+    store: Option<&Path>,
+    f: impl FnOnce(&ReadOnlyStore, &StoreView, Option<&Holder>) -> Result<T, StoreError>,
+) -> Result<T, InspectError> {
+    let (store, holder) = open_holding(store)?;
     let label = store.path().display().to_string();
     let answer = catch_damage(&label, "reading", || {
-        store.view().and_then(|view| f(&store, &view))
+        store
+            .view()
+            .and_then(|view| f(&store, &view, holder.as_ref()))
     });
     let closed = catch_damage(&label, "closing", || store.close());
     if let Err(e) = closed {
@@ -111,7 +190,10 @@ pub fn workspace_key(dir: &Path) -> Result<String, InspectError> {
     let abs = home::absolute(&home::expand(&dir.to_string_lossy()))
         .map_err(|_| InspectError::NotAWorkspace(dir.display().to_string()))?;
     let mut warnings = Vec::new();
-    PackCache::default()
+    // A git work tree without a pack is a workspace to every host (they all mine packs).
+    let mut packs = PackCache::default();
+    packs.set_zero_config(Config::default().zero_config);
+    packs
         .locate(&abs, &OsProbe, &mut warnings)
         .map(|w| w.key)
         .ok_or_else(|| InspectError::NotAWorkspace(abs.display().to_string()))
@@ -163,48 +245,60 @@ pub fn rates_json(rows: &[(RateKey, RateRow)], reading: Reading) -> String {
 }
 
 /// Rows as a table for people: the step value, the evidence rate and its counts, and
-/// whether the companion is left out now.
+/// whether the companion is left out now; every column as wide as its widest cell (a name past
+/// its bound keeps its end behind `…`), then [`RATES_LEGEND`].
 pub fn rates_table(rows: &[(RateKey, RateRow)], reading: Reading) -> String {
     if rows.is_empty() {
         return "no rate rows (nothing learned yet)\n".into();
     }
-    let mut out = format!(
-        "{:<28} {:<10} {:<32} {:>6} {:>8} {:>8} {:>8} {:>7} {:>7} {:>8}\n",
-        "workspace",
-        "family",
-        "companion",
-        "rate",
-        "accepts",
-        "rejects",
-        "evidence",
-        "shadow+",
-        "shadow-",
-        "left-out"
-    );
-    for (k, r) in rows {
-        let companion = if k.companion.is_empty() {
-            "(family)"
-        } else {
-            &k.companion
-        };
-        let left_out = if reading.leaves_out(k, r) { "yes" } else { "" };
-        let _ = writeln!(
-            out,
-            "{:<28} {:<10} {:<32} {:>6.2} {:>8} {:>8} {:>8.2} {:>7} {:>7} {:>8}",
-            k.workspace,
-            k.family,
-            companion,
-            r.step,
-            r.accepts,
-            r.rejects,
-            r.rate(RateModel::Evidence),
-            r.shadow_hits,
-            r.shadow_misses,
-            left_out
-        );
-    }
+    let columns = [
+        Column::text("workspace", 40),
+        Column::text("family", 24),
+        Column::text("companion", 64),
+        Column::number("rate"),
+        Column::number("accepts"),
+        Column::number("rejects"),
+        Column::number("evidence"),
+        Column::number("shadow+"),
+        Column::number("shadow-"),
+        Column::text("left-out", 8),
+    ];
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|(k, r)| {
+            let companion = if k.companion.is_empty() {
+                "(family)"
+            } else {
+                &k.companion
+            };
+            vec![
+                k.workspace.clone(),
+                k.family.clone(),
+                companion.to_string(),
+                format!("{:.2}", r.step),
+                r.accepts.to_string(),
+                r.rejects.to_string(),
+                format!("{:.2}", r.rate(RateModel::Evidence)),
+                r.shadow_hits.to_string(),
+                r.shadow_misses.to_string(),
+                if reading.leaves_out(k, r) { "yes" } else { "" }.to_string(),
+            ]
+        })
+        .collect();
+    let mut out = table::render(&columns, &cells, "");
+    out.push_str(RATES_LEGEND);
     out
 }
+
+/// What the columns of a rates table mean, for a person reading it the first time.
+pub const RATES_LEGEND: &str = "\
+rate      the step rule's value (+acceptBonus per accept, -rejectPenalty per reject; 0.33 = never moved)
+evidence  what notes use: (1 + hits) / (3 + hits + misses) over recent accepts, rejects and shadows
+shadow+/- a watched companion the agent opened / did not open within the window although no note
+          named it (the would-be companions of a silence, or those a note left out): shadow
+          evidence, which moves `evidence` with 0 accepts and 0 rejects
+left-out  rated below pruneBelow: notes leave it out until its shadow hits bring it back
+";
 
 /// The last `limit` entries of the resolved history, oldest first.
 pub fn history(store: Option<&Path>, limit: usize) -> Result<Vec<HistoryEntry>, InspectError> {

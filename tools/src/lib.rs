@@ -40,6 +40,8 @@
 pub mod backtest;
 #[cfg(unix)]
 pub mod client;
+#[cfg(unix)]
+pub mod daemon;
 pub mod demo;
 pub mod evaluate;
 pub mod home;
@@ -50,8 +52,13 @@ pub mod init;
 pub mod inspect;
 pub mod ledger_log;
 pub mod maintain;
+#[cfg(unix)]
+pub mod mcp;
 pub mod mining;
 pub mod protocol;
 pub mod replay;
+#[cfg(unix)]
+pub mod status;
 pub mod summary;
+pub mod table;
 pub mod transfer;

@@ -44,7 +44,7 @@ enum Command {
     /// Show the resolved decision history.
     History(HistoryArgs),
     /// Check redb integrity and live == fold(base, history); exits 1 on failure.
-    Check(StoreArg),
+    Check(CheckArgs),
     /// Open the store, upgrading an older schema after copying the file aside.
     Migrate(StoreArg),
     /// Rebuild every rate row from base + history and report drift; --write swaps them in.
@@ -62,19 +62,28 @@ enum Command {
     InstallHooks(InstallArgs),
     /// Remove docsuggest's hooks (only ours) from a harness's hook config.
     UninstallHooks(InstallArgs),
-    /// Replay a git repository's history through the static and the learning engine and
-    /// score every note against what its commit changed, next to a co-change baseline.
+    /// Replay a git repository's history through the static engine (the config with
+    /// `learn: false`) and the learning one, and score every note against what its commit
+    /// changed, next to a co-change baseline.
     Backtest(BacktestArgs),
     /// Replay a git repository's history into a store, so learning starts from it.
     Bootstrap(BootstrapArgs),
     /// Mine a pack from the repository's own history and write it to .dsh/doc-pack.json.
     Init(InitArgs),
+    /// Explain what the engine does for a directory or file, and why it may give no notes:
+    /// workspace, pack, family, store, daemon, config and hooks.
+    Status(StatusArgs),
+    /// Print a completion script for a shell (bash, zsh, fish, elvish, powershell).
+    Completions(CompletionsArgs),
+    /// Serve the Model Context Protocol on stdin/stdout: the companions of a path and why a
+    /// path gets no note, asked of the hooks' daemon (started when none runs); records nothing.
+    Mcp(docsuggest_tools::mcp::McpOptions),
 }
 
 #[derive(Args)]
 struct InitArgs {
     /// A directory inside the git repository [default: the current directory].
-    #[arg(default_value = ".")]
+    #[arg(default_value = ".", hide_default_value = true)]
     repo: PathBuf,
     /// The tip of the history mined [default: HEAD].
     #[arg(long, value_name = "REV")]
@@ -98,9 +107,35 @@ struct InitArgs {
 }
 
 #[derive(Args)]
+struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    shell: clap_complete::Shell,
+}
+
+#[derive(Args)]
+struct StatusArgs {
+    /// The directory or file [default: the current directory].
+    #[arg(default_value = ".", hide_default_value = true)]
+    path: PathBuf,
+    /// The redb store file [default: the config's storePath].
+    #[arg(long, value_name = "PATH")]
+    store: Option<PathBuf>,
+    /// The config file a host is given (`serve --config`) [default: none, as the hooks'
+    /// daemon runs].
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The daemon's socket [default: ~/.dsh/playform/docsuggest.sock].
+    #[arg(long, value_name = "PATH")]
+    socket: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
 struct HistoryOptions {
-    /// The engine's config (a JSON patch over the defaults); `learn: false` is forced for
-    /// the static run.
+    /// The engine's config (a JSON patch over the defaults).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// The tip of the first-parent history [default: HEAD].
@@ -134,7 +169,7 @@ impl HistoryOptions {
 #[derive(Args)]
 struct BacktestArgs {
     /// The git repository [default: the current directory].
-    #[arg(default_value = ".")]
+    #[arg(default_value = ".", hide_default_value = true)]
     repo: PathBuf,
     #[command(flatten)]
     history: HistoryOptions,
@@ -346,6 +381,15 @@ struct StoreArg {
     /// The redb store file [default: ~/.dsh/playform/hook-dsh-doc-suggester.redb].
     #[arg(long, value_name = "PATH")]
     store: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    #[command(flatten)]
+    store: StoreArg,
+    /// Print the report as JSON (exit status 1 still says it failed).
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -573,9 +617,13 @@ fn history_cmd(args: &HistoryArgs) -> Result<()> {
     Ok(())
 }
 
-fn check_cmd(args: &StoreArg) -> Result<()> {
-    let report = maintain::check(args.store.as_deref())?;
-    out!("{report}");
+fn check_cmd(args: &CheckArgs) -> Result<()> {
+    let report = maintain::check(args.store.store.as_deref())?;
+    if args.json {
+        out!("{}", report.to_json());
+    } else {
+        out!("{report}");
+    }
     if !report.is_ok() {
         bail!("store {} failed its check", report.path);
     }
@@ -748,6 +796,29 @@ fn init_cmd(args: &InitArgs) -> Result<()> {
     Ok(())
 }
 
+fn status_cmd(args: &StatusArgs) -> Result<()> {
+    let status = docsuggest_tools::status::status(&docsuggest_tools::status::StatusOptions {
+        path: args.path.clone(),
+        config_file: args.config.clone(),
+        store: args.store.clone(),
+        socket: args.socket.clone(),
+    });
+    if args.json {
+        out!("{}", serde_json::to_string_pretty(&status)?);
+    } else {
+        out_raw!("{status}");
+    }
+    Ok(())
+}
+
+fn completions_cmd(args: &CompletionsArgs) -> Result<()> {
+    use clap::CommandFactory;
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut Cli::command(), "docsuggest", &mut script);
+    std::io::stdout().lock().write_all(&script)?;
+    Ok(())
+}
+
 /// A command line clap refuses: `hook` still exits 0 with nothing on stdout (a hook must
 /// never break its agent), saying why in one line on stderr and in the hook log.
 fn refused(error: clap::Error) -> ExitCode {
@@ -796,6 +867,9 @@ fn main() -> ExitCode {
         Command::Backtest(a) => backtest_cmd(a),
         Command::Bootstrap(a) => bootstrap_cmd(a),
         Command::Init(a) => init_cmd(a),
+        Command::Status(a) => status_cmd(a),
+        Command::Completions(a) => completions_cmd(a),
+        Command::Mcp(a) => docsuggest_tools::mcp::run(a).map_err(Into::into),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,7 +1,7 @@
 //! `check`, `migrate` and `recompute`: the integrity of a store file, its schema version, and
 //! its rates rebuilt from history.
 
-use crate::inspect::{self, InspectError};
+use crate::inspect::{self, Holder, InspectError};
 use crate::replay;
 use docsuggest_schema::RateModel;
 use docsuggest_store::recompute::{self, DriftReport, RecomputeOptions};
@@ -18,6 +18,9 @@ pub struct CheckReport {
     /// The file was not closed cleanly: it was checked through a repaired private copy and
     /// is itself unchanged until its next writer repairs it.
     pub unclean: bool,
+    /// Another process held the file: it was checked through a copy holding that process's
+    /// last durable commit (after the daemon flushed, when it is the holder).
+    pub held: Option<Holder>,
     /// Pending decisions (open windows) the file holds.
     pub pending: usize,
     /// Entries in the history ring.
@@ -36,10 +39,11 @@ impl CheckReport {
 /// Checks redb's pages and `live == fold(base, history)` for every key, read-only: the
 /// file's bytes never change (redb's page check runs on an in-memory image when it is opened).
 pub fn check(store: Option<&Path>) -> Result<CheckReport, InspectError> {
-    inspect::read(store, |store, view| {
+    inspect::read_holding(store, |store, view, holder| {
         Ok(CheckReport {
             path: store.path().display().to_string(),
             unclean: store.was_unclean(),
+            held: holder.cloned(),
             pending: view.pending()?.len(),
             history: view.history()?.len(),
             integrity: store.check_integrity()?,
@@ -47,9 +51,53 @@ pub fn check(store: Option<&Path>) -> Result<CheckReport, InspectError> {
     })
 }
 
+impl CheckReport {
+    /// The report for scripts: every figure of the human report, and `ok`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let row = |r: &docsuggest_schema::RateRow| serde_json::json!({"step": r.step, "accepts": r.accepts, "rejects": r.rejects});
+        let fold = &self.integrity.fold;
+        let mismatches: Vec<serde_json::Value> = fold
+            .mismatches
+            .iter()
+            .map(|m| {
+                serde_json::json!({
+                    "workspace": m.key.workspace,
+                    "family": m.key.family,
+                    "companion": m.key.companion,
+                    "live": m.live.as_ref().map(row),
+                    "folded": row(&m.folded),
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "store": self.path,
+            "ok": self.is_ok(),
+            "unclean": self.unclean,
+            "held": self.held.as_ref().map(|h| serde_json::json!({
+                "socket": h.socket.display().to_string(),
+                "flushedBy": h.flushed_by,
+            })),
+            "pending": self.pending,
+            "history": self.history,
+            "redbPageCheck": match self.integrity.redb {
+                RedbCheck::Passed => "passed",
+                RedbCheck::Repaired => "repaired",
+            },
+            "fold": {
+                "holds": fold.is_clean(),
+                "keysChecked": fold.keys_checked,
+                "mismatches": mismatches,
+            },
+        })
+    }
+}
+
 impl fmt::Display for CheckReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut out = format!("store {}\n", self.path);
+        if let Some(holder) = &self.held {
+            let _ = writeln!(out, "  {holder}");
+        }
         if self.unclean {
             let _ = writeln!(
                 out,

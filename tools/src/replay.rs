@@ -227,11 +227,11 @@ pub fn replay_socket(socket: &Path, options: &ReplayOptions) -> Result<Summary, 
         let mut op = None;
         if let Ok(Value::Object(mut map)) = serde_json::from_slice::<Value>(&bytes) {
             op = map.get("op").and_then(Value::as_str).map(str::to_string);
-            if let (Some(cwd), Some("judge" | "rates")) = (&cwd, op.as_deref()) {
-                if map.get("cwd").is_none_or(Value::is_null) {
-                    map.insert("cwd".into(), Value::String(cwd.clone()));
-                    bytes = Value::Object(map).to_string().into_bytes();
-                }
+            if let (Some(cwd), Some("judge" | "rates")) = (&cwd, op.as_deref())
+                && map.get("cwd").is_none_or(Value::is_null)
+            {
+                map.insert("cwd".into(), Value::String(cwd.clone()));
+                bytes = Value::Object(map).to_string().into_bytes();
             }
         }
         let start = Instant::now();

@@ -42,7 +42,7 @@ fn resolution(i: u64) -> Resolution {
             step: step / 3.0,
         },
     ];
-    if r % 5 == 0 {
+    if r.is_multiple_of(5) {
         moves.push(RateMove {
             key: key(r % 4),
             event: RateEvent::Reject,

@@ -5,14 +5,15 @@
 //! It holds no logic of its own. Every method builds the request object the protocol's op
 //! takes, hands it to the library's dispatcher ([`Dispatcher::handle_value`], the path `serve`
 //! uses for each line) and converts the answer into JS values, or the protocol's error into a
-//! JS `Error` whose `code` is the protocol's code. The engine is opened as `serve` opens it
+//! JS `Error` whose `code` is the protocol's code (a `TypeError` when the caller's value has
+//! the wrong shape: [`TYPE_ERRORS`]). The engine is opened as `serve` opens it
 //! ([`embed::open`]). Opening, flushing and closing the store wait on the disk, so they run on
 //! libuv's worker threads and answer promises; `judge`, `turn`, `configure`, `rates` and
 //! `stats` answer at once.
 
 use docsuggest_schema::config::kind_of;
 use docsuggest_tools::protocol::{Dispatcher, RequestError, embed};
-use napi::bindgen_prelude::{AsyncTask, JsError, Unknown};
+use napi::bindgen_prelude::{AsyncTask, JsError, JsTypeError, Unknown};
 use napi::{Env, Task, ValueType};
 use napi_derive::napi;
 use serde::Deserialize;
@@ -20,14 +21,25 @@ use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-/// A failure as JS sees it: `code` is the protocol's error code.
-type Failure = napi::Error<String>;
-
 /// A failure as it crosses from a worker thread back to JS: the code and the detail.
 type Refusal = (String, String);
 
-fn failure((code, detail): Refusal) -> Failure {
-    napi::Error::new(code, detail)
+/// The codes of a value the caller passed that does not fit — a missing or mistyped field, a
+/// config field that is unknown or out of its range: thrown as a `TypeError`, as Node's own
+/// APIs throw for a bad argument. Every other failure is an `Error`. Both carry the code.
+pub const TYPE_ERRORS: [&str; 3] = ["missing-field", "wrong-type", "invalid-config"];
+
+/// The JS error of a refusal, made on the JS thread so that it keeps its class and `code`
+/// whether it is thrown or rejects a promise.
+fn thrown(env: &Env, (code, detail): Refusal) -> napi::Error {
+    let type_error = TYPE_ERRORS.contains(&code.as_str());
+    let error = napi::Error::new(code, detail);
+    let value = if type_error {
+        JsTypeError::from(error).into_unknown(*env)
+    } else {
+        JsError::from(error).into_unknown(*env)
+    };
+    napi::Error::from(value)
 }
 
 fn refusal(e: &RequestError) -> Refusal {
@@ -70,12 +82,89 @@ fn json(arg: Unknown<'_>, what: &str) -> Result<Value, Refusal> {
 pub struct JudgeCall {
     /// The agent that made the call.
     pub agent: String,
-    /// The tool: `read`, `grep`, `glob`, `write`, `edit`, `raw-write`, …
+    /// The tool: `read`, `grep`, `glob`, `write`, `edit` or `raw-write` (a call of a tool
+    /// the config's `tools` does not name is not judged).
+    #[napi(ts_type = "Tool")]
     pub tool: String,
     /// The path or pattern the call names; a relative one needs `cwd`.
     pub path: String,
     /// The absolute directory a relative `path` is resolved against.
     pub cwd: Option<String>,
+}
+
+/// The engine's config fields, camelCase as in a config file: a patch names some of them and
+/// the others keep their values (the defaults at `open`). Only declares the types — the
+/// dispatcher checks the fields (docsuggest_schema::config), and refuses an unknown one.
+#[napi(object)]
+pub struct ConfigPatch {
+    /// Whether the ledger is appended to `logFile` (default `true`).
+    pub log: Option<bool>,
+    /// The ledger file; `~` is expanded (default `~/.dsh/playform/hook-dsh-doc-suggester.log`).
+    pub log_file: Option<String>,
+    /// The master switch (default `true`).
+    pub enabled: Option<bool>,
+    /// The default confidence gate, in 0..1; a family's pack row may override it (default 0.75).
+    pub threshold: Option<f64>,
+    /// The judged tools (default all six).
+    #[napi(ts_type = "Array<Tool>")]
+    pub tools: Option<Vec<String>>,
+    /// At most this many companions in one note, 1..64 (default 7).
+    pub max_companions: Option<u32>,
+    /// Hard cap on the note text in characters, at least 80 (default 1200).
+    pub max_note_chars: Option<u32>,
+    /// No second note for one family within this many judged calls of an agent (default 6).
+    pub cooldown_calls: Option<u32>,
+    /// At most this many notes per turn and agent (default 3).
+    pub max_notes_per_turn: Option<u32>,
+    /// Path components that make a call ignored (default `node_modules`, `Target`, `.git`,
+    /// `dist`).
+    pub exclude: Option<Vec<String>>,
+    /// The learning layer's master switch (default `true`).
+    pub learn: Option<bool>,
+    /// The follow-through window, in judged in-workspace calls (default 3).
+    pub learn_window: Option<u32>,
+    /// The enabled heuristics (default all).
+    #[napi(ts_type = "Array<Heuristic>")]
+    pub heuristics: Option<Vec<String>>,
+    /// Heuristic weights, each in 0..1; a heuristic left out keeps its default weight.
+    #[napi(ts_type = "Partial<Record<Heuristic, number>>")]
+    pub weights: Option<HashMap<String, f64>>,
+    /// The bound of the memory fallback: rate rows and decision ring (default 512).
+    pub store_limit: Option<u32>,
+    /// The most agents whose per-turn state and open windows are kept (default 4096).
+    pub max_agents: Option<u32>,
+    /// The redb file; `~` is expanded (default `~/.dsh/playform/hook-dsh-doc-suggester.redb`).
+    /// A change by `configure` takes effect at the next open.
+    pub store_path: Option<String>,
+    /// How the durable store commits (default `group`).
+    #[napi(ts_type = "Durability")]
+    pub durability: Option<String>,
+    /// Under `group` durability, the longest time between fsynced commits, 1..60000 ms
+    /// (default 1000).
+    pub flush_interval_ms: Option<u32>,
+    /// The bound of the durable decision history (default 65536).
+    pub ring_capacity: Option<i64>,
+    /// The rate move of an accept, in 0..1 (default 0.1).
+    pub accept_bonus: Option<f64>,
+    /// The rate move of a soft reject, in 0..1, subtracted (default 0.2).
+    pub reject_penalty: Option<f64>,
+    /// How rates are read from rows (default `evidence`).
+    #[napi(ts_type = "RateModel")]
+    pub rate_model: Option<String>,
+    /// Under the evidence model: a companion rated below this is left out, in 0..1/3
+    /// (default 0.2).
+    pub prune_below: Option<f64>,
+    /// Under the evidence model: how strongly a companion's rate scales its score, in 0..4
+    /// (default 2).
+    pub evidence_exponent: Option<f64>,
+    /// Under the evidence model, once a family has evidence: the gate on the probability that
+    /// its note is followed, in 0..1 (default 0.6).
+    pub follow_threshold: Option<f64>,
+    /// The same gate for a note the pack's own gate would not make, in 0..1 (default 0.75).
+    pub unprompted_threshold: Option<f64>,
+    /// A call in a git work tree without a pack uses a pack mined from its history
+    /// (default `true`).
+    pub zero_config: Option<bool>,
 }
 
 /// The note of a call that touched a documentation family.
@@ -164,6 +253,7 @@ pub struct Rates {
     /// The workspace key the rows are stored under.
     pub key: String,
     /// `evidence` (the default), `step` or `beta`.
+    #[napi(ts_type = "RateModel")]
     pub rate_model: String,
     /// The workspace's rows: the family rows, then the companions.
     pub rows: Vec<RateRow>,
@@ -260,17 +350,18 @@ pub struct Engine {
 
 #[napi]
 impl Engine {
-    /// Opens an engine. `options` holds any config field, camelCase as in the JSON config
+    /// Opens an engine. `options` holds config fields, camelCase as in the JSON config
     /// (`storePath`, `log`, `threshold`, `durability`, …), plus `memory: true` for the memory
-    /// store. Rejects with an `Error` whose `code` is `invalid-config` and whose message names
-    /// every problem. A store file that cannot be opened is no error: the engine runs on
-    /// memory and its `ledger` says `store unavailable (…), using memory`.
+    /// store. Rejects with a `TypeError` whose `code` is `invalid-config` and whose message
+    /// names every problem, an unknown field among them. A store file that cannot be opened
+    /// is no error: the engine runs on memory and its `ledger` says `store unavailable (…),
+    /// using memory`.
     #[napi(
-        ts_args_type = "options?: Record<string, unknown>",
+        ts_args_type = "options?: EngineOptions",
         ts_return_type = "Promise<Engine>"
     )]
-    pub fn open(options: Unknown<'_>) -> Result<AsyncTask<Open>, Failure> {
-        let options = json(options, "options").map_err(failure)?;
+    pub fn open(env: Env, options: Unknown<'_>) -> napi::Result<AsyncTask<Open>> {
+        let options = json(options, "options").map_err(|r| thrown(&env, r))?;
         Ok(AsyncTask::new(Open { options }))
     }
 
@@ -282,41 +373,44 @@ impl Engine {
 
     /// Judges one tool call, as the protocol's `judge` op does.
     #[napi(ts_args_type = "call: JudgeCall")]
-    pub fn judge(&self, call: Unknown<'_>) -> Result<Verdict, Failure> {
-        let call = json(call, "the call").map_err(failure)?;
+    pub fn judge(&self, env: Env, call: Unknown<'_>) -> napi::Result<Verdict> {
+        let call = json(call, "the call").map_err(|r| thrown(&env, r))?;
         let Value::Object(mut request) = call else {
-            return Err(failure(wrong_type(
-                "the call",
-                "an object {agent, tool, path, cwd?}",
-                kind_of(&call),
-            )));
+            return Err(thrown(
+                &env,
+                wrong_type(
+                    "the call",
+                    "an object {agent, tool, path, cwd?}",
+                    kind_of(&call),
+                ),
+            ));
         };
         // The op is this method's; an `id` has no meaning without lines to match.
         request.remove("id");
         request.insert("op".into(), "judge".into());
-        self.answer(&Value::Object(request))
+        self.answer(&env, &Value::Object(request))
     }
 
     /// The per-turn reset of one agent: its open window closes as abandoned.
     #[napi(ts_args_type = "agent: string")]
-    pub fn turn(&self, agent: Unknown<'_>) -> Result<Ledger, Failure> {
-        let agent = json(agent, "agent").map_err(failure)?;
-        self.answer(&json!({"op": "turn", "agent": agent}))
+    pub fn turn(&self, env: Env, agent: Unknown<'_>) -> napi::Result<Ledger> {
+        let agent = json(agent, "agent").map_err(|r| thrown(&env, r))?;
+        self.answer(&env, &json!({"op": "turn", "agent": agent}))
     }
 
     /// Applies a config patch (camelCase config fields) as a whole, or changes nothing and
-    /// throws `invalid-config` naming every problem.
-    #[napi(ts_args_type = "patch: Record<string, unknown>")]
-    pub fn configure(&self, patch: Unknown<'_>) -> Result<Ledger, Failure> {
-        let patch = json(patch, "the patch").map_err(failure)?;
-        self.answer(&json!({"op": "configure", "config": patch}))
+    /// throws a `TypeError` with the code `invalid-config` naming every problem.
+    #[napi(ts_args_type = "patch: ConfigPatch")]
+    pub fn configure(&self, env: Env, patch: Unknown<'_>) -> napi::Result<Ledger> {
+        let patch = json(patch, "the patch").map_err(|r| thrown(&env, r))?;
+        self.answer(&env, &json!({"op": "configure", "config": patch}))
     }
 
     /// The learned rates of the workspace a directory lies in (by default the process's
     /// working directory; a relative one is resolved against it).
     #[napi(ts_args_type = "workspace?: string")]
-    pub fn rates(&self, workspace: Unknown<'_>) -> Result<Rates, Failure> {
-        let workspace = match json(workspace, "workspace").map_err(failure)? {
+    pub fn rates(&self, env: Env, workspace: Unknown<'_>) -> napi::Result<Rates> {
+        let workspace = match json(workspace, "workspace").map_err(|r| thrown(&env, r))? {
             Value::Null => Value::String(".".into()),
             other => other,
         };
@@ -327,13 +421,13 @@ impl Engine {
         if let Ok(cwd) = std::env::current_dir() {
             request.insert("cwd".into(), cwd.display().to_string().into());
         }
-        self.answer(&Value::Object(request))
+        self.answer(&env, &Value::Object(request))
     }
 
     /// The engine's counts, the store in use and the startup ledger.
     #[napi]
-    pub fn stats(&self) -> Result<Stats, Failure> {
-        self.answer(&json!({"op": "stats"}))
+    pub fn stats(&self, env: Env) -> napi::Result<Stats> {
+        self.answer(&env, &json!({"op": "stats"}))
     }
 
     /// Makes every commit so far durable, off the event loop.
@@ -349,17 +443,15 @@ impl Engine {
         AsyncTask::new(Close(Arc::clone(&self.server)))
     }
 
-    fn answer<T: serde::de::DeserializeOwned>(&self, request: &Value) -> Result<T, Failure> {
+    fn answer<T: serde::de::DeserializeOwned>(
+        &self,
+        env: &Env,
+        request: &Value,
+    ) -> napi::Result<T> {
         dispatch(&self.server, request)
             .and_then(typed)
-            .map_err(failure)
+            .map_err(|r| thrown(env, r))
     }
-}
-
-/// A rejection that keeps the protocol's code: the error object is made here, on the JS
-/// thread, and handed back as it is.
-fn rejection(env: Env, refusal: Refusal) -> napi::Error {
-    napi::Error::from(JsError::from(failure(refusal)).into_unknown(env))
 }
 
 /// Opening an engine on a worker thread.
@@ -376,7 +468,7 @@ impl Task for Open {
     }
 
     fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Engine> {
-        let server = output.map_err(|r| rejection(env, r))?;
+        let server = output.map_err(|r| thrown(&env, r))?;
         let startup = server.startup().to_vec();
         Ok(Engine {
             server: Arc::new(Mutex::new(server)),
@@ -397,7 +489,7 @@ impl Task for Flush {
     }
 
     fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Durable> {
-        output.and_then(typed).map_err(|r| rejection(env, r))
+        output.and_then(typed).map_err(|r| thrown(&env, r))
     }
 }
 
@@ -413,6 +505,6 @@ impl Task for Close {
     }
 
     fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<()> {
-        output.map(drop).map_err(|r| rejection(env, r))
+        output.map(drop).map_err(|r| thrown(&env, r))
     }
 }

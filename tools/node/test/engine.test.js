@@ -115,7 +115,13 @@ test('a store that cannot open falls back to memory and says so in the ledger', 
   await holder.close()
 })
 
-/** Asserts that `run` throws (or rejects with) an Error whose code is `code`. */
+/** The codes of a value that does not fit: a `TypeError`; every other failure an `Error`. */
+const TYPE_ERRORS = ['missing-field', 'wrong-type', 'invalid-config']
+
+/**
+ * Asserts that `run` throws (or rejects with) an Error whose code is `code`, a TypeError when
+ * the code says the value does not fit.
+ */
 async function fails (code, run, message) {
   let thrown
   try {
@@ -125,6 +131,7 @@ async function fails (code, run, message) {
   }
   assert.ok(thrown instanceof Error, `${code}: an Error was thrown (${thrown})`)
   assert.equal(thrown.code, code, `${code}: ${thrown.message}`)
+  assert.equal(thrown instanceof TypeError, TYPE_ERRORS.includes(code), `${code}: ${thrown}`)
   assert.ok(thrown.message.length > 0)
   if (message) assert.match(thrown.message, message)
   return thrown
@@ -133,6 +140,9 @@ async function fails (code, run, message) {
 test('every failure is an Error with the protocol code', async () => {
   await fails('invalid-config', () => Engine.open({ threshold: 'high', bogus: 1, memory: 'yes' }),
     /3 problems\): memory: .*bogus: unknown field; threshold: /)
+  // A misspelt option is refused, by name, not ignored.
+  await fails('invalid-config', () => Engine.open({ memory: true, durabilty: 'group' }),
+    /durabilty: unknown field/)
   await fails('invalid-config', () => Engine.open('memory'))
   const promise = Engine.open({ durability: 'never', memory: true })
   assert.ok(promise instanceof Promise, 'a bad option rejects rather than throws')

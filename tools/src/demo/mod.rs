@@ -16,6 +16,7 @@ use crate::ledger_log::LedgerLog;
 use crate::protocol::{Dispatcher, LineReader, RateView, Reading};
 use crate::replay::{self, Run};
 use crate::summary::Summary;
+use crate::table::{self, Column};
 use docsuggest_schema::{Config, StoreError, StoreKind};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -201,6 +202,22 @@ impl DemoReport {
     }
 }
 
+/// What the demo's ledger lines and rates mean, for a person seeing them the first time.
+pub const LEGEND: &str = "  suggest <family> <kappa>      a note was made; kappa, its confidence, is sigmoid(sum of the named
+                                companions' scores - 0.6) until the family has evidence, then the
+                                likelihood that the note is followed; the note speaks when it
+                                reaches `threshold` (`followThreshold` once the family has evidence)
+  decided ... scope=1.00,...    the head companion's six values, each in 0..1: scope (1: in the
+                                workspace), graph and literal (0.5: not measured), prior (the
+                                pack's), history (its learned rate), accept (the family's learned
+                                rate); weights=... how much each counts in its score
+  abstained <reason>            no note: low-confidence (under the gate), no-signal (no family),
+                                already-touched, no-companions, foreign-workspace, pack-mining
+  accepts / rejects             a note named the companion and the agent opened it / did not
+  shadow+ / shadow-             a companion watched without being named (a silence's would-be
+                                companions, or those a note left out) was opened / not: shadow
+                                evidence, which moves a rate with 0 accepts and 0 rejects";
+
 fn label(view: &RateView) -> (String, String) {
     (
         view.family.clone(),
@@ -236,26 +253,43 @@ impl fmt::Display for DemoReport {
             "\nlearned rates of {} (start = before this run, 0.33 = never moved)",
             self.key
         );
-        let _ = writeln!(
-            out,
-            "  {:<10} {:<32} {:>6} {:>6} {:>8} {:>8}",
-            "family", "companion", "start", "now", "accepts", "rejects"
-        );
-        for view in &self.rates_after {
-            let (family, companion) = label(view);
-            let start = before
-                .get(&(family.clone(), companion.clone()))
-                .map_or(docsuggest_schema::rate::NEUTRAL, |v| v.rate);
-            let _ = writeln!(
-                out,
-                "  {family:<10} {companion:<32} {start:>6.2} {:>6.2} {:>8} {:>8}",
-                view.rate, view.accepts, view.rejects
-            );
-        }
+        let columns = [
+            Column::text("family", 24),
+            Column::text("companion", 64),
+            Column::number("start"),
+            Column::number("now"),
+            Column::number("accepts"),
+            Column::number("rejects"),
+            Column::number("shadow+"),
+            Column::number("shadow-"),
+        ];
+        let rows: Vec<Vec<String>> = self
+            .rates_after
+            .iter()
+            .map(|view| {
+                let (family, companion) = label(view);
+                let start = before
+                    .get(&(family.clone(), companion.clone()))
+                    .map_or(docsuggest_schema::rate::NEUTRAL, |v| v.rate);
+                vec![
+                    family,
+                    companion,
+                    format!("{start:.2}"),
+                    format!("{:.2}", view.rate),
+                    view.accepts.to_string(),
+                    view.rejects.to_string(),
+                    view.shadow_hits.to_string(),
+                    view.shadow_misses.to_string(),
+                ]
+            })
+            .collect();
         if self.rates_after.is_empty() {
             let _ = writeln!(out, "  (nothing learned yet)");
+        } else {
+            out.push_str(&table::render(&columns, &rows, "  "));
         }
         let _ = writeln!(out, "\nsummary\n{}", self.summary);
+        let _ = writeln!(out, "how to read it\n{LEGEND}\n");
         let _ = write!(
             out,
             "Run the demo again: the rates start where this run ended."

@@ -108,7 +108,8 @@ impl HookOptions {
         beside(&self.socket, ".log")
     }
 
-    fn daemon(&self) -> Daemon {
+    /// The daemon this hook connects to, or starts when none answers.
+    pub fn daemon(&self) -> Daemon {
         Daemon {
             socket: self.socket.clone(),
             store: self.store.clone(),

@@ -247,7 +247,7 @@ mod tests {
         );
         assert_eq!(
             error(&id, &RequestError::UnknownOp("x".into())),
-            r#"{"id":7,"ok":false,"error":{"code":"unknown-op","detail":"unknown op \"x\" (known: hello, judge, turn, configure, flush, rates, stats, close)"}}"#
+            r#"{"id":7,"ok":false,"error":{"code":"unknown-op","detail":"unknown op \"x\" (known: hello, judge, peek, turn, configure, flush, rates, stats, close)"}}"#
         );
     }
 

@@ -159,10 +159,15 @@ impl Dispatcher {
         if self.closed {
             return Err(RequestError::Closed);
         }
-        self.unflushed |= matches!(op, Op::Judge(_) | Op::Turn { .. } | Op::Configure(_));
+        // A peek records nothing, but the pack it may have mined is stored (zero-config).
+        self.unflushed |= matches!(
+            op,
+            Op::Judge(_) | Op::Peek(_) | Op::Turn { .. } | Op::Configure(_)
+        );
         match op {
             Op::Hello => Ok(Reply::of(self.hello())),
             Op::Judge(call) => self.judge(call),
+            Op::Peek(call) => self.peek(call),
             Op::Turn { agent } => self.turn(&agent),
             Op::Configure(patch) => self.configure(&patch),
             Op::Flush => self.flush_reply(),
@@ -241,6 +246,23 @@ impl Dispatcher {
         Ok(Reply {
             ledger: verdict.ledger.to_strings(),
             judge_time: Some(elapsed),
+            body: Body::Judge {
+                note: verdict.note,
+                ledger: verdict.ledger.into_strings(),
+                warnings: verdict.warnings,
+            },
+        })
+    }
+
+    /// A dry run: its lines are answered, not appended to the log (nothing was decided).
+    fn peek(&mut self, mut call: Call) -> Result<Reply, RequestError> {
+        if call.cwd.is_none() {
+            call.cwd.clone_from(&self.default_cwd);
+        }
+        let verdict = self.engine.peek(&call)?;
+        Ok(Reply {
+            ledger: verdict.ledger.to_strings(),
+            judge_time: None,
             body: Body::Judge {
                 note: verdict.note,
                 ledger: verdict.ledger.into_strings(),

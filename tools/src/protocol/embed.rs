@@ -100,12 +100,12 @@ mod tests {
         check(
             json!({"memory": "yes", "threshold": 2, "bogus": 1}),
             "invalid-config: invalid config in options (3 problems): memory: expected a \
-             boolean, found a string; bogus: unknown field; threshold: 2 is outside 0..1;",
+             boolean, found a string; bogus: unknown field; threshold: 2 is outside 0..1",
         );
         check(
             json!([1]),
             "invalid-config: invalid config in options (1 problem): (root): expected an object \
-             of config fields, found an array;",
+             of config fields, found an array",
         );
     }
 

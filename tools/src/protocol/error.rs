@@ -48,7 +48,9 @@ pub enum RequestError {
     #[error("fields {0:?} and {1:?} exclude each other; give one")]
     ConflictingFields(&'static str, &'static str),
     /// The op is not one of the protocol's.
-    #[error("unknown op {0:?} (known: hello, judge, turn, configure, flush, rates, stats, close)")]
+    #[error(
+        "unknown op {0:?} (known: hello, judge, peek, turn, configure, flush, rates, stats, close)"
+    )]
     UnknownOp(String),
     /// The engine refused the call's fields.
     #[error("{0}")]

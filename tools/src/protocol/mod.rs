@@ -5,6 +5,7 @@
 //! |---|---|---|
 //! | `hello` | — | `"protocol":1`, `"version"`, `"store":"redb"\|"memory"`, `"storePath"` (`null` on memory), `"durability"` |
 //! | `judge` | `agent`, `tool`, `path`, `cwd`? | `"note":{family,text,summary,companions}\|null`, `"ledger":[..]`, `"warnings":[..]` only when there are some |
+//! | `peek` | as `judge` | as `judge`, with nothing recorded or remembered ([`Op::Peek`]) |
 //! | `turn` | `agent` | `"ledger":[..]` |
 //! | `configure` | `config` (a patch object) | `"ledger":[..]`, `"warnings":[..]` only when there are some |
 //! | `flush` | — | `"durable":N` |

@@ -23,6 +23,9 @@ pub enum Op {
     Hello,
     /// Judge one tool call.
     Judge(Call),
+    /// Judge one tool call without making it: the answer the call would get now, with
+    /// nothing recorded or remembered (`Engine::peek`).
+    Peek(Call),
     /// The per-turn reset of one agent.
     Turn {
         /// The agent.
@@ -149,6 +152,7 @@ fn parse_op(map: &Map<String, Value>) -> Result<Op, RequestError> {
     };
     let name = match op {
         "judge" => "judge",
+        "peek" => "peek",
         "turn" => "turn",
         "configure" => "configure",
         "hello" => return Ok(Op::Hello),
@@ -160,12 +164,19 @@ fn parse_op(map: &Map<String, Value>) -> Result<Op, RequestError> {
     };
     let f = Fields { map, op: name };
     match name {
-        "judge" => Ok(Op::Judge(Call {
-            agent: f.text("agent")?,
-            tool: f.text("tool")?,
-            path: f.text("path")?,
-            cwd: f.optional_text("cwd")?,
-        })),
+        "judge" | "peek" => {
+            let call = Call {
+                agent: f.text("agent")?,
+                tool: f.text("tool")?,
+                path: f.text("path")?,
+                cwd: f.optional_text("cwd")?,
+            };
+            Ok(if name == "peek" {
+                Op::Peek(call)
+            } else {
+                Op::Judge(call)
+            })
+        }
         "turn" => Ok(Op::Turn {
             agent: f.text("agent")?,
         }),
@@ -228,6 +239,10 @@ mod tests {
             r#""x" Judge(Call { agent: "a", tool: "read", path: "/w/X.md", cwd: None })"#,
         );
         check(
+            br#"{"id":8,"op":"peek","agent":"a","tool":"read","path":"X.md","cwd":"/w"}"#,
+            r#"8 Peek(Call { agent: "a", tool: "read", path: "X.md", cwd: Some("/w") })"#,
+        );
+        check(
             br#"{"op":"turn","agent":"a"}"#,
             r#"null Turn { agent: "a" }"#,
         );
@@ -278,7 +293,7 @@ mod tests {
         );
         check(
             br#"{"id":1,"op":"jduge"}"#,
-            r#"1 unknown-op: unknown op "jduge" (known: hello, judge, turn, configure, flush, rates, stats, close)"#,
+            r#"1 unknown-op: unknown op "jduge" (known: hello, judge, peek, turn, configure, flush, rates, stats, close)"#,
         );
         check(
             br#"{"id":1,"op":"judge","agent":"a","path":"x"}"#,
@@ -287,6 +302,10 @@ mod tests {
         check(
             br#"{"id":1,"op":"judge","agent":"a","tool":"read","path":3}"#,
             r#"1 wrong-type: field "path" must be a string, found a number"#,
+        );
+        check(
+            br#"{"id":1,"op":"peek","agent":"a","path":"x"}"#,
+            r#"1 missing-field: field "tool" is missing (op peek needs it)"#,
         );
         check(
             br#"{"id":1,"op":"configure","config":[]}"#,

@@ -196,7 +196,7 @@ fn beside(socket: &Path, suffix: &str) -> PathBuf {
 }
 
 /// The pid in the pid file beside `socket`, when it is readable.
-fn read_pid(socket: &Path) -> Option<u32> {
+pub fn read_pid(socket: &Path) -> Option<u32> {
     std::fs::read_to_string(pid_file(socket))
         .ok()
         .and_then(|text| text.trim().parse().ok())

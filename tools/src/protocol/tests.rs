@@ -230,7 +230,7 @@ fn invalid_config_lists_every_problem_and_keeps_the_old_config() {
     assert_eq!(
         answer["error"]["detail"],
         "invalid config in configure (3 problems): bogus: unknown field; \
-         learnWindow: 0 is outside 1..=1048576; threshold: 2 is outside 0..1;"
+         learnWindow: 0 is outside 1..=1048576; threshold: 2 is outside 0..1"
     );
     assert_eq!(f.server.engine().config().threshold, 0.75);
     let ok = f.send(r#"{"id":"d","op":"configure","config":{"threshold":0.5}}"#);
@@ -393,4 +393,56 @@ fn an_idle_group_engine_flushes_only_after_recording_requests() {
     assert_eq!(server.flush_idle().expect("flush"), None);
     server.finish().expect("finish");
     assert_eq!(server.idle_flush_interval(), None);
+}
+
+#[test]
+fn peek_answers_what_judge_would_and_keeps_nothing() {
+    let mut f = fixture();
+    let peek = |f: &mut Fixture, id: u64, agent: &str, path: &str| {
+        let line = serde_json::json!({
+            "id": id, "op": "peek", "agent": agent, "tool": "read", "path": path, "cwd": f.ws(),
+        });
+        f.send(&line.to_string())
+    };
+    let looked = peek(&mut f, 1, "a", "Documentation/Plans/X.md");
+    let stats = f.send(r#"{"id":2,"op":"stats"}"#);
+    assert_eq!(stats["stats"]["judged"], 0, "{stats}");
+    assert_eq!(stats["stats"]["notes"], 0, "{stats}");
+    let history = f
+        .server
+        .engine()
+        .store()
+        .contents()
+        .expect("memory contents");
+    assert_eq!(history.pending().expect("pending").len(), 0);
+    // The note a judge then gives is the one the peek showed, line for line.
+    let judged = f.judge(3, "Documentation/Plans/X.md");
+    assert_eq!(looked["note"], judged["note"]);
+    assert_eq!(looked["ledger"], judged["ledger"]);
+    // Agent `a` is now cooling down for the family; a peek sees it, another agent does not.
+    let cooling = peek(&mut f, 4, "a", "Documentation/Plans/X.md");
+    assert_eq!(cooling["note"], Value::Null);
+    assert_eq!(
+        cooling["ledger"][0], "doc-suggester: suppressed cooldown Plan 0.91",
+        "{cooling}"
+    );
+    let other = peek(&mut f, 5, "b", "Documentation/Plans/X.md");
+    assert_eq!(other["note"], judged["note"]);
+    // A peek of a companion is no accept: the note's window is still open for the judge.
+    let companion = peek(&mut f, 6, "a", "Documentation/INDEX.md");
+    assert_eq!(
+        companion["ledger"][0],
+        "doc-suggester: accepted Plan Documentation/INDEX.md"
+    );
+    let accepted = f.judge(7, "Documentation/INDEX.md");
+    assert_eq!(
+        accepted["ledger"][0],
+        "doc-suggester: accepted Plan Documentation/INDEX.md"
+    );
+    let stats = f.send(r#"{"id":8,"op":"stats"}"#);
+    assert_eq!(stats["stats"]["judged"], 2, "{stats}");
+    assert_eq!(stats["stats"]["accepted"], 1, "{stats}");
+    // Bad fields are refused as for judge.
+    let bad = f.send(r#"{"id":9,"op":"peek","agent":"a","tool":"read","path":"X.md"}"#);
+    assert_eq!(code(&bad), "relative-path-without-cwd");
 }

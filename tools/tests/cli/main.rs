@@ -11,6 +11,8 @@ mod daemon;
 mod damaged;
 mod demo;
 #[cfg(unix)]
+mod held;
+#[cfg(unix)]
 mod hooks;
 #[cfg(unix)]
 mod hostile;
@@ -18,10 +20,15 @@ mod init;
 #[cfg(unix)]
 mod installer;
 #[cfg(unix)]
+mod mcp;
+#[cfg(unix)]
 mod plugins;
 mod protocol;
 mod readonly;
 mod replay;
+#[cfg(unix)]
+mod status;
 mod transfer;
+mod usability;
 #[cfg(unix)]
 mod zero_config;

@@ -1,7 +1,8 @@
 //! The Claude Code and Codex plugins of this repository: every file parses with the fields
 //! its harness requires, the hooks are exactly the entries `install-hooks` writes, and every
 //! hook command line, run as the harness runs it, understands a sample event of its event and
-//! exits 0 with valid output. And `hook` on a command line it cannot use still exits 0.
+//! exits 0 with valid output. And `hook` on a command line it cannot use still exits 0. Each
+//! plugin's `.mcp.json` runs `docsuggest mcp`, which answers the MCP handshake.
 
 use crate::common::{Env, golden};
 use docsuggest_tools::hook::{Harness, install};
@@ -161,6 +162,47 @@ fn the_plugins_hooks_are_what_install_hooks_writes() {
             plugin.hooks.display(),
             plugin.root.display()
         );
+    }
+}
+
+#[test]
+fn the_plugins_mcp_servers_run_docsuggest_mcp() {
+    let claude = claude_plugin();
+    // Claude Code loads `.mcp.json` at the plugin root by default; Codex where its manifest
+    // says.
+    let manifest = json_file(&claude.root.join(".claude-plugin/plugin.json"));
+    assert!(manifest.get("mcpServers").is_none(), "{manifest}");
+    let codex = codex_plugin();
+    let manifest = json_file(&codex.root.join(".codex-plugin/plugin.json"));
+    assert_eq!(manifest["mcpServers"], "./.mcp.json", "{manifest}");
+    let home = Home { env: Env::new() };
+    for root in [&claude.root, &codex.root] {
+        let file = json_file(&root.join(".mcp.json"));
+        let servers = file["mcpServers"]
+            .as_object()
+            .expect("an mcpServers object");
+        assert_eq!(servers.keys().collect::<Vec<_>>(), ["docsuggest"], "{file}");
+        let server = &servers["docsuggest"];
+        assert_eq!(server["command"], "docsuggest", "{file}");
+        let args: Vec<&str> = server["args"]
+            .as_array()
+            .expect("args")
+            .iter()
+            .map(|a| a.as_str().expect("a string"))
+            .collect();
+        // Run as the harness runs it: the handshake and the tool list.
+        let mut mcp = crate::mcp::Mcp::start(&home.env, &args);
+        let init = mcp.initialize();
+        assert_eq!(init["result"]["serverInfo"]["name"], "docsuggest", "{init}");
+        let list = mcp.request("tools/list", json!({}));
+        let names: Vec<&str> = list["result"]["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .filter_map(|t| t["name"].as_str())
+            .collect();
+        assert_eq!(names, ["companions", "why_silent"], "{}", root.display());
+        mcp.close();
     }
 }
 

@@ -1,0 +1,129 @@
+//! Plain-text tables for people: every column as wide as its widest cell, so long names never
+//! push the columns after them out of line; a cell past its column's bound keeps its end
+//! (a path's file name, a workspace key's hash) behind an ellipsis.
+
+use std::fmt::Write as _;
+
+/// How a column aligns its cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Align {
+    /// Text.
+    Left,
+    /// Numbers.
+    Right,
+}
+
+/// One column: its header, alignment and the widest a cell may be (in characters).
+#[derive(Clone, Copy, Debug)]
+pub struct Column {
+    /// The header.
+    pub header: &'static str,
+    /// How cells align.
+    pub align: Align,
+    /// The most characters a cell shows; a longer one is cut at its start.
+    pub max: usize,
+}
+
+impl Column {
+    /// A left-aligned column of at most `max` characters.
+    pub const fn text(header: &'static str, max: usize) -> Column {
+        Column {
+            header,
+            align: Align::Left,
+            max,
+        }
+    }
+
+    /// A right-aligned column (numbers are never cut).
+    pub const fn number(header: &'static str) -> Column {
+        Column {
+            header,
+            align: Align::Right,
+            max: usize::MAX,
+        }
+    }
+}
+
+/// `text` cut to `max` characters, keeping its end behind a leading `…`.
+pub fn fit(text: &str, max: usize) -> String {
+    let len = text.chars().count();
+    if len <= max || max == 0 {
+        return text.to_string();
+    }
+    let keep: String = text.chars().skip(len - (max - 1)).collect();
+    format!("…{keep}")
+}
+
+/// The table of `rows` under `columns`, each line indented by `indent` and ended by a newline,
+/// with no trailing spaces.
+pub fn render(columns: &[Column], rows: &[Vec<String>], indent: &str) -> String {
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| {
+            row.iter()
+                .zip(columns)
+                .map(|(cell, c)| fit(cell, c.max))
+                .collect()
+        })
+        .collect();
+    let widths: Vec<usize> = columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            cells
+                .iter()
+                .filter_map(|row| row.get(i))
+                .map(|cell| cell.chars().count())
+                .chain([c.header.chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    let headers: Vec<String> = columns.iter().map(|c| c.header.to_string()).collect();
+    for row in std::iter::once(&headers).chain(&cells) {
+        let mut line = String::from(indent);
+        for (i, (cell, c)) in row.iter().zip(columns).enumerate() {
+            if i > 0 {
+                line.push(' ');
+            }
+            let width = widths[i];
+            let _ = match c.align {
+                Align::Left => write!(line, "{cell:<width$}"),
+                Align::Right => write!(line, "{cell:>width$}"),
+            };
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_cells_never_break_the_columns() {
+        let columns = [
+            Column::text("name", 12),
+            Column::number("n"),
+            Column::text("note", 40),
+        ];
+        let rows = vec![
+            vec!["a".into(), "1".into(), "x".into()],
+            vec!["docs/very/long/name.md".into(), "200".into(), "".into()],
+        ];
+        assert_eq!(
+            render(&columns, &rows, "  "),
+            "  name           n note\n  a              1 x\n  …ong/name.md 200\n"
+        );
+    }
+
+    #[test]
+    fn fit_keeps_the_end() {
+        assert_eq!(fit("abcdef", 6), "abcdef");
+        assert_eq!(fit("abcdefg", 4), "…efg");
+        assert_eq!(fit("ééééé", 3), "…éé");
+    }
+}
