@@ -253,6 +253,22 @@ pub fn prepare(options: &Options, config: &Config) -> Result<Prepared, BacktestE
             (Some(text), file.display().to_string())
         }
         None => match &history.tip_pack {
+            // A pack in the work tree that the tip does not hold (not committed yet, or
+            // changed since) is the one the user means.
+            _ if !options.mine_always
+                && let Some(text) = history.work_tree.as_deref().and_then(work_tree_pack)
+                && history.tip_pack.as_deref() != Some(text.as_str()) =>
+            {
+                let how = if history.tip_pack.is_some() {
+                    "changed since the tip"
+                } else {
+                    "not committed"
+                };
+                (
+                    Some(text),
+                    format!("{REPO_PACK_PATH} in the work tree ({how})"),
+                )
+            }
             Some(text) if !options.mine_always => {
                 (Some(text.clone()), format!("{REPO_PACK_PATH} at the tip"))
             }

@@ -795,3 +795,71 @@ fn a_commit_of_four_thousand_files_is_backtested_in_bounded_memory() {
     );
     assert_eq!(k2["companion_precision"], 0.0);
 }
+
+#[test]
+fn a_pack_in_the_work_tree_is_used_committed_or_not_and_the_report_says_which() {
+    let env = Env::new();
+    let args = |repo: &Path| -> Vec<String> {
+        [
+            "backtest",
+            repo.to_str().expect("utf-8"),
+            "--max-files",
+            "4",
+            "--json",
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let report = |repo: &Path| {
+        let args = args(repo);
+        json(&env, &args.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let families = |report: &serde_json::Value| -> Vec<String> {
+        run(report, "static")["by_family"]
+            .as_object()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+
+    let repo = env.home().join("committed");
+    small_history(&repo);
+    let tip = report(&repo);
+    assert_eq!(tip["pack"], ".dsh/doc-pack.json at the tip", "{tip}");
+    assert_eq!(families(&tip), ["Src"]);
+    // The user edits the pack and backtests before committing: the edit is what is measured.
+    std::fs::write(
+        repo.join(".dsh/doc-pack.json"),
+        PACK.replace("\"Src\"", "\"Source\""),
+    )
+    .expect("edit the pack");
+    let edited = report(&repo);
+    assert_eq!(
+        edited["pack"], ".dsh/doc-pack.json in the work tree (changed since the tip)",
+        "{edited}"
+    );
+    assert_eq!(families(&edited), ["Source"]);
+
+    // A history that never held a pack, and one written in the work tree, not committed.
+    let repo = env.home().join("uncommitted");
+    let mut s = root_state();
+    s.remove(".dsh/doc-pack.json");
+    let mut states = vec![s.clone()];
+    for (paths, v) in [
+        (&["src/a.rs", "docs/a.md"][..], "1"),
+        (&["src/a.rs"][..], "2"),
+    ] {
+        for p in paths {
+            s.insert(p.to_string(), v.to_string());
+        }
+        states.push(s.clone());
+    }
+    repository(&repo, &states);
+    std::fs::create_dir_all(repo.join(".dsh")).expect("mkdir");
+    std::fs::write(repo.join(".dsh/doc-pack.json"), PACK).expect("write the pack");
+    let fresh = report(&repo);
+    assert_eq!(
+        fresh["pack"], ".dsh/doc-pack.json in the work tree (not committed)",
+        "{fresh}"
+    );
+    assert_eq!(families(&fresh), ["Src"]);
+}
