@@ -23,13 +23,14 @@
 //! the CLI tests (`tools/tests/cli/damaged.rs`) run the real binary on them.
 
 use crate::scale;
+use docsuggest_host::stores::{self, InspectError, RatesFilter};
 use docsuggest_schema::codec;
 use docsuggest_schema::{
     CompanionRow, Decision, DecisionStore, Durability, EntryHead, EntryMoves, Heuristic, Outcome,
     RateEvent, RateKey, RateMove, RateRow, Resolution, StoreError, StoreKind, Table,
 };
 use docsuggest_store::{ReadOnlyStore, RedbStore, StoreOptions, catch_damage};
-use docsuggest_tools::inspect::{self, InspectError, RatesFilter};
+use docsuggest_tools::inspect;
 use docsuggest_tools::{evaluate, maintain, transfer};
 use redb::{ReadableDatabase, ReadableTable, TableDefinition, TableHandle};
 use std::fmt::Write as _;
@@ -236,7 +237,7 @@ fn unverified(path: &Path) -> Unverified {
 fn answers(path: &Path) -> Vec<(&'static str, Result<String, InspectError>)> {
     let store = Some(path);
     let json = |v: serde_json::Result<String>| v.expect("encodes");
-    let reading = docsuggest_tools::protocol::Reading {
+    let reading = docsuggest_host::protocol::Reading {
         model: docsuggest_schema::RateModel::Evidence,
         prune_below: docsuggest_schema::Config::default().prune_below,
     };
@@ -244,12 +245,11 @@ fn answers(path: &Path) -> Vec<(&'static str, Result<String, InspectError>)> {
         ("check", maintain::check(store).map(|r| r.to_string())),
         (
             "rates",
-            inspect::rates(store, &RatesFilter::All)
-                .map(|rows| inspect::rates_json(&rows, reading)),
+            stores::rates(store, &RatesFilter::All).map(|rows| inspect::rates_json(&rows, reading)),
         ),
         (
             "history",
-            inspect::history(store, usize::MAX).map(|e| inspect::history_json(&e)),
+            stores::history(store, usize::MAX).map(|e| inspect::history_json(&e)),
         ),
         ("export", {
             let mut out = Vec::new();

@@ -7,15 +7,15 @@
 
 use crate::scale;
 use docsuggest_engine::compiled::CompiledPack;
+use docsuggest_host::host::{self, StoreChoice};
+use docsuggest_host::ledger_log::LedgerLog;
+use docsuggest_host::protocol::{Dispatcher, Line, parse_line};
 use docsuggest_schema::codec;
 use docsuggest_schema::{
     Config, Decision, DecisionStore, HistoryEntry, Outcome, Pack, RateRow, StoreContents, StoreKind,
 };
 use docsuggest_store::{FailOpenStore, RedbStore, StoreOptions};
 use docsuggest_tests::Fixture;
-use docsuggest_tools::host::{self, StoreChoice};
-use docsuggest_tools::ledger_log::LedgerLog;
-use docsuggest_tools::protocol::{Dispatcher, Line, parse_line};
 use proptest::prelude::*;
 use proptest::test_runner::{Config as RunnerConfig, RngSeed, TestRunner};
 use serde_json::{Value, json};

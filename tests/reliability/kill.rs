@@ -449,7 +449,7 @@ fn killed_servers_restart_with_every_acknowledged_decision() {
 /// decision a `flush` acknowledged to any client, its page check and fold clean.
 #[test]
 fn killed_socket_servers_with_several_clients_lose_no_acknowledged_decision() {
-    use docsuggest_tools::client::{Client, ClientError};
+    use docsuggest_host::client::{Client, ClientError};
     let setup = Setup::new();
     let socket = setup.dir.path().join("d.sock");
     let mut rng = Rng::new(7_001);

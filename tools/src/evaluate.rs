@@ -1,8 +1,8 @@
 //! `evaluate`: the recorded history replayed under the default and an alternative setting,
 //! side by side with what actually happened. It writes nothing.
 
-use crate::inspect::{self, InspectError};
 use docsuggest_engine::evaluate::{self, Evaluation, Setting};
+use docsuggest_host::stores::{self, InspectError};
 use docsuggest_schema::{Config, StoreContents};
 use std::fmt;
 use std::path::Path;
@@ -21,7 +21,7 @@ pub fn evaluate(
     store: Option<&Path>,
     alternative: Option<&Config>,
 ) -> Result<EvaluateReport, InspectError> {
-    let (path, history, base) = inspect::read(store, |store, view| {
+    let (path, history, base) = stores::read(store, |store, view| {
         Ok((
             store.path().display().to_string(),
             view.history()?,

@@ -8,12 +8,13 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use anyhow::{Result, bail};
 use clap::{Args, Parser, Subcommand};
+use docsuggest_host::host::{self, HostOptions, StoreChoice};
+use docsuggest_host::ledger_log::LedgerLog;
+use docsuggest_host::protocol::{self, Dispatcher, Reading};
+use docsuggest_host::stores::{self, RatesFilter};
 use docsuggest_tools::demo::{self, DemoOptions};
 use docsuggest_tools::hook::{self, install, install::Scope};
-use docsuggest_tools::host::{self, HostOptions, StoreChoice};
-use docsuggest_tools::inspect::{self, RatesFilter};
-use docsuggest_tools::ledger_log::LedgerLog;
-use docsuggest_tools::protocol::{self, Dispatcher, Reading};
+use docsuggest_tools::inspect;
 use docsuggest_tools::replay::{self, ReplayOptions};
 use docsuggest_tools::{backtest, maintain, transfer};
 use std::io::{IsTerminal, Write};
@@ -78,6 +79,16 @@ enum Command {
     /// Serve the Model Context Protocol on stdin/stdout: the companions of a path and why a
     /// path gets no note, asked of the hooks' daemon (started when none runs); records nothing.
     Mcp(docsuggest_tools::mcp::McpOptions),
+    /// Mine a git work tree's pack for a host that links no git reader (the Node addon): the
+    /// stored record (JSON, or null) on stdin; prints the new one, or null when it is current.
+    #[command(hide = true)]
+    MinePack(MinePackArgs),
+}
+
+#[derive(Args)]
+struct MinePackArgs {
+    /// The root of the git work tree.
+    root: PathBuf,
 }
 
 #[derive(Args)]
@@ -598,7 +609,7 @@ fn rates_cmd(args: &RatesArgs) -> Result<()> {
         model: docsuggest_schema::RateModel::Evidence,
         prune_below: config.prune_below,
     };
-    let rows = inspect::rates(args.store.store.as_deref(), &filter)?;
+    let rows = stores::rates(args.store.store.as_deref(), &filter)?;
     if args.json {
         out!("{}", inspect::rates_json(&rows, reading));
     } else {
@@ -608,7 +619,7 @@ fn rates_cmd(args: &RatesArgs) -> Result<()> {
 }
 
 fn history_cmd(args: &HistoryArgs) -> Result<()> {
-    let entries = inspect::history(args.store.store.as_deref(), args.limit)?;
+    let entries = stores::history(args.store.store.as_deref(), args.limit)?;
     if args.json {
         out!("{}", inspect::history_json(&entries));
     } else {
@@ -682,7 +693,7 @@ fn import_cmd(args: &ImportArgs) -> Result<()> {
         counts.entries,
         counts.silences,
         args.file.display(),
-        inspect::store_file(args.store.store.as_deref()).display(),
+        stores::store_file(args.store.store.as_deref()).display(),
         counts.skipped
     );
     Ok(())
@@ -811,6 +822,22 @@ fn status_cmd(args: &StatusArgs) -> Result<()> {
     Ok(())
 }
 
+fn mine_pack_cmd(args: &MinePackArgs) -> Result<()> {
+    use docsuggest_host::mining::HistoryMiner;
+    use std::io::Read;
+    let mut stored = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(docsuggest_tools::mining::MAX_RECORD_BYTES)
+        .read_to_end(&mut stored)?;
+    let stored: Option<docsuggest_schema::MinedPack> = serde_json::from_slice(&stored)?;
+    let mined = docsuggest_tools::mining::GitMiner
+        .mine(&args.root, stored.as_ref())
+        .map_err(anyhow::Error::msg)?;
+    out!("{}", serde_json::to_string(&mined)?);
+    Ok(())
+}
+
 fn completions_cmd(args: &CompletionsArgs) -> Result<()> {
     use clap::CommandFactory;
     let mut script = Vec::new();
@@ -849,6 +876,10 @@ fn main() -> ExitCode {
     // A damaged store file that makes redb panic is reported as one error line naming it
     // (`docsuggest_store::catch_damage`), without the panic message before it.
     docsuggest_store::quiet_caught_panics();
+    // Hosts this process builds mine packs with its own git reader.
+    docsuggest_host::mining::use_in_process(std::sync::Arc::new(
+        docsuggest_tools::mining::GitMiner,
+    ));
     let result = match &cli.command {
         Command::Serve(a) => serve(a),
         Command::Replay(a) => replay_cmd(a),
@@ -870,6 +901,7 @@ fn main() -> ExitCode {
         Command::Status(a) => status_cmd(a),
         Command::Completions(a) => completions_cmd(a),
         Command::Mcp(a) => docsuggest_tools::mcp::run(a).map_err(Into::into),
+        Command::MinePack(a) => mine_pack_cmd(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,8 +1,8 @@
 //! `check`, `migrate` and `recompute`: the integrity of a store file, its schema version, and
 //! its rates rebuilt from history.
 
-use crate::inspect::{self, Holder, InspectError};
 use crate::replay;
+use docsuggest_host::stores::{self, Holder, InspectError};
 use docsuggest_schema::RateModel;
 use docsuggest_store::recompute::{self, DriftReport, RecomputeOptions};
 use docsuggest_store::{IntegrityReport, RedbCheck, SCHEMA_VERSION, StoreContents, Upgrade};
@@ -39,7 +39,7 @@ impl CheckReport {
 /// Checks redb's pages and `live == fold(base, history)` for every key, read-only: the
 /// file's bytes never change (redb's page check runs on an in-memory image when it is opened).
 pub fn check(store: Option<&Path>) -> Result<CheckReport, InspectError> {
-    inspect::read_holding(store, |store, view, holder| {
+    stores::read_holding(store, |store, view, holder| {
         Ok(CheckReport {
             path: store.path().display().to_string(),
             unclean: store.was_unclean(),
@@ -158,12 +158,12 @@ pub struct MigrateReport {
 
 /// Opens the file, which upgrades an older schema after copying the file aside.
 pub fn migrate(store: Option<&Path>) -> Result<MigrateReport, InspectError> {
-    let mut store = inspect::open_existing(store)?;
+    let mut store = stores::open_existing(store)?;
     let report = MigrateReport {
         path: store.path().display().to_string(),
         upgraded: store.open_report().upgraded.clone(),
     };
-    inspect::close(&mut store);
+    stores::close(&mut store);
     Ok(report)
 }
 
@@ -205,7 +205,7 @@ pub fn recompute(
     write: bool,
     model: RateModel,
 ) -> Result<RecomputeReport, InspectError> {
-    let mut store = inspect::open_existing(store)?;
+    let mut store = stores::open_existing(store)?;
     let path = store.path().display().to_string();
     let total = store.rate_rows()?.len() as u64;
     let bar = replay::progress_bar_for(
@@ -242,7 +242,7 @@ pub fn recompute(
     } else {
         None
     };
-    inspect::close(&mut store);
+    stores::close(&mut store);
     Ok(RecomputeReport {
         path,
         drift: recomputed.report,

@@ -1,11 +1,11 @@
 //! Replaying a trace (a file of request lines) through the same dispatcher as `serve`, and
 //! summarising the session.
 
-use crate::home;
-use crate::host::{self, HostError, HostOptions};
-use crate::ledger_log::LedgerLog;
-use crate::protocol::{Dispatcher, Handled, Line, LineReader};
-use crate::summary::Summary;
+use docsuggest_host::home;
+use docsuggest_host::host::{self, HostError, HostOptions};
+use docsuggest_host::ledger_log::LedgerLog;
+use docsuggest_host::protocol::{Dispatcher, Handled, Line, LineReader};
+use docsuggest_host::summary::Summary;
 use docsuggest_schema::StoreError;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
@@ -55,7 +55,7 @@ pub enum ReplayError {
         /// The socket file.
         socket: String,
         /// Why.
-        source: crate::client::ClientError,
+        source: docsuggest_host::client::ClientError,
     },
 }
 
@@ -196,7 +196,7 @@ pub fn replay(options: &ReplayOptions) -> Result<Summary, ReplayError> {
 /// `judge` and `rates` requests that carry none. A `close` ends the replay's connection.
 #[cfg(unix)]
 pub fn replay_socket(socket: &Path, options: &ReplayOptions) -> Result<Summary, ReplayError> {
-    use crate::client::{Client, ClientError};
+    use docsuggest_host::client::{Client, ClientError};
     use serde_json::Value;
     use std::time::Instant;
     let failed = |source| ReplayError::Socket {

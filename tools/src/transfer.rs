@@ -17,7 +17,7 @@
 //! and an entry the store's history already holds is skipped. Importing a store's own export
 //! changes nothing, and importing a file twice equals importing it once (docs/OFFLINE.md).
 
-use crate::inspect::{self, InspectError};
+use docsuggest_host::stores::{self, InspectError};
 use docsuggest_schema::{
     DecisionStore, Durability, HistoryEntry, Outcome, Resolution, StoreContents, StoreError,
 };
@@ -82,7 +82,7 @@ pub fn export_file(store: Option<&Path>, file: &Path) -> Result<usize, TransferE
 }
 
 fn read_history(store: Option<&Path>) -> Result<Vec<HistoryEntry>, TransferError> {
-    Ok(inspect::read(store, |_, view| view.history())?)
+    Ok(stores::read(store, |_, view| view.history())?)
 }
 
 fn write_entries(entries: &[HistoryEntry], mut out: impl Write) -> Result<usize, TransferError> {
@@ -312,12 +312,12 @@ pub fn import(file: &Path, store: Option<&Path>) -> Result<ImportCounts, Transfe
         source,
     })?;
     let entries = parse(&text, &name)?;
-    let path = inspect::store_file(store);
+    let path = stores::store_file(store);
     let label = path.display().to_string();
     if path.exists() {
         // Asked read-only first, so an import that brings nothing new leaves the file as it
         // was, byte for byte.
-        let known = inspect::read(store, |_, view| view.history())?;
+        let known = stores::read(store, |_, view| view.history())?;
         let (fresh, skipped) = skip_known(&known, entries.clone())?;
         if fresh.is_empty() {
             return Ok(ImportCounts {

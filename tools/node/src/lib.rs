@@ -11,8 +11,8 @@
 //! libuv's worker threads and answer promises; `judge`, `turn`, `configure`, `rates` and
 //! `stats` answer at once.
 
+use docsuggest_host::protocol::{Dispatcher, RequestError, embed};
 use docsuggest_schema::config::kind_of;
-use docsuggest_tools::protocol::{Dispatcher, RequestError, embed};
 use napi::bindgen_prelude::{AsyncTask, JsError, JsTypeError, Unknown};
 use napi::{Env, Task, ValueType};
 use napi_derive::napi;

@@ -10,8 +10,8 @@
 
 use super::warm::workspace_key;
 use super::{BacktestError, Options, prepare, run_config, run_engine};
-use crate::host::{self, StoreChoice};
-use crate::inspect;
+use docsuggest_host::host::{self, StoreChoice};
+use docsuggest_host::stores;
 use docsuggest_schema::{DecisionStore, StoreContents};
 use docsuggest_store::{FailOpenStore, StoreOptions};
 use std::collections::BTreeMap;
@@ -57,7 +57,7 @@ fn holds(path: &Path, key: &str) -> Result<bool, BacktestError> {
     if !path.exists() {
         return Ok(false);
     }
-    inspect::read(Some(path), |_, view| {
+    stores::read(Some(path), |_, view| {
         Ok(view.rate_rows()?.iter().any(|(k, _)| k.workspace == key)
             || view.base_rows()?.iter().any(|(k, _)| k.workspace == key)
             || view.history()?.iter().any(|e| e.decision.workspace == key)

@@ -21,12 +21,12 @@ mod warm;
 pub use bootstrap::{BootstrapReport, Replaced, bootstrap};
 pub use warm::WarmStart;
 
-use crate::host::{self, HostError};
-use crate::inspect::InspectError;
-use crate::ledger_log::LedgerLog;
-use crate::protocol::Dispatcher;
 use docsuggest_engine::BoxedStore;
 use docsuggest_engine::compiled::CompiledPack;
+use docsuggest_host::host::{self, HostError};
+use docsuggest_host::ledger_log::LedgerLog;
+use docsuggest_host::protocol::Dispatcher;
+use docsuggest_host::stores::InspectError;
 use docsuggest_schema::Config;
 use docsuggest_schema::pack::{DEFAULT_SIGNATURE, Pack, REPO_PACK_PATH};
 use history::{History, HistoryError};
@@ -318,7 +318,7 @@ pub fn prepare(options: &Options, config: &Config) -> Result<Prepared, BacktestE
         .as_deref()
         .filter(|w| work_tree_pack(w) == pack_text)
         .map(|w| {
-            let work = crate::home::absolute(w).unwrap_or_else(|_| w.to_path_buf());
+            let work = docsuggest_host::home::absolute(w).unwrap_or_else(|_| w.to_path_buf());
             scratch::Keys::new(&workspace, &work)
         });
     let repo = history

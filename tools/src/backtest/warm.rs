@@ -7,8 +7,8 @@
 //! learned layer a session there would start from.
 
 use super::{BacktestError, Prepared};
-use crate::inspect::{self, InspectError};
 use docsuggest_engine::BoxedStore;
+use docsuggest_host::stores::{self, InspectError};
 use docsuggest_schema::Config;
 use docsuggest_store::{MemoryStore, Resume};
 use std::collections::BTreeSet;
@@ -27,7 +27,7 @@ pub struct WarmStart {
 
 /// The key of the workspace a backtest records for (the work tree's, when it holds the pack).
 pub(super) fn workspace_key(prepared: &Prepared) -> Result<String, BacktestError> {
-    inspect::workspace_key(Path::new(&prepared.recorded_workspace()))
+    stores::workspace_key(Path::new(&prepared.recorded_workspace()))
         .map_err(BacktestError::Workspace)
 }
 
@@ -61,7 +61,7 @@ pub(super) fn learned(
     }
     let key = workspace_key(prepared)?;
     let all =
-        inspect::rates(Some(store), &inspect::RatesFilter::All).map_err(|e| unusable(store, &e))?;
+        stores::rates(Some(store), &stores::RatesFilter::All).map_err(|e| unusable(store, &e))?;
     let (mine, others): (Vec<_>, Vec<_>) = all.into_iter().partition(|(k, _)| k.workspace == key);
     if mine.is_empty() {
         let held: BTreeSet<&str> = others.iter().map(|(k, _)| k.workspace.as_str()).collect();

@@ -10,13 +10,13 @@
 pub mod session;
 pub mod workspace;
 
-use crate::home;
-use crate::host::{self, StoreChoice};
-use crate::ledger_log::LedgerLog;
-use crate::protocol::{Dispatcher, LineReader, RateView, Reading};
 use crate::replay::{self, Run};
-use crate::summary::Summary;
 use crate::table::{self, Column};
+use docsuggest_host::home;
+use docsuggest_host::host::{self, StoreChoice};
+use docsuggest_host::ledger_log::LedgerLog;
+use docsuggest_host::protocol::{Dispatcher, LineReader, RateView, Reading};
+use docsuggest_host::summary::Summary;
 use docsuggest_schema::{Config, StoreError, StoreKind};
 use serde::Serialize;
 use std::collections::BTreeMap;

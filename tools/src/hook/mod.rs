@@ -20,7 +20,6 @@ pub mod install;
 pub mod patch;
 pub mod transport;
 
-use crate::home;
 use event::{Action, Skip};
 use serde_json::{Value, json};
 use std::fs::{File, OpenOptions};
@@ -50,13 +49,7 @@ impl Harness {
     }
 }
 
-/// The state directory: the socket, the hook log and the remembered turn ids live here.
-pub const STATE_DIR: &str = "~/.dsh/playform";
-
-/// The default socket of the user's daemon.
-pub fn default_socket() -> PathBuf {
-    home::expand(&format!("{STATE_DIR}/docsuggest.sock"))
-}
+pub use docsuggest_host::daemon::{STATE_DIR, default_socket};
 
 /// The most a hook keeps the agent waiting.
 pub const DEFAULT_BUDGET: Duration = Duration::from_millis(500);
@@ -250,7 +243,7 @@ fn run_until(options: &HookOptions, input: &[u8], deadline: Instant) -> Option<S
     };
     let mut connected = match transport::connect_or_start(&options.daemon(), deadline) {
         Ok(connected) => connected,
-        Err(e @ TransportError::Client(crate::client::ClientError::Untrusted { .. })) => {
+        Err(e @ TransportError::Client(docsuggest_host::client::ClientError::Untrusted { .. })) => {
             log(options, "untrusted", &e.to_string());
             return None;
         }

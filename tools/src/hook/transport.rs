@@ -8,9 +8,9 @@
 //! lock (one whose socket file was removed re-creates it), starts one.
 
 use super::{Open, private_file};
-use crate::client::{Client, ClientError};
-use crate::protocol::socket::owner_file;
-use crate::protocol::{Dispatcher, Line};
+use docsuggest_host::client::{Client, ClientError};
+use docsuggest_host::protocol::socket::owner_file;
+use docsuggest_host::protocol::{Dispatcher, Line};
 use serde_json::Value;
 use std::fs::File;
 use std::io;

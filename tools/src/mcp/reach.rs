@@ -11,12 +11,12 @@
 //! lock so two requests never open the file at once. Its pack miner is kept across requests,
 //! so a work tree without a pack is mined once and its pack stored, as the daemon does.
 
-use crate::client::ClientError;
 use crate::hook::{self, HookOptions, transport};
-use crate::host::{self, StoreChoice};
-use crate::ledger_log::LedgerLog;
-use crate::mining::BackgroundMiner;
-use crate::protocol::Dispatcher;
+use docsuggest_host::client::ClientError;
+use docsuggest_host::host::{self, StoreChoice};
+use docsuggest_host::ledger_log::LedgerLog;
+use docsuggest_host::mining::BackgroundMiner;
+use docsuggest_host::protocol::Dispatcher;
 use docsuggest_schema::Config;
 use serde_json::Value;
 use std::path::PathBuf;

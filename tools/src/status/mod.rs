@@ -5,23 +5,23 @@
 //! pack by the engine's [`Scene::read`] over a [`PackCache`] (zero-config on as in every host,
 //! which plugs in a miner), the mined pack and the learned rows from the store read-only
 //! ([`crate::inspect`], a copy when the daemon holds it), the daemon by its socket
-//! ([`crate::daemon`]), the hooks by reading the harnesses' config files
+//! ([`docsuggest_host::daemon`]), the hooks by reading the harnesses' config files
 //! ([`hooks`]). Nothing is written and no daemon is started (a running one is asked to flush
 //! before its store is read, as the store commands ask it).
 
 pub mod hooks;
 mod render;
 
-use crate::daemon::DaemonState;
-use crate::home;
-use crate::host;
-use crate::inspect::{self, Holder};
-use crate::protocol::Reading;
 use docsuggest_engine::compiled::{CompiledPack, Detection};
 use docsuggest_engine::locate::{PackCache, Workspace, git_root};
 use docsuggest_engine::paths;
 use docsuggest_engine::probe::{FileProbe, OsProbe};
 use docsuggest_engine::scene::Scene;
+use docsuggest_host::daemon::DaemonState;
+use docsuggest_host::home;
+use docsuggest_host::host;
+use docsuggest_host::protocol::Reading;
+use docsuggest_host::stores::{self, Holder};
 use docsuggest_schema::pack::REPO_PACK_PATH;
 use docsuggest_schema::{Config, MinedPack, Outcome, Pack, RateModel, StoreContents};
 use serde::Serialize;
@@ -64,7 +64,7 @@ pub struct Status {
     /// The store and what it holds for the workspace.
     pub store: StoreStatus,
     /// The daemon on the hooks' socket.
-    pub daemon: crate::daemon::Daemon,
+    pub daemon: docsuggest_host::daemon::Daemon,
     /// The harnesses' hook configs.
     pub hooks: hooks::Hooks,
     /// Other things worth knowing (nothing calls the engine, the daemon serves another store).
@@ -267,7 +267,7 @@ pub fn status(options: &StatusOptions) -> Status {
     let excluded = scene
         .excluded
         .then(|| excluded_component(&path, located.as_ref(), &config.exclude).unwrap_or_default());
-    let store_path = inspect::store_file(
+    let store_path = stores::store_file(
         options
             .store
             .as_deref()
@@ -317,7 +317,7 @@ pub fn status(options: &StatusOptions) -> Status {
             _ => path.parent().unwrap_or(&path).to_path_buf(),
         });
     let hooks = hooks::scan(&hooks_root);
-    let daemon = crate::daemon::probe(
+    let daemon = docsuggest_host::daemon::probe(
         &options
             .socket
             .clone()
@@ -563,7 +563,7 @@ fn read_store(
         model: RateModel::Evidence,
         prune_below: config.prune_below,
     };
-    let read = inspect::read_holding(Some(path), |store, view, holder| {
+    let read = stores::read_holding(Some(path), |store, view, holder| {
         let held = holder.map(Holder::to_string);
         let Some(key) = key.as_deref() else {
             return Ok((held, Learned::default(), 0, Vec::new(), 0));

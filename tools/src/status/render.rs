@@ -2,7 +2,7 @@
 
 use super::hooks::HookFile;
 use super::{FamilyStatus, PackStatus, Status, StoreStatus, WorkspaceStatus};
-use crate::daemon::{Daemon, DaemonState};
+use docsuggest_host::daemon::{Daemon, DaemonState};
 use std::fmt::{self, Write as _};
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! flush and close, stale and live sockets, hostile clients, and closed pipes.
 
 use crate::common::{Env, golden};
-use docsuggest_tools::client::{Client, ClientError};
+use docsuggest_host::client::{Client, ClientError};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::{UnixListener, UnixStream};

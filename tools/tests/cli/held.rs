@@ -3,7 +3,7 @@
 //! it answered; the daemon keeps serving.
 
 use crate::common::Env;
-use docsuggest_tools::client::Client;
+use docsuggest_host::client::Client;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::{Child, Stdio};

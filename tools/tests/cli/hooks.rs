@@ -2,7 +2,7 @@
 //! event as the harness runs them, all sharing the daemon the first one starts.
 
 use crate::common::{Env, golden};
-use docsuggest_tools::client::Client;
+use docsuggest_host::client::Client;
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -965,7 +965,7 @@ fn another_users_socket_or_state_directory_is_never_trusted() {
     assert!(log.contains("the server runs as uid 65534"), "{log}");
     assert!(matches!(
         Client::connect(hooks.socket()),
-        Err(docsuggest_tools::client::ClientError::Untrusted { .. })
+        Err(docsuggest_host::client::ClientError::Untrusted { .. })
     ));
     // No daemon was started in its place.
     assert_eq!(hooks.daemon_pid(), None);

@@ -226,21 +226,25 @@ fn on_a_memory_store_repeated_family_edits_reach_the_mined_pack() {
 
 /// The background miner re-mines a stored pack only when HEAD has moved far past it: 60
 /// commits later it is kept, 260 commits later (or on a history it is not part of) it is
-/// mined again, and a pack of another miner version is mined again at once.
-#[test]
-fn a_stored_pack_is_mined_again_only_when_head_moved_far() {
+/// mined again, and a pack of another miner version is mined again at once. The same holds
+/// mining in process and through the binary (`docsuggest mine-pack`, what a host that links
+/// no git reader runs).
+fn a_stored_pack_is_mined_again_only_when_head_moved_far(
+    miner: std::sync::Arc<dyn docsuggest_host::mining::HistoryMiner>,
+) {
     use docsuggest_engine::mined::{MinedAnswer, PackMiner};
-    use docsuggest_tools::mining::{BackgroundMiner, REMINE_AFTER, mine_root};
+    use docsuggest_host::mining::BackgroundMiner;
+    use docsuggest_tools::mining::{REMINE_AFTER, mine_root};
 
     let env = Env::new();
     let ask = |root: &Path, stored: &docsuggest_schema::MinedPack| -> MinedAnswer {
-        let mut miner = BackgroundMiner::new();
+        let mut background = BackgroundMiner::with(miner.clone());
         assert_eq!(
-            miner.request(root, "k", Some(stored)),
+            background.request(root, "k", Some(stored)),
             MinedAnswer::UseStored
         );
-        miner.wait_idle();
-        miner.request(root, "k", Some(stored))
+        background.wait_idle();
+        background.request(root, "k", Some(stored))
     };
     let base = env.home().join("base");
     convention_history(&base, 40);
@@ -257,6 +261,7 @@ fn a_stored_pack_is_mined_again_only_when_head_moved_far() {
         MinedAnswer::Mined(record) => {
             assert_eq!(record.commits, (40 + REMINE_AFTER + 60) as u64);
             assert_ne!(record.head, stored.head);
+            assert_eq!(record, mine_root(&far).expect("mined"));
         }
         other => panic!("mined again expected, got {other:?}"),
     }
@@ -267,8 +272,45 @@ fn a_stored_pack_is_mined_again_only_when_head_moved_far() {
     // Nothing stored and nothing to mine: pending while the job runs, then unavailable.
     let lonely = env.home().join("lonely");
     std::fs::create_dir_all(&lonely).expect("dir");
-    let mut miner = BackgroundMiner::new();
-    assert_eq!(miner.request(&lonely, "k", None), MinedAnswer::Pending);
-    miner.wait_idle();
-    assert_eq!(miner.request(&lonely, "k", None), MinedAnswer::Unavailable);
+    let mut background = BackgroundMiner::with(miner.clone());
+    assert_eq!(background.request(&lonely, "k", None), MinedAnswer::Pending);
+    background.wait_idle();
+    assert_eq!(
+        background.request(&lonely, "k", None),
+        MinedAnswer::Unavailable
+    );
+}
+
+#[test]
+fn in_process_a_stored_pack_is_mined_again_only_when_head_moved_far() {
+    a_stored_pack_is_mined_again_only_when_head_moved_far(std::sync::Arc::new(
+        docsuggest_tools::mining::GitMiner,
+    ));
+}
+
+#[test]
+fn through_the_binary_a_stored_pack_is_mined_again_only_when_head_moved_far() {
+    a_stored_pack_is_mined_again_only_when_head_moved_far(std::sync::Arc::new(
+        docsuggest_host::mining::CommandMiner::new(env!("CARGO_BIN_EXE_docsuggest")),
+    ));
+}
+
+/// A host with no binary to mine through logs why and leaves the work tree without a pack.
+#[test]
+fn a_missing_miner_binary_leaves_the_work_tree_unavailable() {
+    use docsuggest_engine::mined::{MinedAnswer, PackMiner};
+    use docsuggest_host::mining::{BackgroundMiner, CommandMiner};
+
+    let env = Env::new();
+    let root = env.home().join("repo");
+    convention_history(&root, 40);
+    let mut background = BackgroundMiner::with(std::sync::Arc::new(CommandMiner::new(
+        env.home().join("no-such-docsuggest"),
+    )));
+    assert_eq!(background.request(&root, "k", None), MinedAnswer::Pending);
+    background.wait_idle();
+    assert_eq!(
+        background.request(&root, "k", None),
+        MinedAnswer::Unavailable
+    );
 }

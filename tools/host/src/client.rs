@@ -1,14 +1,14 @@
 //! A client of `docsuggest serve --socket`: one connection, one request at a time.
 //!
 //! ```no_run
-//! use docsuggest_tools::client::Client;
+//! use docsuggest_host::client::Client;
 //!
 //! let mut client = Client::connect("/run/user/1000/docsuggest.sock")?;
 //! assert_eq!(client.hello()?["protocol"], 1);
 //! let answer = client.judge("agent-1", "read", "/abs/ws/Documentation/Plans/X.md", None)?;
 //! println!("{}", answer["note"]);
 //! client.close()?;
-//! # Ok::<(), docsuggest_tools::client::ClientError>(())
+//! # Ok::<(), docsuggest_host::client::ClientError>(())
 //! ```
 //!
 //! Requests carry increasing numeric ids and every answer is checked to echo its request's

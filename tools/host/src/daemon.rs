@@ -11,6 +11,14 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// The state directory: the socket, the hook log and the remembered turn ids live here.
+pub const STATE_DIR: &str = "~/.dsh/playform";
+
+/// The default socket of the user's daemon.
+pub fn default_socket() -> PathBuf {
+    crate::home::expand(&format!("{STATE_DIR}/docsuggest.sock"))
+}
+
 /// How long one question to the daemon may take: a daemon that answers no faster is busy or
 /// hung, and a command that only looks must not wait on it.
 pub const ASK_TIMEOUT: Duration = Duration::from_secs(2);

@@ -1,0 +1,233 @@
+//! The hosts' pack miner: a git work tree with no pack is mined in the background, once per
+//! process (again when the history says the stored pack is stale), so no call waits on it.
+//!
+//! The engine asks [`BackgroundMiner::request`] on every judged call in such a work tree; the
+//! answer comes from memory. A mining job runs on its own thread, one at a time per process
+//! (a second work tree waits its turn), through a [`HistoryMiner`]: the git reader linked
+//! into the process when a binary registered one ([`use_in_process`]; `docsuggest` does), or
+//! else the `docsuggest` binary run as a child ([`CommandMiner`]), so a host that links no git
+//! reader (the Node addon) still gets packs mined.
+
+use docsuggest_engine::mined::{MinedAnswer, PackMiner};
+use docsuggest_schema::MinedPack;
+use std::collections::HashMap;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
+
+/// Turns a work tree's history into a pack to store.
+pub trait HistoryMiner: Send + Sync {
+    /// Mines `root` unless `stored`, the pack the store holds for it, is still current (same
+    /// miner version, HEAD not moved far past it): `Ok(None)` when it is. The error is the
+    /// reason, for the log.
+    fn mine(&self, root: &Path, stored: Option<&MinedPack>) -> Result<Option<MinedPack>, String>;
+}
+
+static IN_PROCESS: OnceLock<Arc<dyn HistoryMiner>> = OnceLock::new();
+
+/// Registers the process's own git reader, used by every host built after this call (a
+/// second registration is ignored: a process has one reader).
+pub fn use_in_process(miner: Arc<dyn HistoryMiner>) {
+    let _ = IN_PROCESS.set(miner);
+}
+
+/// The miner hosts use: the registered one, else [`CommandMiner::from_env`].
+pub fn history_miner() -> Arc<dyn HistoryMiner> {
+    match IN_PROCESS.get() {
+        Some(miner) => miner.clone(),
+        None => Arc::new(CommandMiner::from_env()),
+    }
+}
+
+/// What is known of one work tree in this process.
+#[derive(Debug)]
+enum Job {
+    /// A job is queued or running.
+    Running,
+    /// A job mined this record; the engine has not taken it yet.
+    Mined(MinedPack),
+    /// Nothing (more) to do: the stored pack is current, or the engine took the new one.
+    Settled,
+    /// The work tree cannot be mined (the reason was logged).
+    Failed,
+}
+
+#[derive(Default)]
+struct Shared {
+    jobs: Mutex<HashMap<PathBuf, Job>>,
+    /// Held by the running job: one mining job at a time.
+    turn: Mutex<()>,
+    /// Signalled when a job ends (for [`BackgroundMiner::wait_idle`]).
+    ended: Condvar,
+}
+
+/// Mines work trees in the background for the engine's zero-config path.
+#[derive(Clone)]
+pub struct BackgroundMiner {
+    shared: Arc<Shared>,
+    miner: Arc<dyn HistoryMiner>,
+}
+
+impl Default for BackgroundMiner {
+    fn default() -> BackgroundMiner {
+        BackgroundMiner::with(history_miner())
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl BackgroundMiner {
+    /// A miner with nothing known, mining through [`history_miner`].
+    pub fn new() -> BackgroundMiner {
+        BackgroundMiner::default()
+    }
+
+    /// A miner with nothing known, mining through `miner`.
+    pub fn with(miner: Arc<dyn HistoryMiner>) -> BackgroundMiner {
+        BackgroundMiner {
+            shared: Arc::default(),
+            miner,
+        }
+    }
+
+    /// Blocks until no job is queued or running (tests, and hosts that want to wait).
+    pub fn wait_idle(&self) {
+        let mut jobs = lock(&self.shared.jobs);
+        while jobs.values().any(|j| matches!(j, Job::Running)) {
+            jobs = self
+                .shared
+                .ended
+                .wait(jobs)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    fn spawn(&self, root: &Path, stored: Option<MinedPack>) {
+        let shared = self.shared.clone();
+        let miner = self.miner.clone();
+        let job_root = root.to_path_buf();
+        let spawned = std::thread::Builder::new()
+            .name("docsuggest-mine".into())
+            .spawn(move || {
+                let root = job_root;
+                let outcome = {
+                    let _turn = lock(&shared.turn);
+                    miner.mine(&root, stored.as_ref())
+                };
+                let job = match outcome {
+                    Ok(Some(record)) => Job::Mined(record),
+                    Ok(None) => Job::Settled,
+                    Err(reason) => {
+                        tracing::warn!(root = %root.display(), %reason,
+                            "mining a pack from the history failed; the work tree stays without one");
+                        Job::Failed
+                    }
+                };
+                lock(&shared.jobs).insert(root, job);
+                shared.ended.notify_all();
+            });
+        if let Err(e) = spawned {
+            tracing::error!(error = %e, "cannot start a mining thread");
+            lock(&self.shared.jobs).insert(root.to_path_buf(), Job::Failed);
+            self.shared.ended.notify_all();
+        }
+    }
+}
+
+impl PackMiner for BackgroundMiner {
+    fn request(&mut self, root: &Path, _key: &str, stored: Option<&MinedPack>) -> MinedAnswer {
+        let mut jobs = lock(&self.shared.jobs);
+        match jobs.get(root) {
+            None => {
+                jobs.insert(root.to_path_buf(), Job::Running);
+                drop(jobs);
+                self.spawn(root, stored.cloned());
+                if stored.is_some() {
+                    MinedAnswer::UseStored
+                } else {
+                    MinedAnswer::Pending
+                }
+            }
+            Some(Job::Running) if stored.is_some() => MinedAnswer::UseStored,
+            Some(Job::Running) => MinedAnswer::Pending,
+            Some(Job::Mined(_)) => {
+                let Some(Job::Mined(record)) = jobs.insert(root.to_path_buf(), Job::Settled) else {
+                    return MinedAnswer::Pending;
+                };
+                MinedAnswer::Mined(record)
+            }
+            Some(Job::Settled | Job::Failed) if stored.is_some() => MinedAnswer::UseStored,
+            Some(Job::Settled | Job::Failed) => MinedAnswer::Unavailable,
+        }
+    }
+}
+
+/// Mines through the `docsuggest` binary: `docsuggest mine-pack ROOT`, given the stored pack
+/// on stdin, prints the new record as JSON, or `null` when the stored one is current.
+#[derive(Clone, Debug)]
+pub struct CommandMiner {
+    program: PathBuf,
+}
+
+/// The environment variable naming the `docsuggest` binary a [`CommandMiner`] runs (else
+/// `docsuggest` is looked up on `PATH`).
+pub const BINARY_VAR: &str = "DOCSUGGEST_BIN";
+
+/// The most a child's answer may hold: a record is bounded well below this.
+const MAX_ANSWER_BYTES: u64 = 16 << 20;
+
+impl CommandMiner {
+    /// Runs `program`.
+    pub fn new(program: impl Into<PathBuf>) -> CommandMiner {
+        CommandMiner {
+            program: program.into(),
+        }
+    }
+
+    /// Runs [`BINARY_VAR`]'s binary, or `docsuggest` from `PATH`.
+    pub fn from_env() -> CommandMiner {
+        CommandMiner::new(std::env::var_os(BINARY_VAR).unwrap_or_else(|| "docsuggest".into()))
+    }
+}
+
+impl HistoryMiner for CommandMiner {
+    fn mine(&self, root: &Path, stored: Option<&MinedPack>) -> Result<Option<MinedPack>, String> {
+        let shown = self.program.display();
+        let stored = serde_json::to_vec(&stored).map_err(|e| e.to_string())?;
+        let mut child = Command::new(&self.program)
+            .arg("mine-pack")
+            .arg(root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot run {shown} to mine the history ({BINARY_VAR}): {e}"))?;
+        if let Some(mut stdin) = child.stdin.take() {
+            use std::io::Write as _;
+            stdin
+                .write_all(&stored)
+                .map_err(|e| format!("{shown} mine-pack: {e}"))?;
+        }
+        let mut answer = Vec::new();
+        if let Some(stdout) = child.stdout.take() {
+            stdout
+                .take(MAX_ANSWER_BYTES)
+                .read_to_end(&mut answer)
+                .map_err(|e| format!("{shown} mine-pack: {e}"))?;
+        }
+        let status = child
+            .wait()
+            .map_err(|e| format!("{shown} mine-pack: {e}"))?;
+        if !status.success() {
+            return Err(format!(
+                "{shown} mine-pack {} failed ({status})",
+                root.display()
+            ));
+        }
+        serde_json::from_slice(&answer)
+            .map_err(|e| format!("{shown} mine-pack answered no record: {e}"))
+    }
+}
