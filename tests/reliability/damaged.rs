@@ -20,9 +20,11 @@
 //! ```
 //!
 //! `the_kept_fixtures_are_one_flipped_byte_of_the_built_store` holds them to this procedure;
-//! the CLI tests (`tools/tests/cli/damaged.rs`) run the real binary on them.
+//! the CLI tests (`tools/cli/tests/cli/damaged.rs`) run the real binary on them.
 
 use crate::scale;
+use docsuggest_cli::inspect;
+use docsuggest_cli::{evaluate, maintain, transfer};
 use docsuggest_host::stores::{self, InspectError, RatesFilter};
 use docsuggest_schema::codec;
 use docsuggest_schema::{
@@ -30,8 +32,6 @@ use docsuggest_schema::{
     RateEvent, RateKey, RateMove, RateRow, Resolution, StoreError, StoreKind, Table,
 };
 use docsuggest_store::{ReadOnlyStore, RedbStore, StoreOptions, catch_damage};
-use docsuggest_tools::inspect;
-use docsuggest_tools::{evaluate, maintain, transfer};
 use redb::{ReadableDatabase, ReadableTable, TableDefinition, TableHandle};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

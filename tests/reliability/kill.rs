@@ -41,7 +41,7 @@ fn docsuggest() -> &'static Path {
             "build",
             "--quiet",
             "-p",
-            "docsuggest-tools",
+            "docsuggest-cli",
             "--bin",
             "docsuggest",
         ]);

@@ -154,7 +154,7 @@ fn placeholder_companions_never_leave_the_workspace() {
 /// A repo pack that is a symlink out of the workspace, a directory, or too big is never read:
 /// the built-in pack answers, and nothing of an outside file reaches the verdict. (FIFOs and
 /// devices, which would block or read forever if opened, are driven through the real binary
-/// under a timeout in `tools/tests/cli/hostile.rs`.)
+/// under a timeout in `tools/cli/tests/cli/hostile.rs`.)
 #[cfg(unix)]
 #[test]
 fn repo_packs_outside_the_workspace_or_not_plain_are_not_read() {

@@ -17,7 +17,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use docsuggest_bench::history;
 use docsuggest_bench::report::{self, Machine};
-use docsuggest_tools::backtest::{self, DEFAULT_MAX_FILES, Options};
+use docsuggest_history::backtest::{self, DEFAULT_MAX_FILES, Options};
 use serde_json::json;
 use std::path::PathBuf;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};

@@ -21,8 +21,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use docsuggest_bench::history;
 use docsuggest_bench::report::{self, Machine};
-use docsuggest_tools::backtest::{self, DEFAULT_MAX_FILES, Options};
-use docsuggest_tools::init::{InitOptions, init};
+use docsuggest_history::backtest::{self, DEFAULT_MAX_FILES, Options};
+use docsuggest_history::init::{InitOptions, init};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -53,7 +53,7 @@ fn child(what: &str, repo: &Path) -> Result<()> {
                 print: what == "init",
                 force: true,
                 no_backtest: false,
-                max_commits: docsuggest_tools::init::MAX_MINED_COMMITS,
+                max_commits: docsuggest_history::init::MAX_MINED_COMMITS,
             })?;
             if report.mined.families.is_empty() {
                 return Err("nothing mined".into());

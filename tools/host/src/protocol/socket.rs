@@ -47,25 +47,6 @@ const OWNER_WAIT: Duration = Duration::from_secs(2);
 /// How long a stopping server waits for an acceptor thread it woke before leaving it behind.
 const ACCEPTOR_WAIT: Duration = Duration::from_secs(1);
 
-/// How the socket server runs.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SocketOptions {
-    /// The socket file.
-    pub path: PathBuf,
-    /// Connections served at once.
-    pub max_connections: usize,
-}
-
-impl SocketOptions {
-    /// Options for `path` with the default bound.
-    pub fn new(path: impl Into<PathBuf>) -> SocketOptions {
-        SocketOptions {
-            path: path.into(),
-            max_connections: DEFAULT_MAX_CONNECTIONS,
-        }
-    }
-}
-
 /// Why the socket server could not start or ended badly.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -1,0 +1,165 @@
+//! The harness's side: `hook` (one event, never an error to the agent), `install-hooks` and
+//! `uninstall-hooks`.
+
+use anyhow::{Result, bail};
+use clap::Args;
+use docsuggest_cli::hook::{self, install, install::Scope};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum HarnessArg {
+    #[value(alias = "claude")]
+    ClaudeCode,
+    Codex,
+}
+
+impl From<HarnessArg> for hook::Harness {
+    fn from(h: HarnessArg) -> hook::Harness {
+        match h {
+            HarnessArg::ClaudeCode => hook::Harness::ClaudeCode,
+            HarnessArg::Codex => hook::Harness::Codex,
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct HookArgs {
+    /// The harness sending the event.
+    #[arg(long, value_enum, default_value = "claude-code")]
+    harness: HarnessArg,
+    /// The daemon's socket [default: ~/.dsh/playform/docsuggest.sock].
+    #[arg(long, value_name = "PATH")]
+    socket: Option<PathBuf>,
+    /// The store of a daemon this hook starts [default: the config's storePath].
+    #[arg(long, value_name = "PATH")]
+    store: Option<PathBuf>,
+    /// The most the hook keeps the agent waiting, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = hook::DEFAULT_BUDGET.as_millis() as u64)]
+    timeout_ms: u64,
+    /// A daemon this hook starts stops after this many seconds without a request.
+    #[arg(long, value_name = "SECS", default_value_t = hook::DEFAULT_IDLE_TIMEOUT.as_secs(),
+          value_parser = clap::value_parser!(u64).range(1..))]
+    idle_timeout: u64,
+}
+
+#[derive(Args)]
+pub struct InstallArgs {
+    /// The harness whose config is edited.
+    #[arg(long, value_enum)]
+    harness: HarnessArg,
+    /// The project's config (`DIR/.claude/settings.json`, `DIR/.codex/hooks.json`)
+    /// [default: the current directory].
+    #[arg(long, value_name = "DIR", conflicts_with = "user")]
+    project: Option<PathBuf>,
+    /// The user's config (`~/.claude/settings.json`, `~/.codex/hooks.json`).
+    #[arg(long)]
+    user: bool,
+    /// Claude Code's personal project settings, `DIR/.claude/settings.local.json` (not
+    /// committed) instead of `settings.json`.
+    #[arg(long, conflicts_with = "user")]
+    local: bool,
+    /// The program the hooks run: `docsuggest` (the one on PATH) or an absolute path to pin
+    /// [default: `docsuggest` when the one on PATH is this binary, else this binary's path].
+    #[arg(long, value_name = "PATH")]
+    command: Option<PathBuf>,
+    /// Print the diff without writing.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+impl InstallArgs {
+    fn request(&self) -> Result<install::Request> {
+        let scope = if self.user {
+            let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
+            let Some(home) = home else {
+                bail!("--user needs HOME to find the user's config");
+            };
+            Scope::User(PathBuf::from(home))
+        } else {
+            let dir = match &self.project {
+                Some(dir) => dir.clone(),
+                None => std::env::current_dir()?,
+            };
+            Scope::Project(dir)
+        };
+        Ok(install::Request {
+            harness: self.harness.into(),
+            scope,
+            local: self.local,
+            command: self.command.clone(),
+            dry_run: self.dry_run,
+        })
+    }
+}
+
+/// Never fails: the agent must not be held up or shown an error by its hook.
+pub fn hook(args: &HookArgs) -> ExitCode {
+    let mut options = hook::HookOptions::new(args.harness.into());
+    if let Some(socket) = &args.socket {
+        options.socket = socket.clone();
+    }
+    options.store = args.store.clone();
+    options.budget = Duration::from_millis(args.timeout_ms);
+    options.idle_timeout = Duration::from_secs(args.idle_timeout);
+    if let Some(answer) = hook::run_stdin(&options) {
+        let _ = writeln!(std::io::stdout().lock(), "{answer}");
+    }
+    ExitCode::SUCCESS
+}
+
+/// `docsuggest install-hooks` (`install`) and `uninstall-hooks`.
+pub fn install(args: &InstallArgs, install: bool) -> Result<()> {
+    let request = args.request()?;
+    let report = if install {
+        install::install_hooks(&request)?
+    } else {
+        install::uninstall_hooks(&request)?
+    };
+    let change = &report.change;
+    let verb = match (
+        install,
+        args.dry_run,
+        change.changed(),
+        change.after.is_some(),
+    ) {
+        (_, _, false, _) => "unchanged",
+        (true, true, true, _) => "would install into",
+        (false, true, true, true) => "would uninstall from",
+        (false, true, true, false) => "would remove (it holds only ours)",
+        (true, false, true, _) => "installed into",
+        (false, false, true, true) => "uninstalled from",
+        (false, false, true, false) => "removed (it held only ours)",
+    };
+    if args.dry_run && change.changed() {
+        write!(std::io::stdout().lock(), "{}", change.diff())?;
+    }
+    writeln!(std::io::stdout().lock(), "{verb} {}", change.path.display())?;
+    for note in &report.notes {
+        eprintln!("docsuggest: {note}");
+    }
+    Ok(())
+}
+
+/// A command line clap refuses: `hook` still exits 0 with nothing on stdout (a hook must
+/// never break its agent), saying why in one line on stderr and in the hook log.
+pub fn refused(error: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    let hook = std::env::args_os().nth(1).is_some_and(|a| a == "hook");
+    if !hook
+        || matches!(
+            error.kind(),
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+        )
+    {
+        error.exit()
+    }
+    let text = error.to_string();
+    let line = text.lines().next().unwrap_or_default();
+    let detail = line.strip_prefix("error: ").unwrap_or(line);
+    hook::log_refused_arguments(detail);
+    eprintln!("docsuggest hook: ignored the event: {detail}");
+    ExitCode::SUCCESS
+}

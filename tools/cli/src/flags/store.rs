@@ -1,0 +1,224 @@
+//! The commands that read or maintain a store file: `rates`, `history`, `check`, `migrate`,
+//! `recompute`, `evaluate`, `export` and `import`.
+
+use super::output::{Json, emit};
+use anyhow::{Result, bail};
+use clap::Args;
+use docsuggest_cli::{evaluate, inspect, maintain, transfer};
+use docsuggest_host::host;
+use docsuggest_host::protocol::Reading;
+use docsuggest_host::stores::{self, RatesFilter};
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct StoreArg {
+    /// The redb store file [default: ~/.dsh/playform/hook-dsh-doc-suggester.redb].
+    #[arg(long, value_name = "PATH")]
+    store: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    store: StoreArg,
+    /// Print the report as JSON (exit status 1 still says it failed).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct RatesArgs {
+    #[command(flatten)]
+    store: StoreArg,
+    /// Only the workspace this directory lies in.
+    #[arg(long, value_name = "DIR", conflicts_with = "key")]
+    workspace: Option<PathBuf>,
+    /// Only this workspace key.
+    #[arg(long, value_name = "KEY")]
+    key: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+    /// Read `pruneBelow` from this config to say which companions are left out (default 0.25).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct HistoryArgs {
+    #[command(flatten)]
+    store: StoreArg,
+    /// Show at most the last N entries.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    limit: usize,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct RecomputeArgs {
+    #[command(flatten)]
+    store: StoreArg,
+    /// The rate model the drift is measured in.
+    #[arg(long, value_enum, default_value_t = Model::Step)]
+    model: Model,
+    /// Replace the live rows with the recomputed ones (one write transaction).
+    #[arg(long)]
+    write: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Model {
+    /// The step rule: +acceptBonus / -rejectPenalty, clamped.
+    Step,
+    /// The posterior mean of Beta(1,2).
+    Beta,
+    /// The evidence model (the default): Beta(1,2) over accepts, rejects and shadow counts.
+    Evidence,
+}
+
+impl From<Model> for docsuggest_schema::RateModel {
+    fn from(m: Model) -> Self {
+        match m {
+            Model::Step => docsuggest_schema::RateModel::Step,
+            Model::Beta => docsuggest_schema::RateModel::Beta,
+            Model::Evidence => docsuggest_schema::RateModel::Evidence,
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct EvaluateArgs {
+    #[command(flatten)]
+    store: StoreArg,
+    /// The alternative setting: a JSON config file (weights, heuristics, threshold, rateModel,
+    /// maxCompanions).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    store: StoreArg,
+    /// Write to FILE instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct ImportArgs {
+    /// The export file (JSON lines).
+    file: PathBuf,
+    #[command(flatten)]
+    store: StoreArg,
+}
+
+/// `docsuggest rates`.
+pub fn rates(args: &RatesArgs) -> Result<()> {
+    let filter = match (&args.workspace, &args.key) {
+        (Some(dir), _) => RatesFilter::Workspace(dir.clone()),
+        (None, Some(key)) => RatesFilter::Key(key.clone()),
+        (None, None) => RatesFilter::All,
+    };
+    let config = host::load_config(args.config.as_deref())?;
+    // The view always shows the evidence model's reading, whatever model the file holds.
+    let reading = Reading {
+        model: docsuggest_schema::RateModel::Evidence,
+        prune_below: config.prune_below,
+    };
+    let rows = stores::rates(args.store.store.as_deref(), &filter)?;
+    emit(
+        args.json.then_some(Json::Pretty),
+        &inspect::rates_values(&rows, reading),
+        &inspect::rates_table(&rows, reading),
+    )
+}
+
+/// `docsuggest history`.
+pub fn history(args: &HistoryArgs) -> Result<()> {
+    let entries = stores::history(args.store.store.as_deref(), args.limit)?;
+    emit(
+        args.json.then_some(Json::Pretty),
+        &entries,
+        &inspect::history_table(&entries),
+    )
+}
+
+/// `docsuggest check`: exits 1 when the store fails it, whatever the output.
+pub fn check(args: &CheckArgs) -> Result<()> {
+    let report = maintain::check(args.store.store.as_deref())?;
+    emit(
+        args.json.then_some(Json::Line),
+        &report.to_json(),
+        &format!("{report}\n"),
+    )?;
+    if !report.is_ok() {
+        bail!("store {} failed its check", report.path);
+    }
+    Ok(())
+}
+
+/// `docsuggest migrate`.
+pub fn migrate(args: &StoreArg) -> Result<()> {
+    let report = maintain::migrate(args.store.as_deref())?;
+    emit(None, &(), &format!("{report}\n"))
+}
+
+/// `docsuggest recompute`.
+pub fn recompute(args: &RecomputeArgs) -> Result<()> {
+    let report = maintain::recompute(args.store.store.as_deref(), args.write, args.model.into())?;
+    emit(
+        args.json.then_some(Json::Line),
+        &report.to_json(),
+        &format!("{report}\n"),
+    )
+}
+
+/// `docsuggest evaluate`.
+pub fn evaluate(args: &EvaluateArgs) -> Result<()> {
+    let alternative = match &args.config {
+        Some(file) => Some(host::load_config(Some(file))?),
+        None => None,
+    };
+    let report = evaluate::evaluate(args.store.store.as_deref(), alternative.as_ref())?;
+    emit(args.json.then_some(Json::Line), &report, &report)
+}
+
+/// `docsuggest export`.
+pub fn export(args: &ExportArgs) -> Result<()> {
+    let store = args.store.store.as_deref();
+    match &args.out {
+        Some(file) => {
+            let n = transfer::export_file(store, file)?;
+            eprintln!("exported {n} history entries to {}", file.display());
+        }
+        None => {
+            transfer::export(store, std::io::stdout().lock())?;
+        }
+    }
+    Ok(())
+}
+
+/// `docsuggest import`.
+pub fn import(args: &ImportArgs) -> Result<()> {
+    let counts = transfer::import(&args.file, args.store.store.as_deref())?;
+    writeln!(
+        std::io::stdout().lock(),
+        "imported {} history entries ({} silences) from {} into {}; skipped {} already there",
+        counts.entries,
+        counts.silences,
+        args.file.display(),
+        stores::store_file(args.store.store.as_deref()).display(),
+        counts.skipped
+    )?;
+    Ok(())
+}

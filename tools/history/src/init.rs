@@ -1,0 +1,225 @@
+//! `docsuggest init`: a pack mined from the repository's own first-parent history, written to
+//! `.dsh/doc-pack.json` (or printed), with a backtest of what mining gives on the newest part
+//! of the history.
+
+use crate::backtest::{self, BacktestError, Report};
+use crate::history::{self, HistoryError, ReadOptions};
+use crate::{MineOptions, Mined, mine};
+use docsuggest_schema::pack::REPO_PACK_PATH;
+use std::path::{Path, PathBuf};
+
+/// At most this many of the newest first-parent commits are mined: older conventions weigh
+/// next to nothing (recent commits weigh more), and the walk stays bounded on any history.
+pub const MAX_MINED_COMMITS: usize = 50_000;
+
+/// The share of the history the report's backtest mines from before scoring the rest.
+pub const REPORT_TRAIN_FRACTION: f64 = 0.75;
+
+/// What `init` is given.
+#[derive(Clone, Debug)]
+pub struct InitOptions {
+    /// A directory inside the repository [default: the current directory].
+    pub repo: PathBuf,
+    /// The tip of the history mined [default: HEAD].
+    pub rev: Option<String>,
+    /// Print the pack instead of writing it (nothing is written, no backtest runs).
+    pub print: bool,
+    /// Replace an existing pack file.
+    pub force: bool,
+    /// Skip the backtest of the report.
+    pub no_backtest: bool,
+    /// Mine at most this many of the newest first-parent commits.
+    pub max_commits: usize,
+}
+
+/// Why `init` could not mine or write.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum InitError {
+    /// The history could not be read.
+    #[error(transparent)]
+    History(#[from] HistoryError),
+    /// A pack file is already there.
+    #[error("{0} already holds a pack: pass --force to replace it")]
+    Exists(String),
+    /// A bare repository has no work tree to write into.
+    #[error("{0} is a bare repository: there is no work tree to write the pack into (use --print)")]
+    Bare(String),
+    /// Mining found nothing worth a note.
+    #[error(
+        "no family found in the {commits} first-parent commits of {repo}: no file's changes go with \
+         other changes often enough to be worth a note"
+    )]
+    Nothing {
+        /// The repository.
+        repo: String,
+        /// Commits read.
+        commits: usize,
+    },
+    /// The pack could not be written.
+    #[error("cannot write {file}: {reason}")]
+    Write {
+        /// The pack file.
+        file: String,
+        /// Why.
+        reason: String,
+    },
+    /// The report's backtest failed.
+    #[error("the backtest of the mined pack failed: {0}")]
+    Backtest(#[from] BacktestError),
+}
+
+/// What `init` did.
+#[derive(Debug, serde::Serialize)]
+pub struct InitReport {
+    /// The repository's work tree (or git directory when bare).
+    pub repo: String,
+    /// The commit mined up to.
+    pub tip: String,
+    /// The pack file written, unless printing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pack_file: Option<String>,
+    /// What was mined.
+    pub mined: Mined,
+    /// The mined pack (JSON text, as written).
+    #[serde(skip)]
+    pub pack_json: String,
+    /// A pack mined from the oldest 3/4 of the history, backtested on the newest 1/4.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backtest: Option<Report>,
+}
+
+/// Mines the repository holding `options.repo`; writes the pack unless printing.
+pub fn init(options: &InitOptions) -> Result<InitReport, InitError> {
+    let root = history::discover(&options.repo)?;
+    let name = root.display().to_string();
+    let bare = !root.join(".git").exists();
+    let file = root.join(REPO_PACK_PATH);
+    if !options.print {
+        if bare {
+            return Err(InitError::Bare(name));
+        }
+        if std::fs::symlink_metadata(&file).is_ok() && !options.force {
+            return Err(InitError::Exists(file.display().to_string()));
+        }
+    }
+    let mine_options = MineOptions::default();
+    let bar = crate::progress::bar_for(u64::MAX, 0, "reading history {spinner} {pos} commits");
+    let history = history::read_with(
+        &root,
+        &ReadOptions {
+            rev: options.rev.as_deref(),
+            since: None,
+            max_files: mine_options.max_files,
+            newest: Some(options.max_commits.max(1)),
+        },
+        |n| {
+            if n % 256 == 0 {
+                bar.set_position(n as u64)
+            }
+        },
+    )?;
+    bar.finish_and_clear();
+    let mined = mine(&history.commits, &history.tip_paths, &mine_options);
+    if mined.families.is_empty() {
+        return Err(InitError::Nothing {
+            repo: name,
+            commits: history.commits.len(),
+        });
+    }
+    let pack_json = mined.pack_json();
+    let mut report = InitReport {
+        repo: name,
+        tip: history.tip.clone(),
+        pack_file: None,
+        mined,
+        pack_json,
+        backtest: None,
+    };
+    if options.print {
+        return Ok(report);
+    }
+    write_pack(&root, &file, &report.pack_json)?;
+    report.pack_file = Some(file.display().to_string());
+    if !options.no_backtest {
+        report.backtest = Some(backtest::backtest(&backtest::Options {
+            repo: root.clone(),
+            rev: options.rev.clone(),
+            train_fraction: Some(REPORT_TRAIN_FRACTION),
+            max_files: backtest::DEFAULT_MAX_FILES,
+            mine_always: true,
+            // The report compares the mined pack's learning engine with co-change; the
+            // static engine would double the time for a figure no one acts on here.
+            learning_only: true,
+            newest: Some(options.max_commits.max(1)),
+            history: Some(history),
+            ..backtest::Options::default()
+        })?);
+    }
+    Ok(report)
+}
+
+/// Writes the pack under a temporary name, then renames it in place; the `.dsh` directory must
+/// be a real directory inside the work tree (a symlink is not followed out of it).
+fn write_pack(root: &Path, file: &Path, text: &str) -> Result<(), InitError> {
+    let fail = |reason: String| InitError::Write {
+        file: file.display().to_string(),
+        reason,
+    };
+    let dir = file.parent().unwrap_or(root);
+    match std::fs::symlink_metadata(dir) {
+        Ok(meta) if !meta.is_dir() => {
+            return Err(fail(format!("{} is not a directory", dir.display())));
+        }
+        Ok(_) => {}
+        Err(_) => std::fs::create_dir(dir).map_err(|e| fail(e.to_string()))?,
+    }
+    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| fail(e.to_string()))?;
+    std::io::Write::write_all(&mut temp, text.as_bytes()).map_err(|e| fail(e.to_string()))?;
+    temp.persist(file).map_err(|e| fail(e.to_string()))?;
+    Ok(())
+}
+
+impl std::fmt::Display for InitReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.pack_file {
+            Some(file) => writeln!(f, "wrote {file}")?,
+            None => writeln!(f, "mined (not written)")?,
+        }
+        writeln!(
+            f,
+            "mined {} families from {} first-parent commits of {} ({} used; up to {})",
+            self.mined.families.len(),
+            self.mined.commits_read,
+            self.repo,
+            self.mined.commits_used,
+            &self.tip[..self.tip.len().min(12)],
+        )?;
+        for family in &self.mined.families {
+            writeln!(
+                f,
+                "  {}  {}  ({} commits)",
+                family.name, family.rule, family.commits
+            )?;
+            for c in &family.companions {
+                writeln!(
+                    f,
+                    "      {:<48} {:>4.0}%  {:>5} commits  {}",
+                    c.path,
+                    c.rate * 100.0,
+                    c.commits,
+                    c.form
+                )?;
+            }
+        }
+        if let Some(report) = &self.backtest {
+            writeln!(
+                f,
+                "\nbacktest: a pack mined from the oldest {:.0}% of the history, scored on the rest:",
+                REPORT_TRAIN_FRACTION * 100.0
+            )?;
+            write!(f, "{report}")?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,326 @@
+//! One pass over the history: for every rule a changed path proposes, how often (weighted)
+//! its files changed, and how often each candidate companion changed with them.
+
+use super::rules::{Shape, plain, proposals, split};
+use crate::history::{Commit, Status};
+use std::collections::{BTreeSet, HashMap};
+
+/// How a candidate companion is named.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    /// One file.
+    Literal,
+    /// Any file of a directory with an extension: `dir/*.ext`.
+    Dir,
+    /// A file of a directory, by the directory: a new file there (`dir/<name>.<ext>`) when
+    /// the directory's changes are mostly new files.
+    NewFile,
+    /// A path built from the call's capture: `tests/test_{}.py`.
+    Template,
+}
+
+/// A candidate companion: its kind and its text (a path, `dir/*.ext`, or a template).
+pub type CompanionKey = (Kind, u32);
+
+/// Weighted and plain counts of something that happened.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Tally {
+    /// Sum of the commits' weights.
+    pub weight: f64,
+    /// Commits.
+    pub count: u32,
+}
+
+impl Tally {
+    fn add(&mut self, weight: f64) {
+        self.weight += weight;
+        self.count += 1;
+    }
+}
+
+/// What one rule's commits showed.
+#[derive(Debug, Default)]
+pub struct RuleStats {
+    /// Commits that changed a file of the rule.
+    pub events: Tally,
+    /// For each candidate companion, the commits where it changed with the rule's files (a
+    /// template's weight is the share of the rule's files whose substitution changed).
+    pub companions: HashMap<CompanionKey, Tally>,
+    /// For each candidate companion, the rule's commits (numbered from 0 in order) where it
+    /// changed, with the share: what the newest commits of the rule say.
+    pub recent: HashMap<CompanionKey, Vec<(u32, f32)>>,
+    /// The first file of the rule seen changed, and whether another one was.
+    first_file: Option<u32>,
+    /// More than one file of the rule changed over the history.
+    pub several_files: bool,
+}
+
+/// The counts of a whole history.
+#[derive(Debug, Default)]
+pub struct Counts {
+    /// The rules, by number.
+    pub shapes: Vec<Shape>,
+    /// Each rule's number.
+    pub shape_ids: HashMap<Shape, u32>,
+    /// Each rule's stats, by number.
+    pub stats: Vec<RuleStats>,
+    /// Interned companion texts.
+    pub texts: Vec<String>,
+    text_ids: HashMap<String, u32>,
+    /// For each directory (by its `NewFile` text): what its changes were over every commit
+    /// used.
+    pub dir_changes: HashMap<u32, DirChanges>,
+    /// Commits used (not skipped).
+    pub used: usize,
+}
+
+impl Counts {
+    fn intern(&mut self, text: &str) -> u32 {
+        if let Some(id) = self.text_ids.get(text) {
+            return *id;
+        }
+        let id = self.texts.len() as u32;
+        self.texts.push(text.to_string());
+        self.text_ids.insert(text.to_string(), id);
+        id
+    }
+
+    fn shape(&mut self, shape: Shape) -> u32 {
+        if let Some(id) = self.shape_ids.get(&shape) {
+            return *id;
+        }
+        let id = self.shapes.len() as u32;
+        self.shapes.push(shape.clone());
+        self.shape_ids.insert(shape, id);
+        self.stats.push(RuleStats::default());
+        id
+    }
+
+    /// The text of a companion key.
+    pub fn text(&self, key: CompanionKey) -> &str {
+        &self.texts[key.1 as usize]
+    }
+}
+
+/// What a directory's changes were.
+#[derive(Clone, Debug, Default)]
+pub struct DirChanges {
+    /// Files changed (added or modified).
+    pub changes: u32,
+    /// Files added.
+    pub additions: u32,
+    /// The extension every added file had, while they all had the same one.
+    pub added_extension: Option<String>,
+    /// Added files had different extensions (or none).
+    pub mixed_extensions: bool,
+}
+
+/// The `NewFile` text of a path's directory: `dir/<name>.<ext>` (`None` at the root).
+pub fn new_file_text(path: &str) -> Option<String> {
+    let (dir, _) = split(path);
+    (!dir.is_empty()).then(|| format!("{dir}/<name>.<ext>"))
+}
+
+/// The shortest capture a template is mined from: shorter ones occur by chance in any path.
+const MIN_CAPTURE: usize = 3;
+
+/// `path` with each occurrence of `capture` that stands as a word of its own (not inside a
+/// longer word: `package` is not in `packages/`) replaced by `{}`; `None` when there is none.
+pub fn template_of(path: &str, capture: &str) -> Option<String> {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric());
+    let starts_word = !word(capture.chars().next());
+    let ends_word = !word(capture.chars().last());
+    let mut out = String::with_capacity(path.len());
+    let mut copied = 0;
+    for (at, _) in path.match_indices(capture) {
+        let before = path[..at].chars().last();
+        let after = path[at + capture.len()..].chars().next();
+        if at >= copied && (starts_word || !word(before)) && (ends_word || !word(after)) {
+            out.push_str(&path[copied..at]);
+            out.push_str("{}");
+            copied = at + capture.len();
+        }
+    }
+    if copied == 0 {
+        return None;
+    }
+    out.push_str(&path[copied..]);
+    Some(out)
+}
+
+/// `dir/*.ext` for a path with an extension.
+pub fn dir_glob(path: &str) -> Option<String> {
+    let (dir, name) = split(path);
+    let ext = super::rules::extension(name)?;
+    Some(if dir.is_empty() {
+        format!("*.{ext}")
+    } else {
+        format!("{dir}/*.{ext}")
+    })
+}
+
+/// Counts `commits` (oldest first), each weighted by `weight(index, files)`; a commit for
+/// which `weight` answers `None` is left out.
+pub fn count(commits: &[Commit], weight: impl Fn(usize, usize) -> Option<f64>) -> Counts {
+    let mut counts = Counts::default();
+    for (index, commit) in commits.iter().enumerate() {
+        let files: Vec<(Status, &str)> = commit
+            .files
+            .iter()
+            .filter(|(s, p)| *s != Status::Deleted && plain(p))
+            .map(|(s, p)| (*s, p.as_str()))
+            .collect();
+        if files.is_empty() || commit.odd || commit.bulk {
+            continue;
+        }
+        let Some(w) = weight(index, files.len()) else {
+            continue;
+        };
+        counts.used += 1;
+        count_commit(&mut counts, &files, w);
+    }
+    counts
+}
+
+fn count_commit(counts: &mut Counts, files: &[(Status, &str)], w: f64) {
+    // The rules this commit's files propose, each with its members (file index, capture).
+    let mut members: HashMap<u32, Vec<(usize, &str)>> = HashMap::new();
+    for (i, (_, path)) in files.iter().enumerate() {
+        for (shape, capture) in proposals(path) {
+            let id = counts.shape(shape);
+            members.entry(id).or_default().push((i, capture));
+        }
+    }
+    let literal: Vec<u32> = files.iter().map(|(_, p)| counts.intern(p)).collect();
+    let dirs: Vec<Option<u32>> = files
+        .iter()
+        .map(|(_, p)| dir_glob(p).map(|g| counts.intern(&g)))
+        .collect();
+    let new_files: Vec<Option<u32>> = files
+        .iter()
+        .map(|(_, p)| new_file_text(p).map(|t| counts.intern(&t)))
+        .collect();
+    for (i, d) in new_files.iter().enumerate() {
+        if let Some(d) = d {
+            let entry = counts.dir_changes.entry(*d).or_default();
+            entry.changes += 1;
+            if files[i].0 == Status::Added {
+                entry.additions += 1;
+                let ext = super::rules::extension(split(files[i].1).1);
+                match (&entry.added_extension, ext) {
+                    (None, Some(e)) if !entry.mixed_extensions => {
+                        entry.added_extension = Some(e.to_string())
+                    }
+                    (Some(known), Some(e)) if known == e => {}
+                    _ => {
+                        entry.mixed_extensions = true;
+                        entry.added_extension = None;
+                    }
+                }
+            }
+        }
+    }
+    let mut rules: Vec<u32> = members.keys().copied().collect();
+    rules.sort_unstable();
+    for rule in rules {
+        let group = &members[&rule];
+        let inside: BTreeSet<usize> = group.iter().map(|(i, _)| *i).collect();
+        let mut hits: BTreeSet<CompanionKey> = BTreeSet::new();
+        for (i, _) in files.iter().enumerate() {
+            if inside.contains(&i) {
+                continue;
+            }
+            hits.insert((Kind::Literal, literal[i]));
+            if let Some(d) = dirs[i] {
+                hits.insert((Kind::Dir, d));
+            }
+            if let Some(d) = new_files[i] {
+                hits.insert((Kind::NewFile, d));
+            }
+        }
+        // Templates: each member's share of the commit's weight goes to the templates its
+        // capture spells in the other files.
+        let mut shares: HashMap<u32, f64> = HashMap::new();
+        let share = w / group.len() as f64;
+        for (member, capture) in group {
+            if capture.len() < MIN_CAPTURE {
+                continue;
+            }
+            let mut seen = BTreeSet::new();
+            for (i, (_, other)) in files.iter().enumerate() {
+                if i == *member || inside.contains(&i) {
+                    continue;
+                }
+                let Some(template) = template_of(other, capture) else {
+                    continue;
+                };
+                if seen.insert(template.clone()) {
+                    let id = counts.intern(&template);
+                    *shares.entry(id).or_default() += share;
+                }
+            }
+        }
+        let stats = &mut counts.stats[rule as usize];
+        let event = stats.events.count;
+        stats.events.add(w);
+        for (member, _) in group {
+            match stats.first_file {
+                None => stats.first_file = Some(literal[*member]),
+                Some(f) if f != literal[*member] => stats.several_files = true,
+                Some(_) => {}
+            }
+        }
+        for key in hits {
+            stats.companions.entry(key).or_default().add(w);
+            stats.recent.entry(key).or_default().push((event, 1.0));
+        }
+        let mut templates: Vec<(u32, f64)> = shares.into_iter().collect();
+        templates.sort_unstable_by_key(|(id, _)| *id);
+        for (id, weight) in templates {
+            let key = (Kind::Template, id);
+            stats.companions.entry(key).or_default().add(weight);
+            stats
+                .recent
+                .entry(key)
+                .or_default()
+                .push((event, (weight / w) as f32));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::template_of;
+
+    #[test]
+    fn templates_replace_whole_words_only() {
+        for (path, capture, expect) in [
+            (
+                "tests/test_validators.py",
+                "validators",
+                Some("tests/test_{}.py"),
+            ),
+            ("tests/test_make.py", "_make", Some("tests/test{}.py")),
+            (
+                "packages/cli/package.json",
+                "package",
+                Some("packages/cli/{}.json"),
+            ),
+            ("packages/cli/CHANGELOG.md", "package", None),
+            (
+                "packages/cli/CHANGELOG.md",
+                "cli",
+                Some("packages/{}/CHANGELOG.md"),
+            ),
+            ("tests/ui/foo/foo.rs", "foo", Some("tests/ui/{}/{}.rs")),
+            ("tests/ui/foobar.rs", "foo", None),
+            ("x.md", "foo", None),
+        ] {
+            assert_eq!(
+                template_of(path, capture).as_deref(),
+                expect,
+                "{path} {capture}"
+            );
+        }
+    }
+}

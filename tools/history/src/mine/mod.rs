@@ -1,0 +1,281 @@
+//! The pack mined from a history: the families whose files, when changed, go with other
+//! changes often enough to be worth a note, and the companions those changes conventionally
+//! touched — a file, a template named from the changed file (`tests/test_{}.py`), a new file of
+//! a directory (`changelog.d/<name>.md`) or a small glob.
+//!
+//! It is not the engine: it never judges a call. It counts; the pack it makes is an ordinary
+//! pack (`docs/PACK.md`), used by `docsuggest init`, `backtest` without a pack and the
+//! engine's zero-config path.
+
+mod count;
+mod rules;
+mod select;
+
+use crate::history::Commit;
+use docsuggest_schema::pack::{Companion, DOC_KIND, Family, Pack, REPO_PACK_PATH};
+use serde::Serialize;
+
+/// The version of the mining rules: a pack mined by another version is mined again.
+pub const MINER_VERSION: u32 = 1;
+
+/// The gate of a mined family. Its companions were each followed in at least `min_rate` of
+/// the family's recent commits, so one of them is reason enough for a note on a fresh store
+/// (one companion of prior 1 scores kappa 0.54 under the default weights); learning then
+/// leaves out what the agent does not follow, and a family whose companions all go
+/// unfollowed falls under this gate too.
+pub const MINED_THRESHOLD: f64 = 0.65;
+
+/// How a pack is mined. The defaults are what `init` and the zero-config path use.
+#[derive(Clone, Debug)]
+pub struct MineOptions {
+    /// Commits with more changed files are left out (a sweeping change pairs everything).
+    pub max_files: usize,
+    /// Commits with more files than this weigh `small_commit / files`.
+    pub small_commit: usize,
+    /// A commit `h` commits older than the newest weighs `0.5^(h / half_life)`; `None`: a
+    /// quarter of the history, at least 200 commits.
+    pub half_life: Option<f64>,
+    /// A family needs at least this many commits.
+    pub min_commits: usize,
+    /// A companion needs at least this many commits that changed it with the family.
+    pub min_hits: usize,
+    /// A companion needs at least this weighted share of the family's commits, over the
+    /// whole history and over its newest commits.
+    pub min_rate: f64,
+    /// Over a family's newest commits, each weighs half as much this many family commits
+    /// later: a convention that changed shows within a few commits.
+    pub recent_half_life: f64,
+    /// At most this many companions per family.
+    pub max_companions: usize,
+    /// At most this many families.
+    pub max_families: usize,
+    /// Where a glob and a file name the same change, the glob is preferred only when it is
+    /// followed this much more often.
+    pub glob_handicap: f64,
+    /// A glob companion names at most this many files at the tip.
+    pub max_glob_files: usize,
+    /// A directory whose changes are at least this share of new files is a fragment
+    /// directory: its companion is the new file (`dir/<name>.ext`).
+    pub fragment_share: f64,
+}
+
+impl Default for MineOptions {
+    fn default() -> Self {
+        MineOptions {
+            max_files: 40,
+            small_commit: 10,
+            half_life: None,
+            min_commits: 5,
+            min_hits: 3,
+            min_rate: 0.4,
+            recent_half_life: 30.0,
+            max_companions: 4,
+            max_families: 24,
+            glob_handicap: 0.1,
+            max_glob_files: 20,
+            fragment_share: 0.6,
+        }
+    }
+}
+
+/// A mined companion with what the history showed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MinedCompanion {
+    /// The companion as the pack writes it.
+    pub path: String,
+    /// `literal`, `template`, `new-file` or `glob`.
+    pub form: &'static str,
+    /// The weighted share of the family's commits that changed it.
+    pub rate: f64,
+    /// The commits that changed it with the family.
+    pub commits: u32,
+}
+
+/// A mined family.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MinedFamily {
+    /// Its name (from its rule: stable across re-mining).
+    pub name: String,
+    /// Its one rule.
+    pub rule: String,
+    /// The commits that changed its files.
+    pub commits: u32,
+    /// Its companions, best first.
+    pub companions: Vec<MinedCompanion>,
+}
+
+/// What [`mine`] found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Mined {
+    /// The families, in pack order (the most useful first).
+    pub families: Vec<MinedFamily>,
+    /// Commits read.
+    pub commits_read: usize,
+    /// Commits counted (not empty, not sweeping, no odd path).
+    pub commits_used: usize,
+}
+
+impl Mined {
+    /// The mined pack: one family per mined rule, priors from the history's rates. Its
+    /// signature is the pack file itself, so a work tree holding it is its workspace root.
+    pub fn pack(&self) -> Pack {
+        Pack {
+            signature: vec![REPO_PACK_PATH.to_string()],
+            families: self
+                .families
+                .iter()
+                .map(|f| Family {
+                    name: f.name.clone(),
+                    kind: DOC_KIND.into(),
+                    rules: vec![f.rule.clone()],
+                    threshold: Some(MINED_THRESHOLD),
+                    companions: f
+                        .companions
+                        .iter()
+                        .map(|c| Companion {
+                            path: c.path.clone(),
+                            prior: (c.rate.clamp(0.05, 1.0) * 100.0).round() / 100.0,
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+
+    /// The pack as the JSON text `.dsh/doc-pack.json` holds (deterministic, pretty-printed).
+    pub fn pack_json(&self) -> String {
+        // A pack of strings and numbers always serialises.
+        serde_json::to_string_pretty(&self.pack()).unwrap_or_default() + "\n"
+    }
+}
+
+/// Mines `commits` (first-parent, oldest first) against the paths at their tip.
+pub fn mine(commits: &[Commit], tip_paths: &[String], options: &MineOptions) -> Mined {
+    let n = commits.len();
+    let half_life = options
+        .half_life
+        .unwrap_or_else(|| (n as f64 / 4.0).max(200.0));
+    let counts = count::count(commits, |index, files| {
+        if files > options.max_files {
+            return None;
+        }
+        let age = (n - 1 - index) as f64;
+        let size = if files > options.small_commit {
+            options.small_commit as f64 / files as f64
+        } else {
+            1.0
+        };
+        Some(0.5f64.powf(age / half_life) * size)
+    });
+    let tip = select::Tip::new(tip_paths);
+    Mined {
+        families: select::families(&counts, &tip, options),
+        commits_read: n,
+        commits_used: counts.used,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::Status;
+
+    fn commit(i: usize, files: &[(Status, String)], odd: bool) -> Commit {
+        Commit {
+            id: format!("{i:040x}"),
+            files: files.to_vec(),
+            bulk: false,
+            odd,
+        }
+    }
+
+    /// Twelve commits of `src/modK.rs` with `tests/modK_test.rs`.
+    fn convention() -> (Vec<Commit>, Vec<String>) {
+        let commits = (0..12)
+            .map(|i| {
+                let k = i % 3;
+                let files = [
+                    (Status::Modified, format!("src/mod{k}.rs")),
+                    (Status::Modified, format!("tests/mod{k}_test.rs")),
+                ];
+                commit(i, &files, false)
+            })
+            .collect();
+        let tip = (0..3)
+            .flat_map(|k| [format!("src/mod{k}.rs"), format!("tests/mod{k}_test.rs")])
+            .collect();
+        (commits, tip)
+    }
+
+    #[test]
+    fn odd_and_sweeping_commits_are_left_out_and_the_rest_counted() {
+        let (mut commits, tip) = convention();
+        let clean = mine(&commits, &tip, &MineOptions::default());
+        assert_eq!(clean.commits_used, 12);
+        let src = &clean.families[0];
+        assert_eq!(src.rule, "src/*.rs");
+        assert_eq!(src.companions[0].path, "tests/{}_test.rs");
+        assert_eq!(src.companions[0].rate, 1.0);
+        // An odd commit and one past `max_files` pairing src with everything count for nothing.
+        commits.push(commit(
+            12,
+            &[(Status::Modified, "src/mod0.rs".into())],
+            true,
+        ));
+        let wide: Vec<(Status, String)> = std::iter::once((Status::Modified, "src/mod1.rs".into()))
+            .chain((0..60).map(|j| (Status::Added, format!("vendor/v{j}.txt"))))
+            .collect();
+        commits.push(commit(13, &wide, false));
+        let noisy = mine(&commits, &tip, &MineOptions::default());
+        assert_eq!((noisy.commits_read, noisy.commits_used), (14, 12));
+        assert_eq!(
+            noisy,
+            Mined {
+                commits_read: 14,
+                ..clean
+            }
+        );
+    }
+
+    #[test]
+    fn deleted_files_trigger_nothing_and_vanished_companions_are_not_named() {
+        let (commits, mut tip) = convention();
+        // At the tip the tests directory is gone: no template, glob or file there is named.
+        tip.retain(|p| p.starts_with("src/"));
+        let mined = mine(&commits, &tip, &MineOptions::default());
+        assert!(mined.families.is_empty(), "{mined:?}");
+        let deleted: Vec<Commit> = (0..12)
+            .map(|i| {
+                let files = [
+                    (Status::Deleted, format!("src/mod{}.rs", i % 3)),
+                    (Status::Deleted, format!("tests/mod{}_test.rs", i % 3)),
+                ];
+                commit(i, &files, false)
+            })
+            .collect();
+        let mined = mine(&deleted, &convention().1, &MineOptions::default());
+        assert_eq!(mined.commits_used, 0);
+        assert!(mined.families.is_empty());
+    }
+
+    #[test]
+    fn the_pack_is_valid_and_names_are_stable() {
+        let (commits, tip) = convention();
+        let mined = mine(&commits, &tip, &MineOptions::default());
+        let pack = mined.pack();
+        assert_eq!(pack.problems(), Vec::<String>::new());
+        let names: Vec<&str> = pack.families.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["src-rs", "tests-_test-rs"]);
+        assert!(
+            pack.families
+                .iter()
+                .all(|f| f.threshold == Some(MINED_THRESHOLD))
+        );
+        let text = mined.pack_json();
+        assert_eq!(
+            Pack::from_json_str(&text, "mined").expect("parses"),
+            pack,
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,316 @@
+//! From counts to a pack: the companions each rule's commits followed often enough, the
+//! rules worth a family, and no two families claiming the same file.
+
+use super::count::{CompanionKey, Counts, Kind};
+use super::rules::{Shape, proposals, split};
+use super::{MineOptions, MinedCompanion, MinedFamily};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// What the tip holds, indexed for the existence checks.
+pub struct Tip<'a> {
+    paths: HashSet<&'a str>,
+    dirs: HashSet<&'a str>,
+    /// Files per `dir/*.ext`, counting every directory whose path ends with `dir` (a glob
+    /// companion is looked up under the package roots too).
+    dir_files: HashMap<String, usize>,
+    /// Tip files per proposed rule.
+    rule_files: HashMap<Shape, Vec<usize>>,
+}
+
+impl<'a> Tip<'a> {
+    /// Indexes the tip's paths.
+    pub fn new(tip_paths: &'a [String]) -> Tip<'a> {
+        let mut tip = Tip {
+            paths: HashSet::new(),
+            dirs: HashSet::new(),
+            dir_files: HashMap::new(),
+            rule_files: HashMap::new(),
+        };
+        for (i, path) in tip_paths.iter().enumerate() {
+            tip.paths.insert(path);
+            let mut dir = split(path).0;
+            while !dir.is_empty() && tip.dirs.insert(dir) {
+                dir = split(dir).0;
+            }
+            let (dir, name) = split(path);
+            if let Some(ext) = super::rules::extension(name) {
+                // Every tail of the directory: `a/b/c/x.rs` counts for `c/*.rs`, `b/c/*.rs`, …
+                let mut tail = dir;
+                while !tail.is_empty() {
+                    *tip.dir_files.entry(format!("{tail}/*.{ext}")).or_default() += 1;
+                    tail = tail.split_once('/').map_or("", |(_, t)| t);
+                }
+            }
+            for (shape, _) in proposals(path) {
+                tip.rule_files.entry(shape).or_default().push(i);
+            }
+        }
+        tip
+    }
+
+    fn dir_exists(&self, dir: &str) -> bool {
+        dir.is_empty() || self.dirs.contains(dir)
+    }
+}
+
+/// A rule's family before the overlap check.
+struct Candidate {
+    shape: Shape,
+    commits: u32,
+    companions: Vec<MinedCompanion>,
+    value: f64,
+}
+
+/// The companion a candidate key becomes at the tip, if any.
+fn companion_at_tip(
+    counts: &Counts,
+    key: CompanionKey,
+    shape: &Shape,
+    tip: &Tip<'_>,
+    options: &MineOptions,
+) -> Option<(String, &'static str)> {
+    let text = counts.text(key);
+    match key.0 {
+        Kind::Literal => (tip.paths.contains(text) && !shape.matches(text))
+            .then(|| (text.to_string(), "literal")),
+        Kind::Dir => {
+            let (dir, _) = split(text);
+            // A root glob (`*.md`) names files of every directory once package roots count.
+            if dir.is_empty() || !tip.dir_exists(dir) {
+                return None;
+            }
+            let files = tip.dir_files.get(text).copied().unwrap_or(0);
+            (1..=options.max_glob_files)
+                .contains(&files)
+                .then(|| (text.to_string(), "glob"))
+        }
+        Kind::NewFile => {
+            let (dir, _) = split(text);
+            let changes = counts.dir_changes.get(&key.1)?;
+            let fragments = changes.additions > 0
+                && f64::from(changes.additions)
+                    >= options.fragment_share * f64::from(changes.changes);
+            if !fragments || !tip.dir_exists(dir) {
+                return None;
+            }
+            // A directory whose changes are new files: name the file the change adds, with
+            // the extension every new file had, or any (a convention that changed its
+            // extension is still the same convention).
+            Some((
+                match &changes.added_extension {
+                    Some(ext) => format!("{dir}/<name>.{ext}"),
+                    None => text.to_string(),
+                },
+                "new-file",
+            ))
+        }
+        Kind::Template => {
+            let (dir, _) = split(text);
+            (dir.contains("{}") || tip.dir_exists(dir)).then(|| (text.to_string(), "template"))
+        }
+    }
+}
+
+fn candidate(
+    counts: &Counts,
+    rule: usize,
+    tip: &Tip<'_>,
+    options: &MineOptions,
+) -> Option<Candidate> {
+    let stats = &counts.stats[rule];
+    let shape = &counts.shapes[rule];
+    // A family generalises over files: one file changing with others is a pair, not a
+    // convention.
+    let tip_files = tip.rule_files.get(shape).map_or(0, Vec::len);
+    if (stats.events.count as usize) < options.min_commits || tip_files < 2 || !stats.several_files
+    {
+        return None;
+    }
+    let events = stats.events.count;
+    let recent = |key: &CompanionKey| -> f64 {
+        // Each of the rule's commits weighs half as much `recent_half_life` commits later.
+        let q = 0.5f64.powf(1.0 / options.recent_half_life);
+        let total = (1.0 - q.powi(events as i32)) / (1.0 - q);
+        let hits: f64 = stats.recent.get(key).map_or(0.0, |hits| {
+            hits.iter()
+                .map(|(k, share)| f64::from(*share) * q.powi((events - 1 - k) as i32))
+                .sum()
+        });
+        // The sums are rounded; a rate is a share.
+        (hits / total).min(1.0)
+    };
+    let mut keys: Vec<(&CompanionKey, f64)> = stats
+        .companions
+        .iter()
+        .filter(|(_, t)| t.count as usize >= options.min_hits)
+        .map(|(k, _)| (k, recent(k)))
+        .filter(|(_, rate)| *rate >= options.min_rate)
+        .collect();
+    // Best first, a glob ranked as if followed `glob_handicap` less often (it leaves the
+    // agent to pick the file); equal ranks by kind (the more specific first) and text.
+    let rank = |key: &CompanionKey, rate: f64| match key.0 {
+        Kind::Dir | Kind::NewFile => rate - options.glob_handicap,
+        _ => rate,
+    };
+    keys.sort_by(|a, b| {
+        rank(b.0, b.1)
+            .total_cmp(&rank(a.0, a.1))
+            .then_with(|| b.0.0.cmp(&a.0.0))
+            .then_with(|| counts.text(*a.0).cmp(counts.text(*b.0)))
+    });
+    let mut companions: Vec<MinedCompanion> = Vec::new();
+    let mut value = 0.0;
+    for (key, rate) in keys {
+        if companions.len() >= options.max_companions {
+            break;
+        }
+        let Some((path, form)) = companion_at_tip(counts, *key, shape, tip, options) else {
+            continue;
+        };
+        // Of companions naming the same files, the best followed one is enough.
+        if companions.iter().any(|c| overlap(&c.path, &path)) {
+            continue;
+        }
+        value += rate * stats.events.weight;
+        companions.push(MinedCompanion {
+            path,
+            form,
+            rate,
+            commits: stats.companions[key].count,
+        });
+    }
+    (!companions.is_empty()).then(|| Candidate {
+        shape: shape.clone(),
+        commits: stats.events.count,
+        companions,
+        value,
+    })
+}
+
+/// Whether one companion names files the other names too: equal, a file of a glob or a
+/// new-file directory, or the substitution of a template.
+fn overlap(a: &str, b: &str) -> bool {
+    let pattern = |p: &str| -> String {
+        let mut out = p.replace("{}", "*");
+        while let (Some(open), Some(close)) = (out.find('<'), out.find('>')) {
+            if close < open {
+                break;
+            }
+            out.replace_range(open..=close, "*");
+        }
+        out
+    };
+    // A file and a glob holding it are both worth naming (the glob says where, the file
+    // which one is likeliest); two globs, or a template and one of its files, say it twice.
+    let broad = |p: &str| p.contains('*') || p.contains('<');
+    if broad(a) != broad(b) {
+        return false;
+    }
+    let (pa, pb) = (pattern(a), pattern(b));
+    a == b
+        || glob_match(&pa, b)
+        || glob_match(&pb, a)
+        || glob_match(&pa, &pb)
+        || glob_match(&pb, &pa)
+}
+
+/// A `*`-only glob (never crossing `/`) against a text, `*` in the text taken literally.
+fn glob_match(pattern: &str, text: &str) -> bool {
+    let (p, t): (Vec<&str>, Vec<&str>) = (pattern.split('/').collect(), text.split('/').collect());
+    p.len() == t.len() && p.iter().zip(&t).all(|(p, t)| component_match(p, t))
+}
+
+fn component_match(pattern: &str, text: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == text,
+        Some((head, tail)) => text.strip_prefix(head).is_some_and(|rest| {
+            (0..=rest.len())
+                .filter(|i| rest.is_char_boundary(*i))
+                .any(|i| component_match(tail, &rest[i..]))
+        }),
+    }
+}
+
+/// A family name from its rule, stable across re-mining: the rule's words joined by `-`.
+fn family_name(rule: &str) -> String {
+    let words: Vec<&str> = rule
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.is_empty() {
+        "files".into()
+    } else {
+        words.join("-")
+    }
+}
+
+/// The families of `counts`, best first, no two claiming a tip file.
+pub fn families(counts: &Counts, tip: &Tip<'_>, options: &MineOptions) -> Vec<MinedFamily> {
+    let mut candidates: Vec<Candidate> = (0..counts.shapes.len())
+        .filter_map(|rule| candidate(counts, rule, tip, options))
+        .collect();
+    candidates.sort_by(|a, b| {
+        b.value
+            .total_cmp(&a.value)
+            .then_with(|| a.shape.cmp(&b.shape))
+    });
+    let mut claimed: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut chosen: Vec<Candidate> = Vec::new();
+    for c in candidates {
+        if chosen.len() >= options.max_families {
+            break;
+        }
+        // Families may overlap when one is more specific than the other: the engine then
+        // gives each shared file to the more specific one. Equally specific ones would leave
+        // the file ambiguous.
+        let files = &tip.rule_files[&c.shape];
+        let specificity = c.shape.specificity();
+        let ambiguous = files.iter().any(|f| {
+            claimed
+                .get(f)
+                .is_some_and(|owners| owners.contains(&specificity))
+        });
+        // A family whose every file a more specific one already takes would never be
+        // detected; one with exactly another's files says the same thing twice.
+        let dead = files.iter().all(|f| {
+            claimed
+                .get(f)
+                .is_some_and(|owners| owners.iter().any(|s| *s > specificity))
+        });
+        let twin = chosen.iter().any(|o| tip.rule_files[&o.shape] == *files);
+        if ambiguous || dead || twin {
+            continue;
+        }
+        for f in files {
+            claimed.entry(*f).or_default().push(specificity);
+        }
+        chosen.push(c);
+    }
+    // Names: from the rule, made unique in rule order so they do not depend on the ranking.
+    let mut by_rule: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, c) in chosen.iter().enumerate() {
+        by_rule.insert(c.shape.glob(), i);
+    }
+    let mut names = vec![String::new(); chosen.len()];
+    let mut used: HashSet<String> = HashSet::new();
+    for (rule, i) in &by_rule {
+        let base = family_name(rule);
+        let mut name = base.clone();
+        let mut n = 2;
+        while !used.insert(name.clone()) {
+            name = format!("{base}-{n}");
+            n += 1;
+        }
+        names[*i] = name;
+    }
+    chosen
+        .into_iter()
+        .zip(names)
+        .map(|(c, name)| MinedFamily {
+            name,
+            rule: c.shape.glob(),
+            commits: c.commits,
+            companions: c.companions,
+        })
+        .collect()
+}
