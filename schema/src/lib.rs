@@ -19,6 +19,7 @@
 //! It is not the engine: nothing here detects, scores or stores.
 #![deny(missing_docs)]
 
+pub mod beside;
 pub mod codec;
 pub mod config;
 pub mod decision;

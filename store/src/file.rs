@@ -102,13 +102,14 @@ fn create(path: &Path, builder: &Builder, label: &str, hook: &CrashHook) -> Resu
 /// `<path>.<pid>-<n>.tmp`: unique per process and per attempt.
 fn temporary_name(path: &Path) -> PathBuf {
     static ATTEMPT: AtomicU64 = AtomicU64::new(0);
-    let mut name = path.as_os_str().to_owned();
-    name.push(format!(
-        ".{}-{}.tmp",
-        std::process::id(),
-        ATTEMPT.fetch_add(1, Ordering::Relaxed)
-    ));
-    PathBuf::from(name)
+    docsuggest_schema::beside::beside(
+        path,
+        &format!(
+            ".{}-{}.tmp",
+            std::process::id(),
+            ATTEMPT.fetch_add(1, Ordering::Relaxed)
+        ),
+    )
 }
 
 /// Makes a new directory entry durable: without it a power cut can lose a new file whose

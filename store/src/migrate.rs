@@ -214,11 +214,7 @@ pub(crate) fn backup(
         path: label.clone(),
         detail: format!("{doing}: {e}"),
     };
-    let named = |suffix: String| {
-        let mut name = path.as_os_str().to_owned();
-        name.push(suffix);
-        PathBuf::from(name)
-    };
+    let named = |suffix: String| docsuggest_schema::beside::beside(path, &suffix);
     let mut target = named(format!(".v{version}.bak"));
     let mut n = 2;
     while target.exists() {

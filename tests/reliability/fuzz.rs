@@ -8,7 +8,6 @@
 use crate::scale;
 use docsuggest_engine::compiled::CompiledPack;
 use docsuggest_host::host::{self, StoreChoice};
-use docsuggest_host::ledger_log::LedgerLog;
 use docsuggest_host::protocol::{Dispatcher, Line, parse_line};
 use docsuggest_schema::codec;
 use docsuggest_schema::{
@@ -249,7 +248,7 @@ fn learned_host(dir: &Path, fixture: &Fixture) -> Dispatcher {
         ..Config::default()
     };
     let host = host::start(config, &StoreChoice::File(dir.join("s.redb")), false);
-    let mut dispatcher = Dispatcher::new(host.engine, LedgerLog::new());
+    let mut dispatcher = Dispatcher::for_host(host);
     let cwd = fixture.root().display().to_string();
     for (i, path) in [
         "Documentation/Plans/SEARCH.md",

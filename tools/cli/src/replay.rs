@@ -3,7 +3,6 @@
 
 use docsuggest_host::home;
 use docsuggest_host::host::{self, HostError, HostOptions};
-use docsuggest_host::ledger_log::LedgerLog;
 use docsuggest_host::protocol::{Dispatcher, Handled, Line, LineReader};
 use docsuggest_host::summary::Summary;
 use docsuggest_schema::StoreError;
@@ -158,9 +157,7 @@ pub fn replay(options: &ReplayOptions) -> Result<Summary, ReplayError> {
     };
     let (file, len, cwd) = open_trace(options)?;
     let host = host::build(&options.host)?;
-    let mut dispatcher = Dispatcher::new(host.engine, LedgerLog::new())
-        .with_default_cwd(cwd)
-        .with_startup(host.startup);
+    let mut dispatcher = Dispatcher::for_host(host).with_default_cwd(cwd);
     let mut reader = LineReader::new(BufReader::new(file));
     let run = run_lines(&mut dispatcher, &mut reader, &progress_bar(len), |_| {});
     let run = match run {

@@ -7,7 +7,6 @@
 //!
 //! ```
 //! use docsuggest_host::host::{self, StoreChoice};
-//! use docsuggest_host::ledger_log::LedgerLog;
 //! use docsuggest_host::protocol::{Dispatcher, Line};
 //! # use docsuggest_schema::Config;
 //!
@@ -18,7 +17,7 @@
 //! }
 //! let config = Config { log: false, ..Config::default() };
 //! let host = host::start(config, &StoreChoice::Memory, false);
-//! let mut server = Dispatcher::new(host.engine, LedgerLog::new());
+//! let mut server = Dispatcher::for_host(host);
 //! let request = format!(
 //!     r#"{{"id":1,"op":"judge","agent":"a","tool":"read","path":"Documentation/Plans/X.md","cwd":{:?}}}"#,
 //!     dir.path().display().to_string(),

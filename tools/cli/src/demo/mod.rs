@@ -14,7 +14,6 @@ use crate::replay::{self, Run};
 use crate::table::{self, Column};
 use docsuggest_host::home;
 use docsuggest_host::host::{self, StoreChoice};
-use docsuggest_host::ledger_log::LedgerLog;
 use docsuggest_host::protocol::{Dispatcher, LineReader, RateView, Reading};
 use docsuggest_host::summary::Summary;
 use docsuggest_schema::{Config, StoreError, StoreKind};
@@ -132,7 +131,8 @@ pub fn run(options: &DemoOptions) -> Result<DemoReport, DemoError> {
     };
     let host = host::start(Config::default(), &choice, false);
     let startup = host.startup.clone();
-    let mut dispatcher = Dispatcher::new(host.engine, LedgerLog::new()).with_startup(host.startup);
+    let store_path = host.store_path.clone();
+    let mut dispatcher = Dispatcher::for_host(host);
     let key = dispatcher
         .engine_mut()
         .workspace_key_of(&dir)
@@ -163,7 +163,7 @@ pub fn run(options: &DemoOptions) -> Result<DemoReport, DemoError> {
     Ok(DemoReport {
         workspace: cwd,
         key,
-        store_path: host.store_path.map(|p| p.display().to_string()),
+        store_path: store_path.map(|p| p.display().to_string()),
         store: summary.store,
         seed: options.seed,
         trace: trace_file.display().to_string(),

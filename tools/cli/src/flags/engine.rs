@@ -6,7 +6,6 @@ use clap::Args;
 use docsuggest_cli::demo::{self, DemoOptions};
 use docsuggest_cli::replay::{self, ReplayOptions};
 use docsuggest_host::host::{self, HostOptions, StoreChoice};
-use docsuggest_host::ledger_log::LedgerLog;
 use docsuggest_host::protocol::{self, Dispatcher, socket::DEFAULT_MAX_CONNECTIONS};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -106,9 +105,7 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
     for line in &host.startup {
         tracing::info!("{line}");
     }
-    let dispatcher = Dispatcher::new(host.engine, LedgerLog::new())
-        .with_store_path(host.store_path)
-        .with_startup(host.startup);
+    let dispatcher = Dispatcher::for_host(host);
     let ending = match bound {
         Some(bound) => {
             let max = usize::try_from(args.max_connections).unwrap_or(usize::MAX);

@@ -20,6 +20,7 @@ pub mod install;
 pub mod patch;
 pub mod transport;
 
+use docsuggest_schema::beside::beside;
 use event::{Action, Skip};
 use serde_json::{Value, json};
 use std::fs::{File, OpenOptions};
@@ -475,12 +476,6 @@ pub fn state_dir(options: &HookOptions) -> Result<PathBuf, String> {
         return Err(format!("{} is writable by other users", dir.display()));
     }
     Ok(dir)
-}
-
-fn beside(socket: &Path, suffix: &str) -> PathBuf {
-    let mut name = socket.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
 }
 
 /// Records a `hook` command line that could not be used (`bad-arguments`) in the default

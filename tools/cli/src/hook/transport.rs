@@ -203,9 +203,7 @@ fn owner_held(socket: &Path) -> bool {
 
 /// The start lock beside a socket.
 pub fn lock_file(socket: &Path) -> PathBuf {
-    let mut name = socket.as_os_str().to_owned();
-    name.push(".lock");
-    PathBuf::from(name)
+    docsuggest_schema::beside::beside(socket, ".lock")
 }
 
 /// Takes the exclusive `flock` on `lock`, held until the file is closed (also when the

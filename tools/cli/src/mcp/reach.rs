@@ -14,7 +14,6 @@
 use crate::hook::{self, HookOptions, transport};
 use docsuggest_host::client::ClientError;
 use docsuggest_host::host::{self, StoreChoice};
-use docsuggest_host::ledger_log::LedgerLog;
 use docsuggest_host::mining::BackgroundMiner;
 use docsuggest_host::protocol::Dispatcher;
 use docsuggest_schema::Config;
@@ -167,7 +166,7 @@ impl Reach {
         started.engine.set_pack_miner(Box::new(self.miner.clone()));
         let degraded = started.engine.store().health().degraded;
         let via = Via::InProcess(started.store_path.clone());
-        let mut engine = Dispatcher::new(started.engine, LedgerLog::new());
+        let mut engine = Dispatcher::for_host(started);
         if let Some(reason) = degraded {
             let _ = engine.finish();
             return Err(ReachError::StoreUnavailable { reason, no_daemon });

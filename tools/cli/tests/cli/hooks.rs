@@ -795,11 +795,7 @@ fn mode_of(path: &Path) -> u32 {
         & 0o7777
 }
 
-fn beside(socket: &Path, suffix: &str) -> PathBuf {
-    let mut name = socket.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
-}
+use docsuggest_schema::beside::beside;
 
 #[test]
 fn state_files_are_owner_only_and_old_turn_ids_are_pruned() {

@@ -24,7 +24,6 @@ pub use warm::WarmStart;
 use docsuggest_engine::BoxedStore;
 use docsuggest_engine::compiled::CompiledPack;
 use docsuggest_host::host::{self, HostError};
-use docsuggest_host::ledger_log::LedgerLog;
 use docsuggest_host::protocol::Dispatcher;
 use docsuggest_host::stores::InspectError;
 use docsuggest_schema::Config;
@@ -526,8 +525,7 @@ pub fn run_engine(
         .scratch
         .follow(&prepared.repo, prepared.keys.as_ref())?;
     let built = host::start_on(config, store, None);
-    let mut dispatcher =
-        Dispatcher::new(built.engine, LedgerLog::new()).with_startup(built.startup);
+    let mut dispatcher = Dispatcher::for_host(built);
     let bar = crate::progress::bar_for(
         prepared.turns.len() as u64,
         200,

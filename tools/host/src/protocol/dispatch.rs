@@ -9,7 +9,7 @@ use super::answer::{self, Body, Id, RateView, Reading};
 use super::error::RequestError;
 use super::lines::Line;
 use super::request::{Op, RatesTarget, Request, parse_line, parse_value};
-use crate::host::HostEngine;
+use crate::host::{Host, HostEngine};
 use crate::ledger_log::LedgerLog;
 use docsuggest_engine::Call;
 use docsuggest_engine::paths;
@@ -63,6 +63,15 @@ impl Dispatcher {
             unflushed: false,
             closed: false,
         }
+    }
+
+    /// A dispatcher over a host's engine, as every skin runs one: the ledger appended to the
+    /// configured log, `hello` naming the host's store file, the startup ledger kept for
+    /// `stats`.
+    pub fn for_host(host: Host) -> Dispatcher {
+        Dispatcher::new(host.engine, LedgerLog::new())
+            .with_store_path(host.store_path)
+            .with_startup(host.startup)
     }
 
     /// The redb file the engine was started on (or attempted), which `hello` answers.

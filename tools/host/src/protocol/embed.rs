@@ -10,7 +10,6 @@
 use super::dispatch::Dispatcher;
 use super::error::RequestError;
 use crate::host::{self, StoreChoice};
-use crate::ledger_log::LedgerLog;
 use docsuggest_schema::config::{FieldProblem, kind_of};
 use docsuggest_schema::{Config, ConfigError};
 use serde_json::{Map, Value};
@@ -70,7 +69,7 @@ fn invalid(problems: Vec<FieldProblem>) -> RequestError {
 pub fn open(options: &Value) -> Result<Dispatcher, RequestError> {
     let (config, store) = parse_options(options)?;
     let host = host::start(config, &store, false);
-    Ok(Dispatcher::new(host.engine, LedgerLog::new()).with_startup(host.startup))
+    Ok(Dispatcher::for_host(host))
 }
 
 #[cfg(test)]

@@ -170,11 +170,7 @@ pub fn owner_file(socket: &Path) -> PathBuf {
     beside(socket, ".owner")
 }
 
-fn beside(socket: &Path, suffix: &str) -> PathBuf {
-    let mut name = socket.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
-}
+use docsuggest_schema::beside::beside;
 
 /// The pid in the pid file beside `socket`, when it is readable.
 pub fn read_pid(socket: &Path) -> Option<u32> {
@@ -374,9 +370,7 @@ fn link_into_place(staged: &Path, path: &Path) -> Result<(), SocketError> {
 }
 
 fn write_pid_file(path: &Path) -> io::Result<()> {
-    let mut staged = path.as_os_str().to_owned();
-    staged.push(format!(".{}.tmp", std::process::id()));
-    let staged = PathBuf::from(staged);
+    let staged = beside(path, &format!(".{}.tmp", std::process::id()));
     // Created anew (`O_EXCL`, which never follows a symlink): whatever sits at the name — a
     // file left by a killed server of the same pid, or a planted symlink — is removed, never
     // written through.
@@ -680,7 +674,6 @@ mod tests {
     use super::*;
     use crate::client::Client;
     use crate::host::{self, StoreChoice};
-    use crate::ledger_log::LedgerLog;
     use docsuggest_schema::Config;
 
     /// Only a hung server waits this long; nothing is asserted about time.
@@ -691,8 +684,7 @@ mod tests {
             log: false,
             ..Config::default()
         };
-        let host = host::start(config, &StoreChoice::Memory, false);
-        Dispatcher::new(host.engine, LedgerLog::new())
+        Dispatcher::for_host(host::start(config, &StoreChoice::Memory, false))
     }
 
     /// A server on `bound` on its own thread, its engine loop's channel, and its result.

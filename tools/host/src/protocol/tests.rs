@@ -42,7 +42,7 @@ fn fixture() -> Fixture {
     let host = host::start(quiet(), &StoreChoice::Memory, false);
     Fixture {
         dir,
-        server: Dispatcher::new(host.engine, LedgerLog::new()).with_startup(host.startup),
+        server: Dispatcher::for_host(host),
     }
 }
 
