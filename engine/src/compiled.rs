@@ -10,7 +10,7 @@ use regex_automata::meta::Regex;
 use regex_automata::util::syntax;
 use std::sync::Arc;
 
-/// How a companion is checked for existence (SPEC §5, Filter).
+/// How a companion is checked for existence (docs/PACK.md, "Companion forms and the existence filter").
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CompanionForm {
     /// Carries a `<placeholder>`: illustrative, always kept.

@@ -1,4 +1,4 @@
-//! The byte-stable ledger lines (SPEC §3). Every line the engine writes is composed here.
+//! The byte-stable ledger lines (docs/BEHAVIOUR.md, "The ledger"). Every line the engine writes is composed here.
 
 use crate::lines::Line;
 use docsuggest_schema::{Heuristic, StoreKind, Table};

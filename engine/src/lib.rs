@@ -24,8 +24,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! It is not a store and not a protocol: it names no database, never speaks JSON lines, reads
-//! no clock, and touches the disk only through [`probe::FileProbe`].
+//! It is not a store and not a protocol: it names no database and never speaks JSON lines. Its
+//! decisions read no clock (follow-through windows count calls, not seconds); it touches the
+//! disk only through [`probe::FileProbe`], whose caching form ([`probe_cache`]) reads the
+//! clock once per directory listing to tell a settled listing from one still changing.
 #![deny(missing_docs)]
 
 pub mod agent;

@@ -22,7 +22,7 @@ pub struct Stats {
 }
 
 impl Stats {
-    /// Counts one ledger line. The ledger's forms are pinned (SPEC §3), so its first words
+    /// Counts one ledger line. The ledger's forms are pinned (docs/BEHAVIOUR.md, "The ledger"), so its first words
     /// name the event exactly.
     pub(crate) fn observe(&mut self, line: &str) {
         let rest = line.strip_prefix("doc-suggester: ").unwrap_or("");

@@ -1,4 +1,4 @@
-//! The host protocol (SPEC §10): JSON lines over stdio, one request per line, one answer per
+//! The host protocol (docs/PROTOCOL.md): JSON lines over stdio, one request per line, one answer per
 //! line, in order.
 //!
 //! | op | fields | answer (besides `"id"`, `"ok":true`) |
