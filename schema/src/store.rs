@@ -91,12 +91,15 @@ pub enum StoreError {
         source: crate::codec::CodecError,
     },
     /// The operating system refused a read or write.
-    #[error("store I/O failed on {path}: {detail}")]
+    #[error("store I/O failed on {path}: {doing}: {source}")]
     Io {
         /// The store file.
         path: String,
-        /// The error.
-        detail: String,
+        /// What was being done.
+        doing: String,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
     },
     /// A pending decision that the store does not hold was resolved.
     #[error("no pending decision {0}")]

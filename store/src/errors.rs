@@ -118,7 +118,8 @@ pub(crate) fn io_error(path: &str, doing: &str, e: &io::Error) -> StoreError {
         }
         _ => StoreError::Io {
             path: path.to_string(),
-            detail: format!("{doing}: {e}"),
+            doing: doing.to_string(),
+            source: io::Error::new(e.kind(), e.to_string()),
         },
     }
 }
@@ -133,8 +134,9 @@ impl RedbFailure for StorageError {
             }
             StorageError::PreviousIo => StoreError::Io {
                 path: path.to_string(),
-                detail: format!(
-                    "{doing}: an earlier write failed; the store must be reopened before it is used again"
+                doing: doing.to_string(),
+                source: io::Error::other(
+                    "an earlier write failed; the store must be reopened before it is used again",
                 ),
             },
             other => backend(path, doing, other),

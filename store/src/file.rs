@@ -65,9 +65,10 @@ pub(crate) fn open_database(
 /// place, so `path` is only ever missing or a complete redb file. Another process creating
 /// the same file at the same time wins or loses the link; both then open the one that won.
 fn create(path: &Path, builder: &Builder, label: &str, hook: &CrashHook) -> Result<(), StoreError> {
-    let io = |e: io::Error| StoreError::Io {
+    let io = |source: io::Error| StoreError::Io {
         path: label.to_string(),
-        detail: format!("creating: {e}"),
+        doing: "creating".into(),
+        source,
     };
     make_private_dirs(path).map_err(io)?;
     let tmp = temporary_name(path);

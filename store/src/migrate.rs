@@ -210,9 +210,10 @@ pub(crate) fn backup(
     backend: Option<&crate::options::BackendFactory>,
 ) -> Result<PathBuf, StoreError> {
     let label = path.display().to_string();
-    let io = |doing: &str, e: std::io::Error| StoreError::Io {
+    let io = |doing: &str, source: std::io::Error| StoreError::Io {
         path: label.clone(),
-        detail: format!("{doing}: {e}"),
+        doing: doing.to_string(),
+        source,
     };
     let named = |suffix: String| docsuggest_schema::beside::beside(path, &suffix);
     let mut target = named(format!(".v{version}.bak"));

@@ -41,7 +41,9 @@ fn main() -> ExitCode {
         Err(e) if flags::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             let _ = std::io::stdout().flush();
-            eprintln!("docsuggest: error: {e:#}");
+            // Each error's text already ends with its cause's (`…: No such file or directory`),
+            // so the chain is not printed again.
+            eprintln!("docsuggest: error: {e}");
             ExitCode::FAILURE
         }
     }

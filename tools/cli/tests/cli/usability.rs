@@ -198,3 +198,44 @@ fn long_companion_names_keep_the_rates_columns_and_a_legend_explains_them() {
     assert!(table.contains("shadow+/- a watched companion"), "{table}");
     assert!(table.contains("0 accepts and 0 rejects"), "{table}");
 }
+
+/// An error is one line that says its cause once (each error's text already ends with its
+/// cause's).
+#[test]
+fn an_error_says_its_cause_once() {
+    let env = Env::new();
+    let missing = env.home().join("no-such-trace.jsonl");
+    let out = env.run(&["replay", &missing.display().to_string()], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("docsuggest: error: cannot read trace "),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("No such file or directory").count(),
+        1,
+        "{stderr}"
+    );
+}
+
+/// A store I/O error keeps the operating system's error as its source, through to the host.
+#[test]
+fn a_store_io_error_keeps_its_source() {
+    let env = Env::new();
+    let blocker = env.home().join("not-a-dir");
+    std::fs::write(&blocker, "").expect("write");
+    let options = docsuggest_store::StoreOptions::new(blocker.join("s.redb"));
+    let Err(e) = docsuggest_store::RedbStore::open(options) else {
+        panic!("a store under a plain file opened");
+    };
+    let source = std::error::Error::source(&e).expect("the I/O error is kept as the source");
+    let io = source
+        .downcast_ref::<std::io::Error>()
+        .expect("an io::Error");
+    assert!(e.to_string().ends_with(&io.to_string()), "{e}");
+    let answer = docsuggest_host::protocol::RequestError::from(e);
+    assert_eq!(answer.code(), "store-failed");
+    assert!(std::error::Error::source(&answer).is_some());
+}

@@ -193,7 +193,7 @@ impl Dispatcher {
                 self.engine
                     .close()
                     .map(|durable| Reply::of(Body::Durable { durable }))
-                    .map_err(|e| RequestError::StoreFailed(e.to_string()))
+                    .map_err(RequestError::StoreFailed)
             }
         }
     }
@@ -203,7 +203,7 @@ impl Dispatcher {
         self.engine
             .flush()
             .map(|durable| Reply::of(Body::Durable { durable }))
-            .map_err(|e| RequestError::StoreFailed(e.to_string()))
+            .map_err(RequestError::StoreFailed)
     }
 
     fn hello(&self) -> Body {
@@ -315,12 +315,12 @@ impl Dispatcher {
                     .ok_or_else(|| RequestError::UnknownWorkspace(dir.display().to_string()))?
             }
         };
-        let contents = self.engine.store().contents().ok_or_else(|| {
-            RequestError::StoreFailed("this store cannot list its rate rows".into())
-        })?;
-        let rows = contents
-            .rate_rows()
-            .map_err(|e| RequestError::StoreFailed(e.to_string()))?;
+        let contents = self
+            .engine
+            .store()
+            .contents()
+            .ok_or(RequestError::NoRateRows)?;
+        let rows = contents.rate_rows().map_err(RequestError::StoreFailed)?;
         let reading = Reading::of(self.engine.config());
         let rate_model = reading.model;
         let rows = RateView::of_workspace(&rows, &key, reading);

@@ -62,8 +62,11 @@ pub enum RequestError {
     #[error("{0} is not inside a workspace (no ancestor carries the pack signature)")]
     UnknownWorkspace(String),
     /// The store failed; the engine keeps serving.
-    #[error("{0}")]
-    StoreFailed(String),
+    #[error(transparent)]
+    StoreFailed(#[from] docsuggest_schema::StoreError),
+    /// The store keeps no rate rows to list (a store that only answers).
+    #[error("this store cannot list its rate rows")]
+    NoRateRows,
     /// A socket connection past the server's bound; the connection is closed after this.
     #[error("the server already serves {max} connections (its bound); try again later")]
     TooManyConnections {
@@ -103,7 +106,7 @@ impl RequestError {
             RequestError::Call(e) => e.code(),
             RequestError::InvalidConfig(_) => "invalid-config",
             RequestError::UnknownWorkspace(_) => "unknown-workspace",
-            RequestError::StoreFailed(_) => "store-failed",
+            RequestError::StoreFailed(_) | RequestError::NoRateRows => "store-failed",
             RequestError::TooManyConnections { .. } => "too-many-connections",
             RequestError::Closed => "closed",
             RequestError::Internal(_) => "internal",
