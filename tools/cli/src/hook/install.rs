@@ -258,7 +258,7 @@ fn program_in(
         None => Ok(Program {
             word: exe_word,
             warning: Some(format!(
-                "warning: docsuggest is not on PATH, so the hooks run {} by its path; put it on PATH (cargo install --locked --path tools) and install again, or pin a path with --command",
+                "warning: docsuggest is not on PATH, so the hooks run {} by its path; put it on PATH (cargo install --locked --path tools/cli) and install again, or pin a path with --command",
                 exe.display()
             )),
         }),

@@ -729,7 +729,7 @@ fn hints(status: &Status) -> Vec<String> {
     } else if status.hooks.on_path.is_none() {
         out.push(
             "hooks are installed but no `docsuggest` is on PATH: hooks that run it by name do \
-             nothing (`cargo install --locked --path tools`)"
+             nothing (`cargo install --locked --path tools/cli`)"
                 .into(),
         );
     }
