@@ -108,6 +108,17 @@ pub enum StoreError {
     /// is unchanged and still usable.
     #[error("invalid store request: {0}")]
     Invalid(String),
+    /// The database library failed in a way none of the above names; its error is kept.
+    #[error("store backend failed: {path}: {doing}: {source}")]
+    Database {
+        /// The store file.
+        path: String,
+        /// What was being done.
+        doing: String,
+        /// The library's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// Any other backend failure.
     #[error("store backend failed: {0}")]
     Backend(String),

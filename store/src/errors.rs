@@ -106,8 +106,16 @@ fn corrupt(path: &str, detail: String) -> StoreError {
     }
 }
 
-fn backend(path: &str, doing: &str, detail: impl std::fmt::Display) -> StoreError {
-    StoreError::Backend(format!("{path}: {doing}: {detail}"))
+fn backend(
+    path: &str,
+    doing: &str,
+    source: impl std::error::Error + Send + Sync + 'static,
+) -> StoreError {
+    StoreError::Database {
+        path: path.to_string(),
+        doing: doing.to_string(),
+        source: Box::new(source),
+    }
 }
 
 pub(crate) fn io_error(path: &str, doing: &str, e: &io::Error) -> StoreError {
@@ -129,9 +137,9 @@ impl RedbFailure for StorageError {
         match self {
             StorageError::Corrupted(detail) => corrupt(path, format!("{doing}: {detail}")),
             StorageError::Io(e) => io_error(path, doing, &e),
-            StorageError::ValueTooLarge(n) => {
-                backend(path, doing, format!("a value of {n} bytes is too large"))
-            }
+            StorageError::ValueTooLarge(n) => StoreError::Backend(format!(
+                "{path}: {doing}: a value of {n} bytes is too large"
+            )),
             StorageError::PreviousIo => StoreError::Io {
                 path: path.to_string(),
                 doing: doing.to_string(),
@@ -222,6 +230,20 @@ mod tests {
 
     fn check(err: impl RedbFailure, expect: &str) {
         assert_eq!(err.into_store("/s.redb", "opening").to_string(), expect);
+    }
+
+    #[test]
+    fn a_database_error_keeps_the_library_error_as_its_source() {
+        let e = redb::SetDurabilityError::NonDurableCommitUnsupported
+            .into_store("s.redb", "committing");
+        let text = e.to_string();
+        assert!(
+            text.starts_with("store backend failed: s.redb: committing: "),
+            "{text}"
+        );
+        let source = std::error::Error::source(&e).expect("the redb error is kept");
+        assert!(source.downcast_ref::<redb::SetDurabilityError>().is_some());
+        assert!(text.ends_with(&source.to_string()), "{text}");
     }
 
     #[test]

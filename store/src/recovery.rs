@@ -377,7 +377,10 @@ fn landed_prefix(writes: &[Write], committed: SeqMarks, found: SeqMarks) -> Opti
 pub(crate) fn retryable(error: &StoreError) -> bool {
     matches!(
         error,
-        StoreError::Locked { .. } | StoreError::Io { .. } | StoreError::Backend(_)
+        StoreError::Locked { .. }
+            | StoreError::Io { .. }
+            | StoreError::Database { .. }
+            | StoreError::Backend(_)
     )
 }
 
