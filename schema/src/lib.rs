@@ -24,6 +24,7 @@ pub mod codec;
 pub mod config;
 pub mod decision;
 pub mod heuristic;
+pub mod mined;
 pub mod pack;
 pub mod rate;
 pub mod store;

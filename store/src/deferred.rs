@@ -16,9 +16,9 @@
 //! transaction commits: a failed one leaves everything waiting, to be written once by a later
 //! commit.
 
-use crate::ops::Tx;
-use crate::recovery::Write;
+use crate::handover::Write;
 use crate::tables::{self, meta};
+use crate::tx::Tx;
 use docsuggest_schema::{
     Decision, HistoryEntry, Outcome, RateKey, RateRow, Resolution, StoreError,
 };

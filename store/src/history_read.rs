@@ -8,8 +8,8 @@
 //! `HistoryEntry` is built.
 
 use crate::errors::{self, ResultExt};
+use crate::grouped::{Chunk, HistoryMoves};
 use crate::reader::StoreView;
-use crate::recompute::grouped::{Chunk, HistoryMoves};
 use crate::tables;
 use docsuggest_schema::StoreError;
 use docsuggest_schema::codec;

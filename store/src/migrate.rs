@@ -14,8 +14,8 @@
 
 use crate::crash::{CrashHook, CrashPoint};
 use crate::errors::ResultExt;
-use crate::ops::Tx;
 use crate::tables::{META, MINED, TABLE_NAMES, meta};
+use crate::tx::Tx;
 use docsuggest_schema::StoreError;
 use redb::{Database, Durability, ReadableDatabase, TableHandle, WriteTransaction};
 use std::fs;

@@ -15,10 +15,9 @@ use docsuggest_schema::{HistoryEntry, RateKey, RateModel, RateRow, StoreContents
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::AtomicU64;
 
-pub(crate) mod grouped;
 mod source;
 
-pub use grouped::HistoryMoves;
+pub use crate::grouped::HistoryMoves;
 
 /// How to recompute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

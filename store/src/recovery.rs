@@ -18,51 +18,13 @@
 //! journal's bound, a resolution of a decision the file no longer holds, and whatever is still
 //! on memory at close.
 
+pub(crate) use crate::handover::{HandOver, JOURNAL_BOUND, Write};
 use crate::record::SeqMarks;
 use crate::redb_store::RedbStore;
 use crate::tables;
-use docsuggest_schema::{Decision, MinedPack, Resolution, StoreError};
+use docsuggest_schema::{Resolution, StoreError};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::time::{Duration, Instant};
-
-/// One write answered by the store.
-#[derive(Clone, Debug)]
-pub(crate) enum Write {
-    /// A pending record; its `seq` is the number memory gave it.
-    Pending(Decision),
-    /// A gated silence.
-    Silent(Decision),
-    /// A resolution, of a decision by memory's number.
-    Resolve(Resolution),
-    /// A mined pack kept for a workspace.
-    Mined(String, MinedPack),
-}
-
-impl Write {
-    /// Whether it is a decision or a resolution (what the counts count).
-    fn is_learning(&self) -> bool {
-        !matches!(self, Write::Mined(..))
-    }
-}
-
-/// The most writes kept for a write-back; past it, writes are answered on memory only and
-/// counted as lost (a record of about a kilobyte each: tens of megabytes at most).
-pub(crate) const JOURNAL_BOUND: usize = 1 << 16;
-
-/// What a redb handle hands over when the store leaves it for memory.
-#[derive(Debug, Default)]
-pub(crate) struct HandOver {
-    /// The numbers of the last durable commit.
-    pub(crate) durable: SeqMarks,
-    /// The numbers of the last commit.
-    pub(crate) committed: SeqMarks,
-    /// The commits since the last durable one, as writes.
-    pub(crate) unsynced: Vec<Write>,
-    /// History entries of those commits the ring no longer held (or all, unreadable).
-    pub(crate) unreadable: u64,
-    /// What waited for the next commit, as writes.
-    pub(crate) waiting: Vec<Write>,
-}
 
 /// The writes answered since the file was last known durable.
 #[derive(Debug, Default)]

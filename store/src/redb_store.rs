@@ -14,10 +14,10 @@ use crate::file;
 use crate::fold::{FoldReport, check_fold};
 use crate::group::CommitPolicy;
 use crate::migrate::{self, FileState, Plan};
-use crate::ops::Tx;
 use crate::options::StoreOptions;
 use crate::reader::{StoreReader, StoreView};
 use crate::record::SeqMarks;
+use crate::tx::Tx;
 use docsuggest_schema::{
     Config, Decision, DecisionStore, Durability, HistoryEntry, MinedPack, RateKey, RateRow,
     RateSnapshot, Resolution, StoreContents, StoreError, StoreKind,
@@ -460,7 +460,7 @@ impl RedbStore {
     /// back: the commits since (which a poisoned handle, like a process kill, may lose), read
     /// from the last commit; then what waits for the next commit, which is taken, so dropping
     /// this handle afterwards commits none of it twice.
-    pub(crate) fn hand_over(&mut self) -> crate::recovery::HandOver {
+    pub(crate) fn hand_over(&mut self) -> crate::handover::HandOver {
         let (durable, committed) = (self.durable, self.committed);
         let (unsynced, unreadable) = match self.unsynced_writes() {
             Ok(read) => read,
@@ -473,7 +473,7 @@ impl RedbStore {
         };
         let waiting = self.deferred.writes();
         self.deferred.clear();
-        crate::recovery::HandOver {
+        crate::handover::HandOver {
             durable,
             committed,
             unsynced,
@@ -485,8 +485,8 @@ impl RedbStore {
     /// The commits since the last durable one, as writes: every record (still pending or closed
     /// since), then every resolution, as the deferred queue lists its own. Answers them and how
     /// many history entries the ring no longer held.
-    fn unsynced_writes(&self) -> Result<(Vec<crate::recovery::Write>, u64), StoreError> {
-        use crate::recovery::Write;
+    fn unsynced_writes(&self) -> Result<(Vec<crate::handover::Write>, u64), StoreError> {
+        use crate::handover::Write;
         let (durable, committed) = (self.durable, self.committed);
         if durable == committed {
             return Ok((Vec::new(), 0));

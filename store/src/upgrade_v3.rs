@@ -7,8 +7,8 @@
 //! when it held before; no other table changes.
 
 use crate::errors::{self, ResultExt};
-use crate::ops::Tx;
 use crate::tables::{self, HISTORY, MOVES};
+use crate::tx::Tx;
 use docsuggest_schema::codec;
 use docsuggest_schema::{HistoryEntry, StoreError};
 use redb::{ReadableTable, ReadableTableMetadata, WriteTransaction};

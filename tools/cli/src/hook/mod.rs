@@ -242,15 +242,58 @@ fn run_until(options: &HookOptions, input: &[u8], deadline: Instant) -> Option<S
             return None;
         }
     };
+    // A daemon that goes away under the hook (killed, or stopping as it idled out) is asked
+    // once more, through the next one, while the budget lasts.
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        match ask(options, &action, deadline) {
+            Asked::Answer(output) => return output,
+            Asked::Gone(e) if attempts < 2 && Instant::now() < deadline => {
+                log(options, "retry", &e.to_string());
+            }
+            Asked::Gone(e) => {
+                log(options, "failed", &e.to_string());
+                return None;
+            }
+        }
+    }
+}
+
+/// What one attempt to answer an event came to.
+enum Asked {
+    /// The hook's output (`None`: silent, the reason logged).
+    Answer(Option<String>),
+    /// The daemon went away mid-request: nothing was answered.
+    Gone(TransportError),
+}
+
+/// Whether `e` says the daemon went away under the request (its process ended).
+fn daemon_gone(e: &TransportError) -> bool {
+    use docsuggest_host::client::ClientError;
+    match e {
+        TransportError::Client(ClientError::Hangup) => true,
+        TransportError::Client(ClientError::Io(io)) => matches!(
+            io.kind(),
+            std::io::ErrorKind::ConnectionReset
+                | std::io::ErrorKind::BrokenPipe
+                | std::io::ErrorKind::UnexpectedEof
+        ),
+        _ => false,
+    }
+}
+
+/// Connects to the daemon (starting one when none runs) and answers `action` through it.
+fn ask(options: &HookOptions, action: &Action, deadline: Instant) -> Asked {
     let mut connected = match transport::connect_or_start(&options.daemon(), deadline) {
         Ok(connected) => connected,
         Err(e @ TransportError::Client(docsuggest_host::client::ClientError::Untrusted { .. })) => {
             log(options, "untrusted", &e.to_string());
-            return None;
+            return Asked::Answer(None);
         }
         Err(e) => {
             log(options, "no-daemon", &e.to_string());
-            return None;
+            return Asked::Answer(None);
         }
     };
     if let Some(pid) = connected.started {
@@ -266,20 +309,21 @@ fn run_until(options: &HookOptions, input: &[u8], deadline: Instant) -> Option<S
         .set_timeout(Some(left.max(Duration::from_millis(1))))
     {
         log(options, "no-daemon", &e.to_string());
-        return None;
+        return Asked::Answer(None);
     }
     // The connection is dropped, not closed: `close` would flush (an fsync) on every call,
     // and the daemon flushes on its own interval anyway.
     match answer(
         options.harness,
-        &action,
+        action,
         &mut connected.client,
         &options.turns(),
     ) {
-        Ok(output) => output,
+        Ok(output) => Asked::Answer(output),
+        Err(e) if daemon_gone(&e) => Asked::Gone(e),
         Err(e) => {
             log(options, "failed", &e.to_string());
-            None
+            Asked::Answer(None)
         }
     }
 }
@@ -533,7 +577,30 @@ fn civil_from_days(days: u64) -> (u64, u64, u64) {
 
 #[cfg(test)]
 mod tests {
-    use super::rfc3339;
+    use super::{TransportError, daemon_gone, rfc3339};
+
+    #[test]
+    fn only_a_daemon_that_went_away_is_asked_again() {
+        use docsuggest_host::client::ClientError;
+        use std::io::{Error, ErrorKind};
+        let io = |kind| TransportError::Client(ClientError::Io(Error::from(kind)));
+        for kind in [
+            ErrorKind::ConnectionReset,
+            ErrorKind::BrokenPipe,
+            ErrorKind::UnexpectedEof,
+        ] {
+            assert!(daemon_gone(&io(kind)), "{kind:?}");
+        }
+        assert!(daemon_gone(&TransportError::Client(ClientError::Hangup)));
+        // Slow, refused or garbled answers come from a daemon that is there: not asked again.
+        assert!(!daemon_gone(&io(ErrorKind::TimedOut)));
+        assert!(!daemon_gone(&io(ErrorKind::WouldBlock)));
+        let refused = TransportError::Client(ClientError::Refused {
+            code: "invalid-request".into(),
+            detail: String::new(),
+        });
+        assert!(!daemon_gone(&refused));
+    }
 
     #[test]
     fn log_times_are_rfc3339_utc() {

@@ -8,10 +8,10 @@
 //! `mined` table) is kept: it is not learned state but what the workspace's git history says,
 //! and costly to mine again.
 
-use super::Tx;
 use crate::errors::ResultExt;
 use crate::redb_store::RedbStore;
 use crate::tables::{decode_pending, read_history};
+use crate::tx::Tx;
 use docsuggest_schema::StoreError;
 use redb::ReadableTable;
 

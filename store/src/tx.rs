@@ -15,19 +15,17 @@ use docsuggest_schema::codec;
 use docsuggest_schema::{Decision, HistoryEntry, RateMove, RateRow, Resolution, StoreError};
 use redb::{ReadableTable, ReadableTableMetadata, Table, WriteTransaction};
 
-pub(crate) mod forget;
-
 /// The six tables of a store every write touches, open in one write transaction (the rarely
 /// written `mined` table is opened when written).
 pub(crate) struct Tx<'t> {
-    txn: &'t WriteTransaction,
-    path: &'t str,
-    rates: Table<'t, KeyTuple<'static>, &'static [u8]>,
-    base: Table<'t, KeyTuple<'static>, &'static [u8]>,
-    history: Table<'t, u64, &'static [u8]>,
-    moves: Table<'t, u64, &'static [u8]>,
-    pending: Table<'t, u64, &'static [u8]>,
-    meta: Table<'t, &'static str, u64>,
+    pub(crate) txn: &'t WriteTransaction,
+    pub(crate) path: &'t str,
+    pub(crate) rates: Table<'t, KeyTuple<'static>, &'static [u8]>,
+    pub(crate) base: Table<'t, KeyTuple<'static>, &'static [u8]>,
+    pub(crate) history: Table<'t, u64, &'static [u8]>,
+    pub(crate) moves: Table<'t, u64, &'static [u8]>,
+    pub(crate) pending: Table<'t, u64, &'static [u8]>,
+    pub(crate) meta: Table<'t, &'static str, u64>,
 }
 
 impl<'t> Tx<'t> {
