@@ -2,21 +2,36 @@
 
 /// The longest summary, in characters.
 pub const SUMMARY_CHARS: usize = 120;
+// `note_struct!` documents the summary's bound in words, for bindings that declare the note.
+const _: () = assert!(SUMMARY_CHARS == 120);
 
-/// The one message an emitted verdict carries.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct Note {
-    /// The family.
-    pub family: String,
-    /// The labeled text: a header line, then one `- <companion>` line each.
-    pub text: String,
-    /// A one-line summary of at most [`SUMMARY_CHARS`] characters.
-    pub summary: String,
-    /// The companions the text names, in rank order.
-    pub companions: Vec<String>,
-    /// The number the header shows: the PoC's kappa, or the probability that the note is
-    /// followed ([`Gauge`]).
-    pub confidence: f64,
+/// Declares a struct with the note's fields. The engine's own [`Note`] is one; a binding that
+/// must declare its own type for the note (JavaScript's) declares it with this macro, so the
+/// fields and their meaning are written once.
+#[macro_export]
+macro_rules! note_struct {
+    ($(#[$($attr:tt)*])* $vis:vis struct $name:ident;) => {
+        $(#[$($attr)*])*
+        $vis struct $name {
+            /// The family (`Plan`, `Scheme`, …).
+            pub family: String,
+            /// The labeled text: a header line, then one `- <companion>` line each.
+            pub text: String,
+            /// A one-line summary of at most 120 characters.
+            pub summary: String,
+            /// The companions the text names, in rank order.
+            pub companions: Vec<String>,
+            /// The number the header shows, in 0..1: the PoC's kappa, or the probability that
+            /// the note is followed.
+            pub confidence: f64,
+        }
+    };
+}
+
+note_struct! {
+    /// The one message an emitted verdict carries.
+    #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+    pub struct Note;
 }
 
 /// What a note's confidence measures, and the word its header shows it under.

@@ -2,23 +2,36 @@
 
 use std::collections::BTreeMap;
 
-/// Counts since the engine started.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Stats {
-    /// Judged calls (enabled, judged tool, not excluded).
-    pub judged: u64,
-    /// Notes emitted.
-    pub notes: u64,
-    /// Windows closed by an accept.
-    pub accepted: u64,
-    /// Windows closed as soft rejects.
-    pub rejected: u64,
-    /// Windows closed without a verdict (turn reset, learn switched off, close).
-    pub abandoned: u64,
-    /// Abstentions by reason.
-    pub abstained: BTreeMap<String, u64>,
-    /// Suppressions by kind.
-    pub suppressed: BTreeMap<String, u64>,
+/// Declares a struct with the engine's counters, counted in `$count`. The engine's own
+/// [`Stats`] counts in `u64`; a binding whose numbers cannot be `u64` (JavaScript's) declares
+/// its mirror with this macro, so the fields and their meaning are written once.
+#[macro_export]
+macro_rules! stats_struct {
+    ($(#[$($attr:tt)*])* $vis:vis struct $name:ident($count:ident);) => {
+        $(#[$($attr)*])*
+        $vis struct $name {
+            /// Judged calls (enabled, judged tool, not excluded).
+            pub judged: $count,
+            /// Notes emitted.
+            pub notes: $count,
+            /// Windows closed by an accept.
+            pub accepted: $count,
+            /// Windows closed as soft rejects.
+            pub rejected: $count,
+            /// Windows closed without a verdict (turn reset, learn switched off, close).
+            pub abandoned: $count,
+            /// Abstentions by reason.
+            pub abstained: std::collections::BTreeMap<String, $count>,
+            /// Suppressions by kind.
+            pub suppressed: std::collections::BTreeMap<String, $count>,
+        }
+    };
+}
+
+stats_struct! {
+    /// Counts since the engine started.
+    #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+    pub struct Stats(u64);
 }
 
 impl Stats {

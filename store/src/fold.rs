@@ -41,7 +41,7 @@ pub fn folded_rates(
     let base: BTreeMap<RateKey, RateRow> = contents.base_rows()?.into_iter().collect();
     let history = contents.history()?;
     let done = std::sync::atomic::AtomicU64::new(0);
-    Ok(crate::recompute::fold_all(&base, &history, false, &done)?
+    Ok(crate::grouped::fold_all(&base, &history, false, &done)?
         .into_iter()
         .collect())
 }

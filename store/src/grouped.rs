@@ -271,3 +271,14 @@ impl HistoryMoves {
         })
     }
 }
+
+/// `fold(base, moves)` for every key with a base row or a move in `history` (resolution
+/// order), in key order. `done` counts folded keys as they finish (for a progress bar).
+pub fn fold_all(
+    base: &BTreeMap<RateKey, RateRow>,
+    history: &[HistoryEntry],
+    parallel: bool,
+    done: &AtomicU64,
+) -> Result<Vec<(RateKey, RateRow)>, StoreError> {
+    HistoryMoves::from_entries(history, parallel).fold(base, parallel, done)
+}

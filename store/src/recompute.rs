@@ -11,13 +11,13 @@
 //! evidence commutes.
 
 use docsuggest_schema::rate::same_bits;
-use docsuggest_schema::{HistoryEntry, RateKey, RateModel, RateRow, StoreContents, StoreError};
+use docsuggest_schema::{RateKey, RateModel, RateRow, StoreContents, StoreError};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::AtomicU64;
 
 mod source;
 
-pub use crate::grouped::HistoryMoves;
+pub use crate::grouped::{HistoryMoves, fold_all};
 
 /// How to recompute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,17 +98,6 @@ pub trait RecomputeSource {
     /// Base rows, live rows and the grouped history, from one snapshot; `parallel` reads and
     /// groups on rayon's pool where the source can.
     fn recompute_input(&self, parallel: bool) -> Result<RecomputeInput, StoreError>;
-}
-
-/// `fold(base, moves)` for every key with a base row or a move in `history` (resolution
-/// order), in key order. `done` counts folded keys as they finish (for a progress bar).
-pub fn fold_all(
-    base: &BTreeMap<RateKey, RateRow>,
-    history: &[HistoryEntry],
-    parallel: bool,
-    done: &AtomicU64,
-) -> Result<Vec<(RateKey, RateRow)>, StoreError> {
-    HistoryMoves::from_entries(history, parallel).fold(base, parallel, done)
 }
 
 /// Rebuilds every row of `source` from base + history and compares it with the live rows, all

@@ -157,7 +157,7 @@ export interface ConfigPatch {
 
 /** The engine's counts since it opened. */
 export interface Counts {
-  /** Judged calls. */
+  /** Judged calls (enabled, judged tool, not excluded). */
   judged: number
   /** Notes emitted. */
   notes: number
@@ -165,7 +165,7 @@ export interface Counts {
   accepted: number
   /** Windows closed as soft rejects. */
   rejected: number
-  /** Windows closed without a verdict. */
+  /** Windows closed without a verdict (turn reset, learn switched off, close). */
   abandoned: number
   /** Abstentions by reason. */
   abstained: Record<string, number>
@@ -211,11 +211,14 @@ export interface Note {
   family: string
   /** The labeled text: a header line, then one `- <companion>` line each. */
   text: string
-  /** A one-line summary. */
+  /** A one-line summary of at most 120 characters. */
   summary: string
   /** The companions the text names, in rank order. */
   companions: Array<string>
-  /** The confidence the header shows, as a number in 0..1. */
+  /**
+   * The number the header shows, in 0..1: the PoC's kappa, or the probability that
+   * the note is followed.
+   */
   confidence: number
 }
 

@@ -48,3 +48,7 @@ pub mod mining;
 pub mod protocol;
 pub mod stores;
 pub mod summary;
+
+/// The declarations of the engine's counters and note, for a binding that must declare its
+/// own types for them (the Node addon's are JavaScript objects with JavaScript numbers).
+pub use docsuggest_engine::{note_struct, stats_struct};

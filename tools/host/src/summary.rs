@@ -50,20 +50,9 @@ pub struct Summary {
     pub requests: u64,
     /// Error answers by code.
     pub errors: BTreeMap<String, u64>,
-    /// Judged calls (enabled engine, judged tool, not excluded).
-    pub judged: u64,
-    /// Notes emitted.
-    pub notes: u64,
-    /// Windows closed by an accept.
-    pub accepts: u64,
-    /// Windows closed as soft rejects.
-    pub rejects: u64,
-    /// Windows closed without a verdict (turn resets, and windows still open at the end).
-    pub abandoned: u64,
-    /// Abstentions by reason.
-    pub abstained: BTreeMap<String, u64>,
-    /// Suppressions by kind.
-    pub suppressed: BTreeMap<String, u64>,
+    /// The engine's counts; on the wire under the summary's names (`accepts`, `rejects`).
+    #[serde(flatten, serialize_with = "summary_names")]
+    pub counts: Stats,
     /// `accepts / (accepts + rejects)`; `null` when there were neither.
     pub precision: Option<f64>,
     /// Judge latency in microseconds.
@@ -85,13 +74,7 @@ impl Summary {
         Summary {
             requests,
             errors,
-            judged: stats.judged,
-            notes: stats.notes,
-            accepts: stats.accepted,
-            rejects: stats.rejected,
-            abandoned: stats.abandoned,
-            abstained: stats.abstained.clone(),
-            suppressed: stats.suppressed.clone(),
+            counts: stats.clone(),
             precision: (decided > 0).then(|| stats.accepted as f64 / decided as f64),
             latency_us: Latency::of(times),
             store,
@@ -103,6 +86,23 @@ impl Summary {
         serde_json::to_string_pretty(self)
             .unwrap_or_else(|e| format!("{{\"error\":{:?}}}", e.to_string()))
     }
+}
+
+/// The engine's counts as the summary names them: `accepted` and `rejected` are `accepts`
+/// and `rejects` here, as in the rate rows.
+fn summary_names<S: serde::Serializer>(stats: &Stats, serializer: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::Error as _;
+    let serde_json::Value::Object(mut fields) =
+        serde_json::to_value(stats).map_err(S::Error::custom)?
+    else {
+        return Err(S::Error::custom("the engine's counts are not an object"));
+    };
+    for (engine, summary) in [("accepted", "accepts"), ("rejected", "rejects")] {
+        if let Some(value) = fields.remove(engine) {
+            fields.insert(summary.into(), value);
+        }
+    }
+    fields.serialize(serializer)
 }
 
 fn counts(map: &BTreeMap<String, u64>) -> String {
@@ -128,11 +128,11 @@ impl fmt::Display for Summary {
         };
         row("requests", format!("{} ({errors})", self.requests));
         row("store", self.store.to_string());
-        row("judged calls", self.judged.to_string());
-        row("notes", self.notes.to_string());
-        row("accepts", self.accepts.to_string());
-        row("rejects", self.rejects.to_string());
-        row("abandoned", self.abandoned.to_string());
+        row("judged calls", self.counts.judged.to_string());
+        row("notes", self.counts.notes.to_string());
+        row("accepts", self.counts.accepted.to_string());
+        row("rejects", self.counts.rejected.to_string());
+        row("abandoned", self.counts.abandoned.to_string());
         row(
             "precision",
             match self.precision {
@@ -140,8 +140,8 @@ impl fmt::Display for Summary {
                 None => "n/a (no accept or reject yet)".into(),
             },
         );
-        row("abstained", counts(&self.abstained));
-        row("suppressed", counts(&self.suppressed));
+        row("abstained", counts(&self.counts.abstained));
+        row("suppressed", counts(&self.counts.suppressed));
         let l = &self.latency_us;
         row(
             "judge latency",
@@ -196,6 +196,20 @@ mod tests {
             "{table}"
         );
         assert!(table.contains("  suppressed      0\n"), "{table}");
+        let json: serde_json::Value = serde_json::from_str(&s.to_json()).expect("json");
+        assert_eq!(
+            (json["accepts"].as_u64(), json["rejects"].as_u64()),
+            (Some(1), Some(3))
+        );
+        assert_eq!(
+            (json["judged"].as_u64(), json["abandoned"].as_u64()),
+            (Some(10), Some(1))
+        );
+        assert!(
+            json.get("accepted").is_none() && json.get("rejected").is_none(),
+            "{json}"
+        );
+        assert_eq!(json["abstained"]["no-signal"], 4);
         let none = Summary::new(&Stats::default(), 0, BTreeMap::new(), &[], StoreKind::Redb);
         assert_eq!(none.precision, None);
         assert!(none.to_json().contains("\"precision\": null"));

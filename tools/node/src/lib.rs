@@ -167,20 +167,13 @@ pub struct ConfigPatch {
     pub zero_config: Option<bool>,
 }
 
-/// The note of a call that touched a documentation family.
-#[napi(object)]
-#[derive(Deserialize)]
-pub struct Note {
-    /// The family (`Plan`, `Scheme`, …).
-    pub family: String,
-    /// The labeled text: a header line, then one `- <companion>` line each.
-    pub text: String,
-    /// A one-line summary.
-    pub summary: String,
-    /// The companions the text names, in rank order.
-    pub companions: Vec<String>,
-    /// The confidence the header shows, as a number in 0..1.
-    pub confidence: f64,
+docsuggest_host::note_struct! {
+    // A doc attribute, not a `///` comment: napi writes a raw string from a macro's input as
+    // it is (`r"…"`) into index.d.ts.
+    #[doc = "The note of a call that touched a documentation family."]
+    #[napi(object)]
+    #[derive(Deserialize)]
+    pub struct Note;
 }
 
 /// The answer to `judge`, as the protocol's `judge` op answers it.
@@ -259,24 +252,11 @@ pub struct Rates {
     pub rows: Vec<RateRow>,
 }
 
-/// The engine's counts since it opened.
-#[napi(object)]
-#[derive(Deserialize)]
-pub struct Counts {
-    /// Judged calls.
-    pub judged: i64,
-    /// Notes emitted.
-    pub notes: i64,
-    /// Windows closed by an accept.
-    pub accepted: i64,
-    /// Windows closed as soft rejects.
-    pub rejected: i64,
-    /// Windows closed without a verdict.
-    pub abandoned: i64,
-    /// Abstentions by reason.
-    pub abstained: HashMap<String, i64>,
-    /// Suppressions by kind.
-    pub suppressed: HashMap<String, i64>,
+docsuggest_host::stats_struct! {
+    #[doc = "The engine's counts since it opened."]
+    #[napi(object)]
+    #[derive(Deserialize)]
+    pub struct Counts(i64);
 }
 
 /// The answer to `stats`.
