@@ -2,6 +2,7 @@
 
 use crate::agent::{AgentState, MAX_EVIDENCE_WINDOWS, MAX_SHADOWS, Window};
 use crate::agents::Agents;
+use crate::identity::{KeySource, RepoIdentifier};
 use crate::judge;
 use crate::ledger::{self, Abstain};
 use crate::lines::Ledger;
@@ -438,10 +439,24 @@ impl<P: FileProbe> Engine<P> {
 
     /// Whether `path` (absolute) lies in a workspace, and its key.
     pub fn workspace_key_of(&mut self, path: &Path) -> Option<String> {
+        self.workspace_of(path).map(|(key, _)| key)
+    }
+
+    /// Whether `path` (absolute) lies in a workspace, its key and how the key was derived.
+    pub fn workspace_of(&mut self, path: &Path) -> Option<(String, KeySource)> {
         let mut warnings = Vec::new();
         self.packs
             .locate(path, &self.probe, &mut warnings)
-            .map(|w| w.key)
+            .map(|w| (w.key, w.key_source))
+    }
+
+    /// Keys workspaces inside a git repository by the repository's identity, found by
+    /// `identifier`, so clones at other paths and on other machines share their keys
+    /// (`None`, the default: every workspace by its path). Set it before the first call: a
+    /// key that changes later leaves the rows learned under the old one behind.
+    pub fn set_repo_identifier(&mut self, identifier: Option<Box<dyn RepoIdentifier>>) {
+        self.packs.set_repo_identifier(identifier);
+        self.scenes.clear();
     }
 }
 

@@ -38,6 +38,7 @@ mod engine;
 pub mod evaluate;
 pub mod filter;
 mod follow;
+pub mod identity;
 pub mod judge;
 pub mod ledger;
 pub mod lines;
@@ -56,6 +57,7 @@ mod stats;
 pub mod testing;
 
 pub use engine::{BoxedStore, Call, Engine, VERSION, Verdict};
+pub use identity::{KeySource, RepoIdentifier};
 pub use lines::{Ledger, Line};
 pub use mined::{MinedAnswer, PackMiner};
 pub use note::Note;

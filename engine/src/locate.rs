@@ -6,6 +6,8 @@
 //! a pack of no families that the engine never judges with.
 
 use crate::compiled::CompiledPack;
+pub use crate::identity::workspace_key;
+use crate::identity::{Identities, KeySource, RepoIdentifier};
 use crate::probe::{FileProbe, Stamp};
 use docsuggest_schema::Pack;
 use docsuggest_schema::pack::{PackError, REPO_PACK_PATH};
@@ -18,8 +20,11 @@ use std::sync::Arc;
 pub struct Workspace {
     /// The root directory (absolute, normalised).
     pub root: PathBuf,
-    /// The stable key of the root: its name plus a short hash of its path.
+    /// The stable key of the root: its repository's (see [`crate::identity`]), else its name
+    /// plus a short hash of its path.
     pub key: String,
+    /// How the key was derived.
+    pub key_source: KeySource,
     /// The pack in force there.
     pub pack: Arc<CompiledPack>,
     /// Whether the root is a git work tree's without a signature or a pack file, whose pack
@@ -38,21 +43,6 @@ pub fn git_root<'a>(dir: &'a Path, probe: &dyn FileProbe) -> Option<&'a Path> {
         .find(|d| probe.kind(&d.join(GIT_ENTRY)).is_some())
 }
 
-/// The workspace key: the root's directory name, `-`, and 8 hex digits of an FNV-1a hash of
-/// the absolute path — so no absolute path is ever stored.
-pub fn workspace_key(root: &Path) -> String {
-    let name = root
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "root".into());
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in root.as_os_str().as_encoded_bytes() {
-        hash ^= u64::from(*byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("{name}-{:08x}", (hash >> 32) ^ (hash & 0xffff_ffff))
-}
-
 struct CachedPack {
     stamp: Stamp,
     pack: Result<Arc<CompiledPack>, PackError>,
@@ -68,6 +58,8 @@ pub struct PackCache {
     mined: HashMap<PathBuf, Arc<CompiledPack>>,
     /// The pack of a zero-config root whose mined pack is not in use yet: no families.
     unmined: Arc<CompiledPack>,
+    /// The repositories' identities, for the keys of workspaces inside them.
+    identities: Identities,
 }
 
 impl Default for PackCache {
@@ -85,6 +77,7 @@ impl Default for PackCache {
                 CompiledPack::compile(&none, "(no pack yet)")
                     .expect("a pack of no families compiles"),
             ),
+            identities: Identities::default(),
         }
     }
 }
@@ -93,6 +86,20 @@ impl PackCache {
     /// The built-in pack.
     pub fn builtin(&self) -> &Arc<CompiledPack> {
         &self.builtin
+    }
+
+    /// Keys workspaces inside a git repository by the repository's identity, found by
+    /// `identifier` (`None`: by their paths, the default).
+    pub fn set_repo_identifier(&mut self, identifier: Option<Box<dyn RepoIdentifier>>) {
+        self.identities.set_identifier(identifier);
+    }
+
+    /// The key of the workspace at `root`, and how it was derived.
+    fn key_of(&mut self, root: &Path, probe: &dyn FileProbe) -> (String, KeySource) {
+        if !self.identities.has_identifier() {
+            return (workspace_key(root), KeySource::Path);
+        }
+        self.identities.key(root, git_root(root, probe))
     }
 
     /// Turns the zero-config fallback of [`PackCache::locate`] on or off (off by default).
@@ -181,9 +188,11 @@ impl PackCache {
                 if let Some(e) = error {
                     warnings.push(e.to_string());
                 }
+                let (key, key_source) = self.key_of(dir, probe);
                 return Some(Workspace {
                     root: dir.to_path_buf(),
-                    key: workspace_key(dir),
+                    key,
+                    key_source,
                     pack,
                     mined: false,
                 });
@@ -197,15 +206,20 @@ impl PackCache {
 
     /// The zero-config fallback: the git work tree `start` lies in, unless its root carries a
     /// pack file (valid or not: the file's owner decides, and its signature did not match).
-    fn locate_mined(&self, start: &Path, probe: &dyn FileProbe) -> Option<Workspace> {
+    fn locate_mined(&mut self, start: &Path, probe: &dyn FileProbe) -> Option<Workspace> {
         let root = git_root(start, probe)?;
         if probe.kind(&root.join(REPO_PACK_PATH)).is_some() {
             return None;
         }
         let pack = self.mined.get(root).unwrap_or(&self.unmined).clone();
+        let (key, key_source) = match self.identities.has_identifier() {
+            true => self.identities.key(root, Some(root)),
+            false => (workspace_key(root), KeySource::Path),
+        };
         Some(Workspace {
             root: root.to_path_buf(),
-            key: workspace_key(root),
+            key,
+            key_source,
             pack,
             mined: true,
         })

@@ -32,6 +32,7 @@
 
 pub mod backtest;
 pub mod history;
+pub mod identity;
 pub mod init;
 pub mod mine;
 pub mod miner;

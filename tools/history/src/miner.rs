@@ -2,7 +2,7 @@
 //! the background (`docsuggest_host::mining`): it reads at most [`MAX_MINED_COMMITS`] of the
 //! newest first-parent commits, each bounded in files (see `crate::history`).
 
-use crate::history::{self, ReadOptions};
+use crate::history::{self, HistoryError, ReadOptions};
 use crate::{MINER_VERSION, MineOptions, mine};
 use docsuggest_host::mining::HistoryMiner;
 use docsuggest_schema::MinedPack;
@@ -32,6 +32,15 @@ impl HistoryMiner for GitMiner {
             return Ok(None);
         }
         mine_root(root).map(Some)
+    }
+
+    fn identify(&self, root: &Path) -> Result<Option<String>, String> {
+        match crate::identity::identify(root) {
+            Ok(identity) => Ok(Some(identity)),
+            // A repository without a whole history has no identity: keyed by path.
+            Err(HistoryError::Empty(_) | HistoryError::Shallow(_)) => Ok(None),
+            Err(e) => Err(e.to_string()),
+        }
     }
 }
 

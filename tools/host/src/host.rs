@@ -113,6 +113,9 @@ pub fn start(config: Config, choice: &StoreChoice, multi_process: bool) -> Host 
     // A git work tree without a pack is judged with one mined from its history.
     let miner = crate::mining::BackgroundMiner::new();
     host.engine.set_pack_miner(Box::new(miner.clone()));
+    // Workspaces in a git repository are keyed by the repository, whatever its path.
+    host.engine
+        .set_repo_identifier(Some(crate::mining::repo_identifier()));
     host.miner = Some(miner);
     host
 }

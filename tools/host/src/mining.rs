@@ -8,6 +8,7 @@
 //! else the `docsuggest` binary run as a child ([`CommandMiner`]), so a host that links no git
 //! reader (the Node addon) still gets packs mined.
 
+use docsuggest_engine::RepoIdentifier;
 use docsuggest_engine::mined::{MinedAnswer, PackMiner};
 use docsuggest_schema::MinedPack;
 use std::collections::HashMap;
@@ -22,6 +23,33 @@ pub trait HistoryMiner: Send + Sync {
     /// miner version, HEAD not moved far past it): `Ok(None)` when it is. The error is the
     /// reason, for the log.
     fn mine(&self, root: &Path, stored: Option<&MinedPack>) -> Result<Option<MinedPack>, String>;
+
+    /// The identity of the repository whose work tree starts at `root` (`commit:<root
+    /// commit>` or `name:<configured>`), for the keys of the workspaces inside it: `Ok(None)`
+    /// when it has none (an empty or shallow repository). A reader that cannot tell answers
+    /// `Ok(None)`, and those workspaces keep their paths' keys.
+    fn identify(&self, root: &Path) -> Result<Option<String>, String> {
+        let _ = root;
+        Ok(None)
+    }
+}
+
+/// The engine's [`RepoIdentifier`] over a [`HistoryMiner`]: what it cannot tell is logged
+/// and keyed by path.
+struct MinerIdentity(Arc<dyn HistoryMiner>);
+
+impl RepoIdentifier for MinerIdentity {
+    fn identify(&self, git_root: &Path) -> Option<String> {
+        self.0.identify(git_root).unwrap_or_else(|reason| {
+            tracing::info!(root = %git_root.display(), %reason, "no repository identity; keyed by path");
+            None
+        })
+    }
+}
+
+/// The repository identifier hosts give the engine: through [`history_miner`].
+pub fn repo_identifier() -> Box<dyn RepoIdentifier> {
+    Box::new(MinerIdentity(history_miner()))
 }
 
 static IN_PROCESS: OnceLock<Arc<dyn HistoryMiner>> = OnceLock::new();
@@ -229,5 +257,27 @@ impl HistoryMiner for CommandMiner {
         }
         serde_json::from_slice(&answer)
             .map_err(|e| format!("{shown} mine-pack answered no record: {e}"))
+    }
+
+    fn identify(&self, root: &Path) -> Result<Option<String>, String> {
+        let shown = self.program.display();
+        let output = Command::new(&self.program)
+            .args(["mine-pack", "--identity"])
+            .arg(root)
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()
+            .map_err(|e| {
+                format!("cannot run {shown} to identify the repository ({BINARY_VAR}): {e}")
+            })?;
+        if !output.status.success() {
+            return Err(format!(
+                "{shown} mine-pack --identity {} failed ({})",
+                root.display(),
+                output.status
+            ));
+        }
+        serde_json::from_slice(&output.stdout)
+            .map_err(|e| format!("{shown} mine-pack --identity answered no identity: {e}"))
     }
 }

@@ -188,6 +188,7 @@ pub fn workspace_key(dir: &Path) -> Result<String, InspectError> {
     // A git work tree without a pack is a workspace to every host (they all mine packs).
     let mut packs = PackCache::default();
     packs.set_zero_config(Config::default().zero_config);
+    packs.set_repo_identifier(Some(crate::mining::repo_identifier()));
     packs
         .locate(&abs, &OsProbe, &mut warnings)
         .map(|w| w.key)

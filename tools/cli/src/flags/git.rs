@@ -110,6 +110,9 @@ pub struct InitArgs {
 
 #[derive(Args)]
 pub struct MinePackArgs {
+    /// Print the repository's identity (a JSON string, or null) instead of mining.
+    #[arg(long)]
+    identity: bool,
     /// The root of the git work tree.
     root: PathBuf,
 }
@@ -168,6 +171,17 @@ pub fn init(args: &InitArgs) -> Result<()> {
 pub fn mine_pack(args: &MinePackArgs) -> Result<()> {
     use docsuggest_host::mining::HistoryMiner;
     use std::io::Read;
+    if args.identity {
+        let identity = miner::GitMiner
+            .identify(&args.root)
+            .map_err(anyhow::Error::msg)?;
+        writeln!(
+            std::io::stdout().lock(),
+            "{}",
+            serde_json::to_string(&identity)?
+        )?;
+        return Ok(());
+    }
     let mut stored = Vec::new();
     std::io::stdin()
         .lock()

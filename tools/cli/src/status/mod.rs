@@ -12,6 +12,7 @@
 pub mod hooks;
 mod render;
 
+use docsuggest_engine::KeySource;
 use docsuggest_engine::compiled::{CompiledPack, Detection};
 use docsuggest_engine::locate::{PackCache, Workspace, git_root};
 use docsuggest_engine::paths;
@@ -92,6 +93,8 @@ pub enum WorkspaceStatus {
         root: String,
         /// The key learned state is stored under.
         key: String,
+        /// How the key was derived.
+        key_source: KeySource,
         /// The signature files found at the root.
         signature: Vec<String>,
     },
@@ -102,6 +105,8 @@ pub enum WorkspaceStatus {
         root: String,
         /// The key learned state is stored under.
         key: String,
+        /// How the key was derived.
+        key_source: KeySource,
     },
     /// None: a call here is `abstained foreign-workspace`.
     #[serde(rename_all = "camelCase")]
@@ -258,6 +263,7 @@ pub fn status(options: &StatusOptions) -> Status {
     };
     let mut packs = PackCache::default();
     packs.set_zero_config(config.zero_config);
+    packs.set_repo_identifier(Some(docsuggest_host::mining::repo_identifier()));
     let mut scene = Scene::read(&path, &mut packs, &probe, &config.exclude);
     // The scene leaves the workspace out of an excluded path; it is still worth naming.
     let located = match &scene.workspace {
@@ -292,10 +298,12 @@ pub fn status(options: &StatusOptions) -> Status {
         Some(w) if w.mined => WorkspaceStatus::GitWorkTree {
             root: w.root.display().to_string(),
             key: w.key.clone(),
+            key_source: w.key_source.clone(),
         },
         Some(w) => WorkspaceStatus::Signature {
             root: w.root.display().to_string(),
             key: w.key.clone(),
+            key_source: w.key_source.clone(),
             signature: w.pack.signature.clone(),
         },
         None => WorkspaceStatus::None {

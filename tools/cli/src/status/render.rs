@@ -2,6 +2,7 @@
 
 use super::hooks::HookFile;
 use super::{FamilyStatus, PackStatus, Status, StoreStatus, WorkspaceStatus};
+use docsuggest_engine::KeySource;
 use docsuggest_host::daemon::{Daemon, DaemonState};
 use std::fmt::{self, Write as _};
 use std::path::Path;
@@ -74,6 +75,7 @@ fn workspace(out: &mut String, workspace: &WorkspaceStatus) {
             root,
             key,
             signature,
+            ..
         } => {
             s.line(format_args!("{root} (key {key})"));
             s.line(format_args!(
@@ -81,7 +83,7 @@ fn workspace(out: &mut String, workspace: &WorkspaceStatus) {
                 signature.join(", ")
             ));
         }
-        WorkspaceStatus::GitWorkTree { root, key } => {
+        WorkspaceStatus::GitWorkTree { root, key, .. } => {
             s.line(format_args!("{root} (key {key})"));
             s.line(
                 "found as a git work tree with no pack signature and no pack file (zero-config)",
@@ -92,7 +94,26 @@ fn workspace(out: &mut String, workspace: &WorkspaceStatus) {
             return;
         }
     }
-    s.line("(the key is the root's directory name and a hash of its absolute path)");
+    let source = match workspace {
+        WorkspaceStatus::Signature { key_source, .. }
+        | WorkspaceStatus::GitWorkTree { key_source, .. } => key_source,
+        WorkspaceStatus::None { .. } => return,
+    };
+    match source {
+        KeySource::Path => {
+            s.line("(the key is the root's directory name and a hash of its absolute path)")
+        }
+        KeySource::Repository { identity, inside } => {
+            let at = if inside.is_empty() {
+                "its root".to_string()
+            } else {
+                inside.clone()
+            };
+            s.line(format_args!(
+                "(the key is the git repository's, {identity}, at {at}: the same in every clone)"
+            ))
+        }
+    }
 }
 
 fn pack_lines(out: &mut String, pack: &PackStatus) {

@@ -135,3 +135,12 @@ pub fn answers(stdout: &str) -> Vec<serde_json::Value> {
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
         .collect()
 }
+
+/// The key the binary gives the workspace `dir` lies in (by its repository in a git work
+/// tree): this process reads the repository itself, as the binary does.
+pub fn workspace_key(dir: &Path) -> String {
+    docsuggest_host::mining::use_in_process(std::sync::Arc::new(
+        docsuggest_history::miner::GitMiner,
+    ));
+    docsuggest_host::stores::workspace_key(dir).expect("a workspace")
+}

@@ -16,6 +16,7 @@ mod held;
 mod hooks;
 #[cfg(unix)]
 mod hostile;
+mod identity;
 mod init;
 #[cfg(unix)]
 mod installer;

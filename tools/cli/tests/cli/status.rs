@@ -41,7 +41,7 @@ fn a_packless_git_repository_waits_for_its_mined_pack() {
     let env = Env::new();
     let repo = env.home().join("repo");
     convention_history(&repo, 12);
-    let key = docsuggest_engine::locate::workspace_key(&repo);
+    let key = crate::common::workspace_key(&repo);
     let got = status(&env, &repo.join("src/mod1.py"), &[]);
     check(
         &got,
@@ -314,7 +314,7 @@ fn a_mined_pack_the_daemon_keeps_is_the_pack_in_force() {
         b"",
     );
     let rows: Value = serde_json::from_str(&rates).expect("JSON");
-    let key = docsuggest_engine::locate::workspace_key(&repo);
+    let key = crate::common::workspace_key(&repo);
     assert!(
         rows.as_array()
             .is_some_and(|r| !r.is_empty() && r.iter().all(|r| r["workspace"] == key)),

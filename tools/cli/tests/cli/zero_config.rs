@@ -169,7 +169,7 @@ fn serve_abstains_while_mining_then_judges_with_the_mined_pack_which_the_store_k
     serve.close();
 
     // The store keeps the mined pack for the repository's workspace key.
-    let key = docsuggest_engine::locate::workspace_key(&repo);
+    let key = crate::common::workspace_key(&repo);
     let kept = docsuggest_store::ReadOnlyStore::open(&store)
         .expect("the store opens read-only")
         .mined_pack(&key)

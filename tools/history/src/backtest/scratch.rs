@@ -281,8 +281,12 @@ impl Follow<'_> {
 }
 
 /// The key the engine gives the workspace root `dir` (relative, `""` the root) of calls made
-/// with the working directory `cwd`: the path resolved as the engine resolves a call's.
-fn key_of(cwd: &str, dir: &str) -> Option<String> {
+/// with the working directory `cwd`: the path resolved as the engine resolves a call's, or,
+/// in a repository with an `identity`, the repository's key of `dir` (as the hosts key it).
+fn key_of(cwd: &str, dir: &str, identity: Option<&str>) -> Option<String> {
+    if let Some(identity) = identity {
+        return Some(docsuggest_engine::identity::repository_key(identity, dir));
+    }
     let file = if dir.is_empty() {
         REPO_PACK_PATH.to_string()
     } else {
@@ -305,15 +309,20 @@ fn key_of(cwd: &str, dir: &str) -> Option<String> {
 pub struct Keys {
     scratch: String,
     work: String,
+    /// The work tree's repository identity, which keys its workspaces (none: their paths).
+    identity: Option<String>,
     map: Arc<Mutex<HashMap<String, String>>>,
 }
 
 impl Keys {
     /// The keys of calls made in `scratch` as those of calls made in `work` (both absolute).
     pub fn new(scratch: &Path, work: &Path) -> Keys {
+        use docsuggest_host::mining::HistoryMiner as _;
+        let identity = crate::miner::GitMiner.identify(work).ok().flatten();
         let keys = Keys {
             scratch: scratch.display().to_string(),
             work: work.display().to_string(),
+            identity,
             map: Arc::default(),
         };
         keys.register("");
@@ -321,8 +330,10 @@ impl Keys {
     }
 
     fn register(&self, dir: &str) {
-        if let (Some(from), Some(to)) = (key_of(&self.scratch, dir), key_of(&self.work, dir))
-            && let Ok(mut map) = self.map.lock()
+        if let (Some(from), Some(to)) = (
+            key_of(&self.scratch, dir, None),
+            key_of(&self.work, dir, self.identity.as_deref()),
+        ) && let Ok(mut map) = self.map.lock()
         {
             map.insert(from, to);
         }
