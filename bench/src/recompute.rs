@@ -49,7 +49,14 @@ pub struct KeySpace {
 
 impl Default for KeySpace {
     fn default() -> Self {
-        let workspaces = (0..WORKSPACES as u64)
+        KeySpace::with_workspaces(WORKSPACES)
+    }
+}
+
+impl KeySpace {
+    /// The key space over `count` workspaces (the default has [`WORKSPACES`]).
+    pub fn with_workspaces(count: usize) -> KeySpace {
+        let workspaces = (0..count as u64)
             .map(|w| format!("repo{w:03}-{:08x}", splitmix(w ^ 0xd0c5) as u32))
             .collect();
         let families = Pack::builtin()
@@ -74,9 +81,7 @@ impl Default for KeySpace {
             families,
         }
     }
-}
 
-impl KeySpace {
     /// How many keys there are (companion rows and family rows).
     pub fn len(&self) -> usize {
         self.workspaces.len() * self.families.len() * (COMPANIONS + 1)
@@ -193,7 +198,12 @@ impl SyntheticContents {
     /// `decisions` synthetic decisions over the [`KeySpace`], a base row for every key, and
     /// the live rows folded from them.
     pub fn new(decisions: u64) -> SyntheticContents {
-        let space = KeySpace::default();
+        SyntheticContents::over(decisions, &KeySpace::default(), true)
+    }
+
+    /// `decisions` synthetic decisions over `space`; `companions: false` leaves the decisions'
+    /// companion rows out (a recompute reads the moves alone; it saves memory at 10^7).
+    pub fn over(decisions: u64, space: &KeySpace, companions: bool) -> SyntheticContents {
         let base: Vec<(RateKey, RateRow)> = space
             .keys()
             .enumerate()
@@ -218,6 +228,9 @@ impl SyntheticContents {
         let history = (0..decisions)
             .map(|i| {
                 let (mut decision, resolution) = space.decision(i);
+                if !companions {
+                    decision.companions = Vec::new();
+                }
                 decision.seq = i + 1;
                 decision.outcome = resolution.outcome;
                 decision.accepted = resolution.accepted;

@@ -50,6 +50,7 @@ mod deferred;
 mod errors;
 mod fail_open;
 mod file;
+mod fleet;
 mod fold;
 mod forget;
 mod group;
@@ -76,6 +77,7 @@ mod upgrade_v5;
 
 pub use errors::{catch_damage, quiet_caught_panics};
 pub use fail_open::FailOpenStore;
+pub use fleet::Seeded;
 pub use fold::{FoldMismatch, FoldReport, check_fold, folded_rates, same_bits};
 pub use forget::Forgotten;
 pub use memory::{MemoryStore, Resume};

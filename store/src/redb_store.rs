@@ -375,8 +375,13 @@ impl RedbStore {
         })
     }
 
-    fn db(&self) -> Result<&Arc<Database>, StoreError> {
+    pub(crate) fn db(&self) -> Result<&Arc<Database>, StoreError> {
         self.db.as_ref().ok_or_else(|| closed(&self.label))
+    }
+
+    /// The file as errors name it.
+    pub(crate) fn label(&self) -> &str {
+        &self.label
     }
 
     fn read_marks(&self) -> Result<SeqMarks, StoreError> {

@@ -5,6 +5,7 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 
 mod engine;
+mod fleet;
 mod git;
 mod hooks;
 mod output;
@@ -44,10 +45,15 @@ pub enum Command {
     Recompute(store::RecomputeArgs),
     /// Replay the history under the defaults and another config; report precision and recall.
     Evaluate(store::EvaluateArgs),
-    /// Write the decision history as JSON lines (one HistoryEntry per line).
+    /// Write the decision history as JSON lines (one HistoryEntry per line), or as Parquet for
+    /// fleet learning (--format parquet).
     Export(store::ExportArgs),
-    /// Import a history export; every line is checked before anything is written.
+    /// Import a history export, every line checked before anything is written; or seed base
+    /// rows from a fleet's rates (--rates).
     Import(store::ImportArgs),
+    /// Fleet learning: merge many machines' exports into the fleet's rates (docs/FLEET.md).
+    #[command(subcommand)]
+    Fleet(fleet::FleetCommand),
     /// Answer one Claude Code or Codex CLI hook event (stdin) through the socket daemon,
     /// starting it when none runs; always exits 0, silent on any problem.
     Hook(hooks::HookArgs),
@@ -91,6 +97,7 @@ pub fn run(command: &Command) -> Result<std::process::ExitCode> {
         Command::Evaluate(a) => store::evaluate(a),
         Command::Export(a) => store::export(a),
         Command::Import(a) => store::import(a),
+        Command::Fleet(a) => fleet::fleet(a),
         Command::Hook(a) => return Ok(hooks::hook(a)),
         Command::InstallHooks(a) => hooks::install(a, true),
         Command::UninstallHooks(a) => hooks::install(a, false),

@@ -109,15 +109,49 @@ pub struct EvaluateArgs {
 pub struct ExportArgs {
     #[command(flatten)]
     store: StoreArg,
-    /// Write to FILE instead of stdout.
-    #[arg(long, value_name = "FILE")]
+    /// `jsonl`: one HistoryEntry per line; `parquet`: Parquet files for `fleet merge`, one
+    /// directory per workspace key under --out (docs/FLEET.md).
+    #[arg(long, value_enum, default_value_t = Format::Jsonl)]
+    format: Format,
+    /// Write to FILE instead of stdout (jsonl); the directory to write into (parquet).
+    #[arg(long, value_name = "PATH", required_if_eq("format", "parquet"))]
     out: Option<PathBuf>,
+    /// Parquet: export the entries after this resolution number [default: after the last
+    /// export this store remembers].
+    #[arg(long, value_name = "SEQ")]
+    since: Option<u64>,
+    /// Parquet: print the report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// What `export` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// JSON lines, one HistoryEntry per line.
+    Jsonl,
+    /// Apache Parquet, for `fleet merge`.
+    Parquet,
 }
 
 #[derive(Args)]
 pub struct ImportArgs {
     /// The export file (JSON lines).
-    file: PathBuf,
+    #[arg(required_unless_present = "rates", conflicts_with = "rates")]
+    file: Option<PathBuf>,
+    /// Seed the store's base rows from a fleet rates file (`docsuggest fleet merge`) instead.
+    #[arg(long, value_name = "FILE")]
+    rates: Option<PathBuf>,
+    /// With --rates: seed this directory's workspace (repeatable) [default: every workspace
+    /// the store knows that the file holds].
+    #[arg(long, value_name = "DIR", requires = "rates")]
+    workspace: Vec<PathBuf>,
+    /// With --rates: the config whose `rateModel` the file must have been merged under.
+    #[arg(long, value_name = "FILE", requires = "rates")]
+    config: Option<PathBuf>,
+    /// With --rates: print the report as JSON.
+    #[arg(long, requires = "rates")]
+    json: bool,
     #[command(flatten)]
     store: StoreArg,
 }
@@ -196,6 +230,13 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<()> {
 /// `docsuggest export`.
 pub fn export(args: &ExportArgs) -> Result<()> {
     let store = args.store.store.as_deref();
+    if args.format == Format::Parquet {
+        let out = args.out.as_deref().unwrap_or(std::path::Path::new("."));
+        return super::fleet::export_parquet(store, out, args.since, args.json);
+    }
+    if args.since.is_some() || args.json {
+        bail!("--since and --json go with --format parquet");
+    }
     match &args.out {
         Some(file) => {
             let n = transfer::export_file(store, file)?;
@@ -210,13 +251,25 @@ pub fn export(args: &ExportArgs) -> Result<()> {
 
 /// `docsuggest import`.
 pub fn import(args: &ImportArgs) -> Result<()> {
-    let counts = transfer::import(&args.file, args.store.store.as_deref())?;
+    if let Some(rates) = &args.rates {
+        return super::fleet::import_rates(
+            rates,
+            args.store.store.as_deref(),
+            &args.workspace,
+            args.config.as_deref(),
+            args.json,
+        );
+    }
+    let Some(file) = &args.file else {
+        bail!("name the export file to import (or --rates FILE)");
+    };
+    let counts = transfer::import(file, args.store.store.as_deref())?;
     writeln!(
         std::io::stdout().lock(),
         "imported {} history entries ({} silences) from {} into {}; skipped {} already there",
         counts.entries,
         counts.silences,
-        args.file.display(),
+        file.display(),
         stores::store_file(args.store.store.as_deref()).display(),
         counts.skipped
     )?;

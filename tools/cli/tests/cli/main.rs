@@ -10,6 +10,7 @@ mod common;
 mod daemon;
 mod damaged;
 mod demo;
+mod fleet;
 #[cfg(unix)]
 mod held;
 #[cfg(unix)]

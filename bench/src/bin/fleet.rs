@@ -1,0 +1,242 @@
+//! `docsuggest fleet merge` over a synthetic fleet: decisions/s and peak memory of the
+//! DataFusion merge, next to the in-process `recompute` of the same history on one store.
+//!
+//! `cargo run --release -p docsuggest-bench --bin fleet [-- --decisions N --machines M
+//! --workspaces W --out PATH]` (defaults 10^7, 10, 200) writes the synthetic history — the
+//! recompute benchmark's decisions, over W workspaces — as M machines' Parquet exports (M
+//! contiguous runs of it, each machine's resolution numbers its own) in a scratch directory
+//! (not timed), then runs each measurement in a child process of its own (this binary again,
+//! with `--child`), so each peak resident size (`VmHWM`) is that measurement's alone:
+//!
+//! - `merge`: `fleet merge` of every export into a rates file;
+//! - `recompute`: the same decisions held in memory as one store's history (their companion
+//!   rows left out: a recompute reads moves), then `recompute` on all cores, timed alone; its
+//!   peak includes the history it holds.
+//!
+//! Writes `bench/fleet.json` and prints a Markdown table.
+
+/// The allocator of every docsuggest binary.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+use docsuggest_bench::recompute::{KeySpace, SyntheticContents};
+use docsuggest_bench::report::{self, Machine};
+use docsuggest_fleet::export::write_export;
+use docsuggest_fleet::merge::{MergeOptions, merge};
+use docsuggest_schema::{HistoryEntry, RateModel};
+use docsuggest_store::recompute::{RecomputeOptions, recompute};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+/// Entries written per export call (per machine, one file per workspace each).
+const CHUNK: u64 = 1_000_000;
+
+/// The peak resident size of this process, in MiB (`VmHWM`; `None` off Linux).
+fn peak_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
+}
+
+/// Resets `VmHWM` to the current resident size (Linux; elsewhere the peak keeps the setup's).
+fn reset_peak() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+struct Args {
+    decisions: u64,
+    machines: u64,
+    workspaces: usize,
+    out: PathBuf,
+}
+
+fn args() -> Result<Args> {
+    let mut args = Args {
+        decisions: 10_000_000,
+        machines: 10,
+        workspaces: 200,
+        out: PathBuf::from("bench/fleet.json"),
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let value = it.next().ok_or(format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--decisions" => args.decisions = value.parse()?,
+            "--machines" => args.machines = value.parse()?,
+            "--workspaces" => args.workspaces = value.parse()?,
+            "--out" => args.out = value.into(),
+            _ => return Err(format!("unknown option {flag}").into()),
+        }
+    }
+    Ok(args)
+}
+
+/// Writes the synthetic history as `machines` machines' exports under `dir`.
+fn write_fleet(dir: &Path, args: &Args) -> Result<()> {
+    let space = KeySpace::with_workspaces(args.workspaces);
+    let per_machine = args.decisions.div_ceil(args.machines);
+    for machine in 0..args.machines {
+        let first = machine * per_machine;
+        let last = (first + per_machine).min(args.decisions);
+        let id = format!("{:016x}", machine + 1);
+        let mut start = first;
+        while start < last {
+            let end = (start + CHUNK).min(last);
+            let entries: Vec<HistoryEntry> = (start..end)
+                .map(|i| {
+                    let (mut decision, resolution) = space.decision(i);
+                    let seq = i - first + 1;
+                    decision.seq = seq;
+                    decision.outcome = resolution.outcome;
+                    decision.accepted = resolution.accepted;
+                    HistoryEntry {
+                        resolution_seq: seq,
+                        decision,
+                        moves: resolution.moves,
+                    }
+                })
+                .collect();
+            let refs: Vec<&HistoryEntry> = entries.iter().collect();
+            write_export(&dir.join(format!("machine{machine}")), &id, &refs)?;
+            start = end;
+        }
+    }
+    Ok(())
+}
+
+/// One measurement, in this (child) process: prints its figures as one JSON line.
+fn child(what: &str, dir: &Path, args: &Args) -> Result<()> {
+    match what {
+        "merge" => {
+            let started = Instant::now();
+            let merged = merge(&MergeOptions {
+                inputs: vec![dir.join("exports")],
+                out: dir.join("fleet-rates.parquet"),
+                model: RateModel::Evidence,
+            })?;
+            let seconds = started.elapsed().as_secs_f64();
+            println!(
+                "{}",
+                json!({"seconds": seconds, "peak_mib": peak_mib(), "moves": merged.moves,
+                    "rows": merged.rows, "files": merged.files})
+            );
+        }
+        "recompute" => {
+            let space = KeySpace::with_workspaces(args.workspaces);
+            let contents = SyntheticContents::over(args.decisions, &space, false);
+            reset_peak();
+            let started = Instant::now();
+            let done = std::sync::atomic::AtomicU64::new(0);
+            let out = recompute(
+                &contents,
+                RecomputeOptions {
+                    model: RateModel::Evidence,
+                    parallel: true,
+                },
+                &done,
+            )?;
+            let seconds = started.elapsed().as_secs_f64();
+            println!(
+                "{}",
+                json!({"seconds": seconds, "peak_mib": peak_mib(), "moves": contents.moves(),
+                    "rows": out.rows.len()})
+            );
+        }
+        _ => return Err(format!("unknown measurement {what}").into()),
+    }
+    Ok(())
+}
+
+fn measure(what: &str, dir: &Path, args: &Args) -> Result<Value> {
+    let out = std::process::Command::new(std::env::current_exe()?)
+        .args(["--child", what])
+        .arg(dir)
+        .args(["--decisions", &args.decisions.to_string()])
+        .args(["--workspaces", &args.workspaces.to_string()])
+        .output()?;
+    if !out.status.success() {
+        return Err(format!("{what}: {}", String::from_utf8_lossy(&out.stderr)).into());
+    }
+    Ok(serde_json::from_slice(&out.stdout)?)
+}
+
+fn main() -> Result<()> {
+    let mut raw: Vec<String> = std::env::args().collect();
+    if raw.get(1).map(String::as_str) == Some("--child") && raw.len() >= 4 {
+        let what = raw.remove(2);
+        let dir = PathBuf::from(raw.remove(2));
+        raw.remove(1);
+        let mut args = Args {
+            decisions: 0,
+            machines: 1,
+            workspaces: 0,
+            out: PathBuf::new(),
+        };
+        let mut it = raw.into_iter().skip(1);
+        while let (Some(flag), Some(value)) = (it.next(), it.next()) {
+            match flag.as_str() {
+                "--decisions" => args.decisions = value.parse()?,
+                "--workspaces" => args.workspaces = value.parse()?,
+                _ => {}
+            }
+        }
+        return child(&what, &dir, &args);
+    }
+    let args = args()?;
+    let scratch = tempfile::tempdir()?;
+    let started = Instant::now();
+    write_fleet(&scratch.path().join("exports"), &args)?;
+    eprintln!(
+        "wrote the exports in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let merge_figure = measure("merge", scratch.path(), &args)?;
+    let recompute_figure = measure("recompute", scratch.path(), &args)?;
+    let rate = |v: &Value| args.decisions as f64 / v["seconds"].as_f64().unwrap_or(f64::NAN);
+    let (merge_rate, recompute_rate) = (rate(&merge_figure), rate(&recompute_figure));
+    let date = report::utc_timestamp(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)?
+            .as_secs(),
+    );
+    let report = json!({
+        "date": date,
+        "machine": Machine::probe(),
+        "load_before": report::load_average(),
+        "decisions": args.decisions,
+        "machines": args.machines,
+        "workspaces": args.workspaces,
+        "merge": merge_figure,
+        "recompute": recompute_figure,
+        "merge_decisions_per_s": merge_rate,
+        "recompute_decisions_per_s": recompute_rate,
+        "recompute_over_merge": recompute_rate / merge_rate,
+    });
+    std::fs::write(&args.out, serde_json::to_string_pretty(&report)? + "\n")?;
+    println!("| measurement | decisions/s | seconds | peak MiB |");
+    println!("| --- | ---: | ---: | ---: |");
+    for (name, figure, rate) in [
+        ("fleet merge (DataFusion)", &merge_figure, merge_rate),
+        (
+            "recompute (one store, all cores)",
+            &recompute_figure,
+            recompute_rate,
+        ),
+    ] {
+        println!(
+            "| {name} | {rate:.0} | {:.2} | {:.0} |",
+            figure["seconds"].as_f64().unwrap_or(f64::NAN),
+            figure["peak_mib"].as_f64().unwrap_or(f64::NAN)
+        );
+    }
+    println!(
+        "recompute / merge throughput: {:.1}",
+        recompute_rate / merge_rate
+    );
+    println!("written to {}", args.out.display());
+    Ok(())
+}

@@ -1,0 +1,177 @@
+//! The Parquet files' columns (docs/FLEET.md has them as a table): an export's `moves` and
+//! `decisions`, and the fleet's `rates`. Numbers are signed (`Int64`, `Int32`), as Spark
+//! and most engines read them; ids are hex text.
+
+use crate::FleetError;
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use docsuggest_schema::{RateEvent, RateModel};
+use std::path::Path;
+use std::sync::Arc;
+
+/// The key-value metadata key naming what a file is (`moves`, `decisions`, `fleet-rates`).
+pub const FORMAT_KEY: &str = "docsuggest.format";
+/// The key-value metadata key of the format's version.
+pub const VERSION_KEY: &str = "docsuggest.version";
+/// The version of every format this build writes.
+pub const FORMAT_VERSION: &str = "1";
+/// A rates file's rate model (`evidence`, `beta`, `step`).
+pub const MODEL_KEY: &str = "docsuggest.model";
+/// A rates file's held marks: per store id, the last resolution number merged (JSON).
+pub const HELD_KEY: &str = "docsuggest.held";
+
+/// The prefix of an export's moves files.
+pub const MOVES_PREFIX: &str = "moves-";
+/// The prefix of an export's decisions files.
+pub const DECISIONS_PREFIX: &str = "decisions-";
+
+fn text(name: &str) -> Field {
+    Field::new(name, DataType::Utf8, false)
+}
+
+/// One row per move of a resolved decision.
+pub fn moves() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        text("store_id"),
+        Field::new("resolution_seq", DataType::Int64, false),
+        Field::new("decision_seq", DataType::Int64, false),
+        Field::new("move_index", DataType::Int32, false),
+        text("workspace"),
+        text("family"),
+        text("companion"),
+        text("event"),
+        Field::new("step", DataType::Float64, false),
+    ]))
+}
+
+/// One row per resolved decision (history entry).
+pub fn decisions() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        text("store_id"),
+        Field::new("resolution_seq", DataType::Int64, false),
+        Field::new("decision_seq", DataType::Int64, false),
+        text("workspace"),
+        text("agent"),
+        text("family"),
+        Field::new("kappa", DataType::Float64, false),
+        text("outcome"),
+        Field::new("accepted", DataType::Utf8, true),
+        Field::new(
+            "companions",
+            DataType::List(Arc::new(Field::new("item", DataType::Utf8, true))),
+            false,
+        ),
+        Field::new("moves", DataType::Int32, false),
+    ]))
+}
+
+/// One row per rate key of the fleet: the fold of its merged moves, and its rate.
+pub fn rates() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        text("workspace"),
+        text("family"),
+        text("companion"),
+        Field::new("step", DataType::Float64, false),
+        Field::new("accepts", DataType::Int64, false),
+        Field::new("rejects", DataType::Int64, false),
+        Field::new("shadow_hits", DataType::Int64, false),
+        Field::new("shadow_misses", DataType::Int64, false),
+        Field::new("recent_hits", DataType::Float64, false),
+        Field::new("recent_misses", DataType::Float64, false),
+        Field::new("rate", DataType::Float64, false),
+    ]))
+}
+
+/// A move's event as the files write it.
+pub fn event_name(event: RateEvent) -> &'static str {
+    match event {
+        RateEvent::Accept => "accept",
+        RateEvent::Reject => "reject",
+        RateEvent::ShadowHit => "shadow-hit",
+        RateEvent::ShadowMiss => "shadow-miss",
+    }
+}
+
+/// The event a file's text names.
+pub fn event_of(name: &str) -> Option<RateEvent> {
+    Some(match name {
+        "accept" => RateEvent::Accept,
+        "reject" => RateEvent::Reject,
+        "shadow-hit" => RateEvent::ShadowHit,
+        "shadow-miss" => RateEvent::ShadowMiss,
+        _ => return None,
+    })
+}
+
+/// A rate model as configs and the files name it (`evidence`, `beta`, `step`).
+pub fn model_name(model: RateModel) -> String {
+    match serde_json::to_value(model) {
+        Ok(serde_json::Value::String(name)) => name,
+        _ => format!("{model:?}").to_lowercase(),
+    }
+}
+
+/// A store id as the files write it.
+pub fn store_id_text(id: u64) -> String {
+    format!("{id:016x}")
+}
+
+/// Checks that `found` (a file's schema) has every column of `expected`, of its type.
+pub fn check_schema(file: &Path, found: &Schema, expected: &Schema) -> Result<(), FleetError> {
+    for want in expected.fields() {
+        let problem = match found.field_with_name(want.name()) {
+            Err(_) => format!("no column `{}`", want.name()),
+            Ok(got) if got.data_type().equals_datatype(want.data_type()) => continue,
+            Ok(got) => format!(
+                "column `{}` is {}, not {}",
+                want.name(),
+                got.data_type(),
+                want.data_type()
+            ),
+        };
+        return Err(FleetError::BadFile {
+            file: file.to_path_buf(),
+            problem: format!("not a docsuggest file of this kind ({problem})"),
+        });
+    }
+    Ok(())
+}
+
+/// The name of the directory holding a workspace key's files: the key, with any byte other
+/// than `A-Za-z0-9._-` written `%XX` (a key holds a directory's name, which may be odd).
+pub fn key_dir(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    for b in key.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    // `.` and `..` name no directory of their own.
+    if out.chars().all(|c| c == '.') {
+        out = out.replace('.', "%2E");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_round_trip_and_keys_make_plain_directory_names() {
+        for e in [
+            RateEvent::Accept,
+            RateEvent::Reject,
+            RateEvent::ShadowHit,
+            RateEvent::ShadowMiss,
+        ] {
+            assert_eq!(event_of(event_name(e)), Some(e));
+        }
+        assert_eq!(event_of("maybe"), None);
+        assert_eq!(key_dir("git-0123abcdef01"), "git-0123abcdef01");
+        assert_eq!(key_dir("my dir/x"), "my%20dir%2Fx");
+        assert_eq!(key_dir(".."), "%2E%2E");
+        assert_eq!(store_id_text(255), "00000000000000ff");
+    }
+}

@@ -1,0 +1,95 @@
+//! Fleet learning: a team's machines learn together (docs/FLEET.md).
+//!
+//! Each machine exports its store's decision history as Apache Parquet ([`export`]: one file
+//! set per workspace key, which in a git repository is the repository's, the same in every
+//! clone); any machine merges the exports with Apache DataFusion ([`merge`]: SQL over the
+//! Parquet files, which a Ballista or Spark cluster runs unchanged) into the fleet's rate
+//! rows; and a store seeds its base rows from them ([`seed`]), its own history folding on
+//! top. The merge is exact: each key's moves, deduplicated and put in one order (store id,
+//! resolution number, move number), are folded through `RateRow::apply`, the function every
+//! store applies live, so the fleet's row is the row of one store that saw every machine's
+//! history in that order — its counts the sum of the machines' counts.
+//!
+//! This crate links DataFusion; only the CLI links this crate (never the engine, the store or
+//! the Node addon).
+#![deny(missing_docs)]
+
+pub mod columns;
+pub mod export;
+pub mod merge;
+pub mod seed;
+
+use docsuggest_schema::StoreError;
+use std::path::PathBuf;
+
+/// A fleet operation that failed; nothing was written unless the variant says so.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FleetError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The store or a workspace could not be found.
+    #[error(transparent)]
+    Inspect(#[from] docsuggest_host::stores::InspectError),
+    /// A file or directory could not be read or written.
+    #[error("{doing} {}: {source}", path.display())]
+    Io {
+        /// What was being done.
+        doing: &'static str,
+        /// The file or directory.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A Parquet file is not what this command reads: another schema, truncated, damaged.
+    #[error("{}: {problem}", file.display())]
+    BadFile {
+        /// The file.
+        file: PathBuf,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// The input directories hold no export.
+    #[error(
+        "no docsuggest export (moves-*.parquet) in {0}; run `docsuggest export --format parquet --out DIR` on each machine first"
+    )]
+    NoExports(String),
+    /// A rates file was made under another rate model than the store's config uses.
+    #[error("{}: its rates are of the `{found}` model; this store's config uses `{expected}` (merge again with --model {expected})", file.display())]
+    OtherModel {
+        /// The rates file.
+        file: PathBuf,
+        /// Its model.
+        found: String,
+        /// The config's.
+        expected: String,
+    },
+    /// A rates file names none of the workspaces to seed.
+    #[error("{}: {problem}; nothing was imported", file.display())]
+    UnknownRepository {
+        /// The rates file.
+        file: PathBuf,
+        /// Which workspace is missing, and what the file and the store hold.
+        problem: String,
+    },
+    /// Writing a Parquet file failed.
+    #[error("writing {}: {source}", file.display())]
+    Write {
+        /// The file.
+        file: PathBuf,
+        /// Why.
+        #[source]
+        source: parquet::errors::ParquetError,
+    },
+    /// The merge query failed.
+    #[error("the merge query failed: {0}")]
+    Query(#[source] Box<datafusion::error::DataFusionError>),
+}
+
+impl From<datafusion::error::DataFusionError> for FleetError {
+    fn from(e: datafusion::error::DataFusionError) -> FleetError {
+        FleetError::Query(Box::new(e))
+    }
+}
