@@ -5,6 +5,8 @@
 use crate::FleetError;
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use docsuggest_schema::{RateEvent, RateModel};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -113,6 +115,19 @@ pub fn model_name(model: RateModel) -> String {
 /// A store id as the files write it.
 pub fn store_id_text(id: u64) -> String {
     format!("{id:016x}")
+}
+
+/// Opens a Parquet file's footer: a missing, truncated or foreign file is an error naming it.
+pub fn open_parquet(file: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>, FleetError> {
+    let handle = File::open(file).map_err(|source| FleetError::Io {
+        doing: "reading",
+        path: file.to_path_buf(),
+        source,
+    })?;
+    ParquetRecordBatchReaderBuilder::try_new(handle).map_err(|e| FleetError::BadFile {
+        file: file.to_path_buf(),
+        problem: format!("not a readable Parquet file ({e})"),
+    })
 }
 
 /// Checks that `found` (a file's schema) has every column of `expected`, of its type.

@@ -21,7 +21,6 @@ use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type};
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 use docsuggest_schema::{RateKey, RateModel, RateMove, RateRow};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -326,16 +325,6 @@ fn collect(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) -> Result<(), Fle
 /// Opens a moves file's footer: a truncated or foreign file is refused by name before the
 /// query runs.
 fn check_moves_file(file: &Path) -> Result<(), FleetError> {
-    let bad = |problem: String| FleetError::BadFile {
-        file: file.to_path_buf(),
-        problem,
-    };
-    let handle = std::fs::File::open(file).map_err(|source| FleetError::Io {
-        doing: "reading",
-        path: file.to_path_buf(),
-        source,
-    })?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(handle)
-        .map_err(|e| bad(format!("not a readable Parquet file ({e})")))?;
+    let builder = columns::open_parquet(file)?;
     columns::check_schema(file, builder.schema(), &columns::moves())
 }

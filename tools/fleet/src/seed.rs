@@ -13,7 +13,6 @@ use datafusion::arrow::datatypes::{Float64Type, Int64Type};
 use docsuggest_host::stores;
 use docsuggest_schema::{RateKey, RateModel, RateRow, StoreContents};
 use docsuggest_store::{ReadOnlyStore, RedbStore, StoreOptions};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -80,13 +79,7 @@ pub fn read_rates(file: &Path) -> Result<FleetRates, FleetError> {
         file: file.to_path_buf(),
         problem,
     };
-    let handle = std::fs::File::open(file).map_err(|source| FleetError::Io {
-        doing: "reading",
-        path: file.to_path_buf(),
-        source,
-    })?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(handle)
-        .map_err(|e| bad(format!("not a readable Parquet file ({e})")))?;
+    let builder = columns::open_parquet(file)?;
     let metadata: BTreeMap<String, String> = builder
         .metadata()
         .file_metadata()
