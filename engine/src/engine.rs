@@ -184,6 +184,20 @@ impl<P: FileProbe> Engine<P> {
         scene
     }
 
+    /// Moves what was learned under the path keys of workspaces now keyed by their
+    /// repository (an older build, or a repository with no commit yet, keyed them by path).
+    fn rekey_workspaces(&mut self) {
+        for (from, to) in self.packs.take_rekeys() {
+            match self.store.rekey_workspace(&from, &to) {
+                Ok(moved) if moved.moved() => {
+                    tracing::info!(from, to, ?moved, "rows learned under the path key moved");
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!(from, to, error = %e, "the path key's rows stay"),
+            }
+        }
+    }
+
     fn judge_at(&mut self, path: &Path, call: &Call, mode: Mode) -> Verdict {
         let mut verdict = Verdict::default();
         if !self.config.enabled || !self.config.tools.contains(&call.tool) {
@@ -191,6 +205,9 @@ impl<P: FileProbe> Engine<P> {
         }
         self.probe.begin_call();
         let mut scene = self.scene(path);
+        if mode != Mode::Peek {
+            self.rekey_workspaces();
+        }
         if scene.excluded {
             return verdict;
         }

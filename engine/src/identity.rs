@@ -8,7 +8,7 @@
 //! Without an identifier, or when a repository has none (no commit yet, a shallow clone, a
 //! history too long to walk), the key is the path's, as before.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// Finds the identity of the git repository whose work tree starts at a root.
@@ -72,6 +72,11 @@ const MAX_REMEMBERED: usize = 4096;
 pub(crate) struct Identities {
     identifier: Option<Box<dyn RepoIdentifier>>,
     known: HashMap<PathBuf, Option<String>>,
+    /// Workspace roots given a repository key so far.
+    keyed: HashSet<PathBuf>,
+    /// `(path key, repository key)` of roots keyed by their repository for the first time in
+    /// this process: what was learned under the path key moves to the repository key.
+    due: Vec<(String, String)>,
 }
 
 impl Identities {
@@ -82,6 +87,7 @@ impl Identities {
     pub(crate) fn set_identifier(&mut self, identifier: Option<Box<dyn RepoIdentifier>>) {
         self.identifier = identifier;
         self.known.clear();
+        self.keyed.clear();
     }
 
     /// The key of the workspace at `root`, lying in the work tree at `git_root` (if any).
@@ -96,12 +102,27 @@ impl Identities {
             Some((identity, inside.join("/")))
         });
         match found {
-            Some((identity, inside)) => (
-                repository_key(&identity, &inside),
-                KeySource::Repository { identity, inside },
-            ),
+            Some((identity, inside)) => {
+                let key = repository_key(&identity, &inside);
+                if !self.keyed.contains(root) {
+                    if self.keyed.len() >= MAX_REMEMBERED {
+                        self.keyed.clear();
+                    }
+                    self.keyed.insert(root.to_path_buf());
+                    if self.due.len() < MAX_REMEMBERED {
+                        self.due.push((workspace_key(root), key.clone()));
+                    }
+                }
+                (key, KeySource::Repository { identity, inside })
+            }
             None => (workspace_key(root), KeySource::Path),
         }
+    }
+
+    /// The `(path key, repository key)` pairs of the roots keyed by their repository since
+    /// last asked.
+    pub(crate) fn take_rekeys(&mut self) -> Vec<(String, String)> {
+        std::mem::take(&mut self.due)
     }
 
     fn identity(&mut self, git_root: &Path) -> Option<String> {
@@ -161,6 +182,18 @@ mod tests {
         );
         // Asked once per work-tree root.
         assert_eq!(asked.load(Ordering::SeqCst), 2);
+        // Each root's path key is due to move to its repository key, once.
+        let due = ids.take_rekeys();
+        assert_eq!(
+            due,
+            [
+                (workspace_key(Path::new("/home/a/clone")), a.0.clone()),
+                (workspace_key(Path::new("/srv/b/other")), a.0.clone()),
+                (workspace_key(Path::new("/home/a/clone/crates/core")), sub.0),
+            ]
+        );
+        ids.key(Path::new("/home/a/clone"), Some(Path::new("/home/a/clone")));
+        assert!(ids.take_rekeys().is_empty());
     }
 
     #[test]

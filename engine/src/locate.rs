@@ -94,6 +94,12 @@ impl PackCache {
         self.identities.set_identifier(identifier);
     }
 
+    /// The `(path key, repository key)` pairs of the workspace roots first keyed by their
+    /// repository since last asked: what was learned under the path key is due to move.
+    pub fn take_rekeys(&mut self) -> Vec<(String, String)> {
+        self.identities.take_rekeys()
+    }
+
     /// The key of the workspace at `root`, and how it was derived.
     fn key_of(&mut self, root: &Path, probe: &dyn FileProbe) -> (String, KeySource) {
         if !self.identities.has_identifier() {

@@ -38,4 +38,6 @@ pub use decision::{
 pub use heuristic::{Heuristic, Table};
 pub use pack::{Companion, Family, Pack, PackError};
 pub use rate::{RateEvent, RateKey, RateMove, RateRow};
-pub use store::{DecisionStore, MinedPack, RateSnapshot, StoreContents, StoreError, StoreHealth};
+pub use store::{
+    DecisionStore, MinedPack, RateSnapshot, Rekeyed, StoreContents, StoreError, StoreHealth,
+};

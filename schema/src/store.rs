@@ -117,6 +117,30 @@ impl StoreHealth {
     }
 }
 
+/// What [`DecisionStore::rekey_workspace`] moved from one workspace key to another.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Rekeyed {
+    /// Live rate rows moved (merged ones included).
+    pub rates: usize,
+    /// Of those, rows the new key held too: folded again from both keys' moves.
+    pub merged: usize,
+    /// Base rows moved.
+    pub base: usize,
+    /// History entries moved.
+    pub history: usize,
+    /// Pending decisions moved.
+    pub pending: usize,
+    /// Whether the mined pack moved too.
+    pub mined: bool,
+}
+
+impl Rekeyed {
+    /// Whether anything moved.
+    pub fn moved(&self) -> bool {
+        *self != Rekeyed::default()
+    }
+}
+
 /// A consistent read view of the rate rows: one per judge call.
 pub trait RateSnapshot {
     /// The row for `key`, or `None` when nothing was learned for it.
@@ -174,6 +198,19 @@ pub trait DecisionStore {
     fn mined_pack(&self, workspace: &str) -> Result<Option<MinedPack>, StoreError> {
         let _ = workspace;
         Ok(None)
+    }
+
+    /// Moves everything learned and recorded under the workspace key `from` — live and base
+    /// rows, history entries and their moves, pending decisions, the mined pack — to the key
+    /// `to`, in one durable transaction (a workspace whose key changed, from its path's to its
+    /// repository's: docs/FLEET.md). A row `to` holds too is folded again from both keys'
+    /// moves in history order, so `live == fold(base, history)` still holds for every key;
+    /// where that cannot be exact (a base row on either side of such a key) nothing moves and
+    /// the answer is [`StoreError::Invalid`]. The default, a store that keeps nothing across
+    /// processes, has nothing to move.
+    fn rekey_workspace(&mut self, from: &str, to: &str) -> Result<Rekeyed, StoreError> {
+        let _ = (from, to);
+        Ok(Rekeyed::default())
     }
 
     /// Keeps `mined` as the workspace's mined pack, replacing any earlier one, durably at

@@ -29,7 +29,7 @@ use crate::recovery::{self, Backoff, Journal, Numbers, Write};
 use crate::redb_store::RedbStore;
 use docsuggest_schema::{
     Config, Decision, DecisionStore, HistoryEntry, MinedPack, RateKey, RateRow, RateSnapshot,
-    Resolution, StoreContents, StoreError, StoreHealth, StoreKind,
+    Rekeyed, Resolution, StoreContents, StoreError, StoreHealth, StoreKind,
 };
 use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -557,6 +557,12 @@ impl DecisionStore for FailOpenStore {
                 }
             },
         }
+    }
+
+    /// On redb; on memory (which holds nothing of earlier processes) nothing moves, and
+    /// nothing is journaled: the next process that finds the file moves it.
+    fn rekey_workspace(&mut self, from: &str, to: &str) -> Result<Rekeyed, StoreError> {
+        self.run(|s| s.rekey_workspace(from, to))
     }
 
     /// Written as every write is: on redb, or on memory after a failure there.

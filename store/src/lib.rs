@@ -66,6 +66,7 @@ pub mod recompute;
 mod record;
 mod recovery;
 mod redb_store;
+mod rekey;
 mod tables;
 #[cfg(test)]
 mod testkit;

@@ -129,6 +129,26 @@ impl StoreView {
         &self.label
     }
 
+    /// Whether anything is recorded under the workspace key `workspace` as of this snapshot:
+    /// a rate row, a pending decision or a mined pack (an entry with moves has a rate row).
+    pub(crate) fn holds_workspace(&self, workspace: &str) -> Result<bool, StoreError> {
+        let doing = "reading rates";
+        let mut rows = self
+            .rates
+            .range((workspace, "", "")..)
+            .at(&self.label, doing)?;
+        if let Some(item) = rows.next() {
+            let (k, _) = item.at(&self.label, doing)?;
+            if k.value().0 == workspace {
+                return Ok(true);
+            }
+        }
+        if self.mined_pack(workspace)?.is_some() {
+            return Ok(true);
+        }
+        Ok(self.pending()?.iter().any(|d| d.workspace == workspace))
+    }
+
     pub(crate) fn pending_len(&self) -> Result<u64, StoreError> {
         let doing = "counting pending";
         let table = self.txn.open_table(PENDING).at(&self.label, doing)?;

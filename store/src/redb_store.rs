@@ -20,7 +20,7 @@ use crate::record::SeqMarks;
 use crate::tx::Tx;
 use docsuggest_schema::{
     Config, Decision, DecisionStore, Durability, HistoryEntry, MinedPack, RateKey, RateRow,
-    RateSnapshot, Resolution, StoreContents, StoreError, StoreKind,
+    RateSnapshot, Rekeyed, Resolution, StoreContents, StoreError, StoreKind,
 };
 use redb::Database;
 use std::path::{Path, PathBuf};
@@ -420,7 +420,7 @@ impl RedbStore {
 
     /// One write transaction: the waiting records, then `op`, then the ring eviction. The
     /// waiting records are forgotten only once it has committed.
-    fn commit<R>(
+    pub(crate) fn commit<R>(
         &mut self,
         durable: bool,
         doing: &str,
@@ -654,6 +654,10 @@ impl DecisionStore for RedbStore {
         self.commit(true, "storing a mined pack", |tx| {
             tx.put_mined(workspace, &bytes)
         })
+    }
+
+    fn rekey_workspace(&mut self, from: &str, to: &str) -> Result<Rekeyed, StoreError> {
+        RedbStore::rekey_workspace(self, from, to)
     }
 
     fn configure(&mut self, config: &Config) {

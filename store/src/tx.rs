@@ -274,7 +274,7 @@ fn read_row(
     }
 }
 
-fn write_row(
+pub(crate) fn write_row(
     path: &str,
     name: &str,
     table: &mut Table<'_, KeyTuple<'static>, &'static [u8]>,

@@ -429,3 +429,61 @@ fn the_fixture_stays_small() {
         assert!(len <= 256 * 1024, "store-v{version}.redb is {len} bytes");
     }
 }
+
+#[test]
+fn every_fixture_moves_its_path_keyed_rows_to_a_repository_key() {
+    // What every released schema wrote is keyed by the workspace's path; the engine moves it
+    // to the repository key the first time it keys the workspace by its repository.
+    let repo = "git-0123456789ab";
+    for version in 1..=SCHEMA_VERSION {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = fixture_copy(&dir, version);
+        let mut s = RedbStore::open(options(&path)).expect("open");
+        let rows = s.rate_rows().expect("rows");
+        let base = s.base_rows().expect("base");
+        let (history, pending) = (s.history().expect("history"), s.pending().expect("pending"));
+        assert!(!rows.is_empty() && !base.is_empty());
+        assert!(rows.iter().all(|(k, _)| k.workspace == common::WORKSPACE));
+
+        let moved = s
+            .rekey_workspace(common::WORKSPACE, repo)
+            .expect("re-keyed");
+        assert_eq!(
+            (moved.rates, moved.base, moved.history, moved.pending),
+            (rows.len(), base.len(), history.len(), pending.len()),
+            "v{version}"
+        );
+        assert_eq!(moved.mined, version >= 4, "v{version}");
+        let rekeyed = |rows: Vec<(RateKey, RateRow)>| -> Vec<(RateKey, RateRow)> {
+            rows.into_iter()
+                .map(|(k, row)| (RateKey::companion(repo, &k.family, &k.companion), row))
+                .collect()
+        };
+        let now = s.rate_rows().expect("rows");
+        assert_eq!(now.len(), rows.len());
+        for ((k, a), (want, b)) in now.iter().zip(rekeyed(rows)) {
+            assert_eq!(*k, want);
+            assert!(same_bits(a, &b), "v{version} {k:?}");
+        }
+        assert_eq!(s.base_rows().expect("base"), rekeyed(base));
+        assert!(check_fold(&s).expect("fold").is_clean(), "v{version}");
+        let after = s.history().expect("history");
+        assert_eq!(after.len(), history.len());
+        assert!(after.iter().all(|e| e.decision.workspace == repo));
+        assert!(
+            s.pending()
+                .expect("pending")
+                .iter()
+                .all(|d| d.workspace == repo)
+        );
+        s.close().expect("close");
+        // It lasts: the reopened file holds the new keys only.
+        let s = RedbStore::open(options(&path)).expect("reopen");
+        assert!(
+            s.rate_rows()
+                .expect("rows")
+                .iter()
+                .all(|(k, _)| k.workspace == repo)
+        );
+    }
+}

@@ -91,3 +91,53 @@ fn a_host_without_a_git_reader_finds_the_same_identity_through_the_binary() {
     let missing = CommandMiner::new(env.home().join("no-such-docsuggest"));
     assert!(missing.identify(&root).is_err());
 }
+
+#[test]
+fn what_was_learned_under_the_path_key_moves_to_the_repository_key() {
+    use docsuggest_schema::StoreContents;
+    let env = Env::new();
+    let store = env.store("s.redb");
+    let store_arg = store.to_str().expect("utf-8");
+    let rows = || {
+        docsuggest_store::ReadOnlyStore::open(&store)
+            .expect("the store opens")
+            .view()
+            .expect("a view")
+            .rate_rows()
+            .expect("rows")
+    };
+    // Learned while `ws/` was no repository (as an older build keyed every workspace): under
+    // its path key.
+    env.serve_judges(
+        store_arg,
+        &["Documentation/Plans/X.md", "Documentation/INDEX.md"],
+    );
+    let before = rows();
+    assert!(!before.is_empty());
+    assert!(before.iter().all(|(k, _)| k.workspace == env.key()));
+
+    // It becomes a repository: its key is now the repository's.
+    let files = crate::common::FILES
+        .iter()
+        .map(|f| (f.to_string(), String::new()))
+        .collect();
+    crate::backtest::repository(&env.ws(), &[files]);
+    let status = workspace(&env, &env.ws());
+    assert_eq!(status["keySource"]["from"], "repository", "{status}");
+    let key = status["key"].as_str().expect("a key").to_string();
+    assert_ne!(key, env.key());
+
+    // The first call there moves the rows, bit for bit, in one transaction.
+    env.serve_judges(store_arg, &["POC-BRIEF.md"]);
+    let after = rows();
+    assert!(after.iter().all(|(k, _)| k.workspace == key), "{after:?}");
+    assert_eq!(after.len(), before.len());
+    for ((old, row), (new, moved)) in before.iter().zip(&after) {
+        assert_eq!((&old.family, &old.companion), (&new.family, &new.companion));
+        assert!(docsuggest_store::same_bits(row, moved), "{old:?}");
+    }
+    let check = env.ok(&["check", "--store", store_arg], b"");
+    assert!(check.trim_end().ends_with("ok"), "{check}");
+    let history = env.ok(&["history", "--store", store_arg, "--json"], b"");
+    assert!(!history.contains(&env.key()), "{history}");
+}
