@@ -22,7 +22,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use docsuggest_bench::recompute::{KeySpace, SyntheticContents};
 use docsuggest_bench::report::{self, Machine};
 use docsuggest_fleet::export::write_export;
-use docsuggest_fleet::merge::{MergeOptions, merge};
+use docsuggest_fleet::merge::{DEFAULT_MEMORY_LIMIT, MergeOptions, merge};
 use docsuggest_schema::{HistoryEntry, RateModel};
 use docsuggest_store::recompute::{RecomputeOptions, recompute};
 use serde_json::{Value, json};
@@ -117,12 +117,16 @@ fn child(what: &str, dir: &Path, args: &Args) -> Result<()> {
                 inputs: vec![dir.join("exports")],
                 out: dir.join("fleet-rates.parquet"),
                 model: RateModel::Evidence,
+                memory_limit: DEFAULT_MEMORY_LIMIT,
             })?;
             let seconds = started.elapsed().as_secs_f64();
             println!(
                 "{}",
                 json!({"seconds": seconds, "peak_mib": peak_mib(), "moves": merged.moves,
-                    "rows": merged.rows, "files": merged.files})
+                    "rows": merged.rows, "files": merged.files,
+                    "memory_limit_mib": DEFAULT_MEMORY_LIMIT >> 20,
+                    "spills": merged.spilled.spills,
+                    "spilled_mib": merged.spilled.spilled_bytes as f64 / f64::from(1 << 20)})
             );
         }
         "recompute" => {

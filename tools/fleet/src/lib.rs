@@ -16,6 +16,7 @@
 
 pub mod columns;
 pub mod export;
+mod fold;
 pub mod merge;
 pub mod seed;
 

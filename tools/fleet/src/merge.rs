@@ -13,36 +13,33 @@
 
 use crate::FleetError;
 use crate::columns::{self, HELD_KEY, MODEL_KEY, MOVES_PREFIX};
+use crate::fold::{Held, KeyFold};
 use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, Float64Builder, Int64Builder, ListArray, PrimitiveArray, RecordBatch,
-    StringArray, StringBuilder,
+    ArrayRef, Float64Builder, Int64Builder, RecordBatch, StringBuilder,
 };
-use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type};
+use datafusion::execution::memory_pool::FairSpillPool;
+use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+use datafusion::physical_plan::{ExecutionPlan, execute_stream};
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
-use docsuggest_schema::{RateKey, RateModel, RateMove, RateRow};
+use docsuggest_schema::{RateKey, RateModel, RateRow};
+use futures::StreamExt;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// The merge, as DataFusion runs it over the table `moves` (every export's moves files); the
-/// same text runs on Ballista or Spark SQL (docs/FLEET.md).
+/// The merge, as DataFusion runs it over the table `moves` (every export's moves files): each
+/// key's moves in one order — store id, resolution number, move number (event and step only
+/// break the tie between a move and a damaged copy of it) — folded as they stream by
+/// ([`crate::fold`]). The sort spills to disk past the memory limit, so a merge's memory does
+/// not grow with the fleet. The same text runs on Ballista or Spark SQL (docs/FLEET.md).
 pub const MERGE_SQL: &str = "\
-SELECT workspace, family, companion,
-       array_agg(event ORDER BY store_id, resolution_seq, move_index) AS events,
-       array_agg(step ORDER BY store_id, resolution_seq, move_index) AS steps
-FROM (SELECT DISTINCT store_id, resolution_seq, move_index, workspace, family, companion, event, step
-      FROM moves) AS m
-GROUP BY workspace, family, companion
-ORDER BY workspace, family, companion";
+SELECT workspace, family, companion, store_id, resolution_seq, move_index, event, step
+FROM moves
+ORDER BY workspace, family, companion, store_id, resolution_seq, move_index, event, step";
 
-/// What each store's exports hold: the last resolution number, and how many distinct moves.
-pub const HELD_SQL: &str = "\
-SELECT store_id, max(resolution_seq) AS through, count(*) AS moves
-FROM (SELECT DISTINCT store_id, resolution_seq, move_index FROM moves) AS m
-GROUP BY store_id
-ORDER BY store_id";
+/// The memory the merge query may hold before its sort spills to disk, by default.
+pub const DEFAULT_MEMORY_LIMIT: usize = 1 << 30;
 
 /// How deep below an input directory exports are looked for (`DIR/<workspace>/moves-…`, or
 /// a few machines' directories below one).
@@ -57,6 +54,9 @@ pub struct MergeOptions {
     pub out: PathBuf,
     /// The model the `rate` column is computed under.
     pub model: RateModel,
+    /// The memory the query may hold (bytes) before its sort spills to the temporary
+    /// directory ([`DEFAULT_MEMORY_LIMIT`]).
+    pub memory_limit: usize,
 }
 
 /// What a merge read and wrote.
@@ -72,8 +72,20 @@ pub struct Merged {
     pub rows: usize,
     /// Workspace keys among them.
     pub workspaces: usize,
+    /// What the sort wrote to the temporary directory past the memory limit.
+    #[serde(flatten)]
+    pub spilled: Spills,
     /// The file written.
     pub out: String,
+}
+
+/// What a merge's sort spilled to disk.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Spills {
+    /// Sorted runs written.
+    pub spills: usize,
+    /// Their bytes.
+    pub spilled_bytes: usize,
 }
 
 impl std::fmt::Display for Merged {
@@ -82,7 +94,16 @@ impl std::fmt::Display for Merged {
             f,
             "merged {} moves of {} stores ({} files) into {} rate rows of {} workspaces: {}",
             self.moves, self.stores, self.files, self.rows, self.workspaces, self.out
-        )
+        )?;
+        if self.spilled.spills > 0 {
+            writeln!(
+                f,
+                "the sort spilled {} runs ({:.1} MiB) past --memory-mib",
+                self.spilled.spills,
+                self.spilled.spilled_bytes as f64 / f64::from(1 << 20)
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -99,23 +120,12 @@ pub fn merge(options: &MergeOptions) -> Result<Merged, FleetError> {
             path: options.out.clone(),
             source,
         })?;
-    let (merged, held) = runtime.block_on(query(&files))?;
-    let mut rows = Vec::new();
-    for batch in &merged {
-        fold_batch(batch, &mut rows)?;
-    }
-    let mut held_marks = BTreeMap::new();
-    let mut moves = 0u64;
-    for batch in &held {
-        let ids = text(batch.column(0))?;
-        let ids = strings(&ids)?;
-        let through = int64(batch.column(1))?;
-        let count = int64(batch.column(2))?;
-        for i in 0..batch.num_rows() {
-            held_marks.insert(ids.value(i).to_string(), through.value(i));
-            moves += u64::try_from(count.value(i)).unwrap_or(0);
-        }
-    }
+    let (rows, held, spilled) = runtime.block_on(query(&files, options.memory_limit))?;
+    let moves = held.values().map(|h| h.moves).sum();
+    let held_marks: BTreeMap<&str, i64> = held
+        .iter()
+        .map(|(id, h)| (id.as_str(), h.through))
+        .collect();
     let held_json = serde_json::to_string(&held_marks).unwrap_or_else(|_| "{}".into());
     let batch = rates_batch(&rows, options.model)?;
     crate::export::write(
@@ -135,101 +145,64 @@ pub fn merge(options: &MergeOptions) -> Result<Merged, FleetError> {
         moves,
         rows: rows.len(),
         workspaces: workspaces.len(),
+        spilled,
         out: options.out.display().to_string(),
     })
 }
 
-async fn query(files: &[PathBuf]) -> Result<(Vec<RecordBatch>, Vec<RecordBatch>), FleetError> {
+async fn query(
+    files: &[PathBuf],
+    memory_limit: usize,
+) -> Result<(Vec<(RateKey, RateRow)>, BTreeMap<String, Held>, Spills), FleetError> {
     // Strings as plain Utf8 (DataFusion reads Parquet strings as views by default).
-    let config = SessionConfig::new().set_bool(
-        "datafusion.execution.parquet.schema_force_view_types",
-        false,
-    );
-    let ctx = SessionContext::new_with_config(config);
+    // What each sort keeps back for merging its spilled runs (a batch of each): an eighth of
+    // the limit, so the runs a limit makes can be merged within it.
+    let merge_reserve = memory_limit / 8;
+    let config = SessionConfig::new()
+        .set_bool(
+            "datafusion.execution.parquet.schema_force_view_types",
+            false,
+        )
+        .set_usize(
+            "datafusion.execution.sort_spill_reservation_bytes",
+            merge_reserve,
+        );
+    // Fair shares: what cannot spill (merging sorted runs) is served first, the sorts share
+    // the rest and spill to the temporary directory when their share is full.
+    let runtime = RuntimeEnvBuilder::new()
+        .with_memory_pool(Arc::new(FairSpillPool::new(memory_limit)))
+        .build_arc()?;
+    let ctx = SessionContext::new_with_config_rt(config, runtime);
     let paths: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     let moves = ctx
         .read_parquet(paths, ParquetReadOptions::default())
         .await?;
     ctx.register_table("moves", moves.into_view())?;
-    let merged = ctx.sql(MERGE_SQL).await?.collect().await?;
-    let held = ctx.sql(HELD_SQL).await?.collect().await?;
-    Ok((merged, held))
-}
-
-/// Folds each key's ordered events and steps of one result batch.
-fn fold_batch(batch: &RecordBatch, rows: &mut Vec<(RateKey, RateRow)>) -> Result<(), FleetError> {
-    let (workspace, family, companion) = (
-        text(batch.column(0))?,
-        text(batch.column(1))?,
-        text(batch.column(2))?,
-    );
-    let (workspace, family, companion) = (
-        strings(&workspace)?,
-        strings(&family)?,
-        strings(&companion)?,
-    );
-    let events = list(batch.column(3))?;
-    let steps = list(batch.column(4))?;
-    for i in 0..batch.num_rows() {
-        let key = RateKey::companion(workspace.value(i), family.value(i), companion.value(i));
-        let names = text(&events.value(i))?;
-        let names = strings(&names)?;
-        let deltas = steps.value(i);
-        let deltas = deltas
-            .as_primitive_opt::<Float64Type>()
-            .ok_or_else(|| unexpected("steps"))?;
-        let mut row = RateRow::default();
-        for j in 0..names.len() {
-            let event = columns::event_of(names.value(j)).ok_or_else(|| FleetError::BadFile {
-                file: PathBuf::from("(the merged moves)"),
-                problem: format!(
-                    "a move of {}/{}/{} has the unknown event {:?}",
-                    key.workspace,
-                    key.family,
-                    key.companion,
-                    names.value(j)
-                ),
-            })?;
-            let mv = RateMove {
-                key: key.clone(),
-                event,
-                step: deltas.value(j),
-            };
-            row = row.apply(&mv);
-        }
-        rows.push((key, row));
+    let frame = ctx.sql(MERGE_SQL).await?;
+    let task = Arc::new(frame.task_ctx());
+    let plan = frame.create_physical_plan().await?;
+    let mut stream = execute_stream(Arc::clone(&plan), task)?;
+    let mut fold = KeyFold::default();
+    while let Some(batch) = stream.next().await {
+        fold.batch(&batch?)?;
     }
-    Ok(())
+    let (rows, held) = fold.finish();
+    Ok((rows, held, spills(plan.as_ref())))
 }
 
-/// A result column the query was expected to shape otherwise (a bug, not bad input).
-fn unexpected(what: &str) -> FleetError {
-    FleetError::Query(Box::new(datafusion::error::DataFusionError::Internal(
-        format!("the merge query answered {what} of an unexpected type"),
-    )))
-}
-
-/// A text column as plain Utf8, whatever string type the query answered.
-fn text(array: &ArrayRef) -> Result<ArrayRef, FleetError> {
-    cast(array, &DataType::Utf8).map_err(|e| FleetError::Query(Box::new(e.into())))
-}
-
-fn strings(array: &ArrayRef) -> Result<&StringArray, FleetError> {
-    array
-        .as_string_opt::<i32>()
-        .ok_or_else(|| unexpected("text"))
-}
-
-fn int64(array: &ArrayRef) -> Result<&PrimitiveArray<Int64Type>, FleetError> {
-    array
-        .as_primitive_opt::<Int64Type>()
-        .ok_or_else(|| unexpected("a count"))
-}
-
-fn list(array: &ArrayRef) -> Result<&ListArray, FleetError> {
-    array
-        .as_list_opt::<i32>()
-        .ok_or_else(|| unexpected("a list"))
+/// The spills of every operator of a finished plan: how many, and their bytes.
+fn spills(plan: &dyn ExecutionPlan) -> Spills {
+    let own = plan.metrics().map_or(Spills::default(), |m| Spills {
+        spills: m.spill_count().unwrap_or(0),
+        spilled_bytes: m.spilled_bytes().unwrap_or(0),
+    });
+    plan.children().into_iter().fold(own, |sum, child| {
+        let child = spills(child.as_ref());
+        Spills {
+            spills: sum.spills + child.spills,
+            spilled_bytes: sum.spilled_bytes + child.spilled_bytes,
+        }
+    })
 }
 
 fn rates_batch(rows: &[(RateKey, RateRow)], model: RateModel) -> Result<RecordBatch, FleetError> {
@@ -328,3 +301,6 @@ fn check_moves_file(file: &Path) -> Result<(), FleetError> {
     let builder = columns::open_parquet(file)?;
     columns::check_schema(file, builder.schema(), &columns::moves())
 }
+
+#[cfg(test)]
+mod tests;

@@ -5,7 +5,7 @@ use super::output::{Json, emit};
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use docsuggest_fleet::export::{ExportOptions, export};
-use docsuggest_fleet::merge::{MergeOptions, merge};
+use docsuggest_fleet::merge::{DEFAULT_MEMORY_LIMIT, MergeOptions, merge};
 use docsuggest_fleet::seed::{SeedOptions, seed};
 use docsuggest_host::host;
 use std::path::{Path, PathBuf};
@@ -28,6 +28,10 @@ pub struct MergeArgs {
     /// The config whose `rateModel` the `rate` column is computed under (default: evidence).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// The memory the merge query may hold before its sort spills to the temporary directory.
+    #[arg(long, value_name = "MIB", default_value_t = (DEFAULT_MEMORY_LIMIT >> 20) as u64,
+        value_parser = clap::value_parser!(u64).range(64..=1 << 40))]
+    memory_mib: u64,
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
@@ -42,6 +46,7 @@ pub fn fleet(command: &FleetCommand) -> Result<()> {
                 inputs: args.dirs.clone(),
                 out: args.out.clone(),
                 model: config.rate_model,
+                memory_limit: usize::try_from(args.memory_mib << 20).unwrap_or(usize::MAX),
             })?;
             emit(args.json.then_some(Json::Line), &report, &report)
         }

@@ -1,0 +1,118 @@
+use super::{MergeOptions, merge};
+use crate::export::write_export;
+use crate::seed::read_rates;
+use docsuggest_schema::{
+    Decision, HistoryEntry, Outcome, RateEvent, RateKey, RateModel, RateMove, RateRow, StoreKind,
+    Table,
+};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Entries per store.
+const ENTRIES: u64 = 40_000;
+/// The tight memory limit.
+const LIMIT: usize = 48 << 20;
+
+/// `entries` resolutions of one store: notes in two workspaces, each moving three of a
+/// family's rows one of four ways, so every key sees every event in a store-specific order.
+fn history(store: u64, entries: u64) -> Vec<HistoryEntry> {
+    (1..=entries)
+        .map(|seq| {
+            let n = seq * 7 + store * 13;
+            let workspace = format!("ws-{}", n % 2);
+            let family = format!("F{}", n % 3);
+            let moves = (0..3)
+                .map(|j| RateMove {
+                    key: RateKey::companion(&workspace, &family, &format!("c{}", (n + j) % 4)),
+                    event: match (n / 3 + j) % 4 {
+                        0 => RateEvent::Accept,
+                        1 => RateEvent::Reject,
+                        2 => RateEvent::ShadowHit,
+                        _ => RateEvent::ShadowMiss,
+                    },
+                    step: ((n + j) % 5) as f64 * 0.05 - 0.1,
+                })
+                .collect();
+            HistoryEntry {
+                resolution_seq: seq,
+                decision: Decision {
+                    seq,
+                    workspace,
+                    agent: "a".into(),
+                    family,
+                    kappa: 0.8,
+                    companions: Vec::new(),
+                    weights: Table::DEFAULT_WEIGHTS,
+                    enabled: Vec::new(),
+                    outcome: Outcome::Rejected,
+                    silence: None,
+                    accepted: None,
+                    store: StoreKind::Redb,
+                },
+                moves,
+            }
+        })
+        .collect()
+}
+
+fn export(dir: &Path, id: &str, entries: &[HistoryEntry]) {
+    let refs: Vec<&HistoryEntry> = entries.iter().collect();
+    write_export(dir, id, &refs).expect("export");
+}
+
+#[test]
+fn a_merge_past_its_memory_limit_spills_and_gives_the_same_exact_rows() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let stores: Vec<(String, Vec<HistoryEntry>)> = (1..=3)
+        .map(|s| (format!("{s:016x}"), history(s, ENTRIES)))
+        .collect();
+    for (id, entries) in &stores {
+        export(&dir.path().join("exports").join(id), id, entries);
+    }
+    // The first store's export given twice counts once.
+    export(&dir.path().join("again"), &stores[0].0, &stores[0].1);
+
+    // What one store that saw every history, store after store, would hold.
+    let mut expected: BTreeMap<RateKey, RateRow> = BTreeMap::new();
+    for (_, entries) in &stores {
+        for mv in entries.iter().flat_map(|e| &e.moves) {
+            let row = expected.entry(mv.key.clone()).or_default();
+            *row = row.apply(mv);
+        }
+    }
+
+    let run = |name: &str, memory_limit: usize| {
+        let out = dir.path().join(name);
+        let merged = merge(&MergeOptions {
+            inputs: vec![dir.path().join("exports"), dir.path().join("again")],
+            out: out.clone(),
+            model: RateModel::Evidence,
+            memory_limit,
+        })
+        .expect("merge");
+        assert_eq!(merged.moves, 3 * ENTRIES * 3);
+        assert_eq!(merged.stores, 3);
+        (
+            std::fs::read(out).expect("rates file"),
+            merged.spilled.spills,
+        )
+    };
+    let (roomy, none) = run("roomy.parquet", 1 << 30);
+    assert_eq!(none, 0);
+    // 120 000 entries' 360 000 moves (some 36 MB as Arrow arrays) do not sort in 48 MiB: the
+    // sort spills.
+    let (tight, spills) = run("tight.parquet", LIMIT);
+    assert!(spills > 0);
+    assert_eq!(roomy, tight, "the same bytes either way");
+
+    let rates = read_rates(&dir.path().join("roomy.parquet")).expect("rates");
+    assert_eq!(rates.rows.len(), expected.len());
+    for ((key, row), (want_key, want)) in rates.rows.iter().zip(&expected) {
+        assert_eq!(key, want_key);
+        assert!(docsuggest_schema::rate::same_bits(row, want), "{key:?}");
+    }
+    assert_eq!(
+        rates.held.values().copied().collect::<Vec<_>>(),
+        vec![ENTRIES as i64; 3]
+    );
+}
