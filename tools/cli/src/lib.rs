@@ -11,6 +11,7 @@
 
 pub mod demo;
 pub mod evaluate;
+pub mod fleet_merge;
 #[cfg(unix)]
 pub mod hook;
 pub mod inspect;

@@ -3,12 +3,13 @@
 
 use super::output::{Json, emit};
 use anyhow::Result;
-use clap::{Args, Subcommand};
+use clap::Subcommand;
+use docsuggest_cli::fleet_merge::{MergeArgs, hand_over};
 use docsuggest_fleet::export::{ExportOptions, export};
-use docsuggest_fleet::merge::{DEFAULT_MEMORY_LIMIT, MergeOptions, merge};
 use docsuggest_fleet::seed::{SeedOptions, seed};
 use docsuggest_host::host;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 #[derive(Subcommand)]
 pub enum FleetCommand {
@@ -17,39 +18,10 @@ pub enum FleetCommand {
     Merge(MergeArgs),
 }
 
-#[derive(Args)]
-pub struct MergeArgs {
-    /// Directories holding exports (`docsuggest export --format parquet --out DIR`).
-    #[arg(required = true, value_name = "DIR")]
-    dirs: Vec<PathBuf>,
-    /// The rates file to write.
-    #[arg(long, value_name = "FILE")]
-    out: PathBuf,
-    /// The config whose `rateModel` the `rate` column is computed under (default: evidence).
-    #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
-    /// The memory the merge query may hold before its sort spills to the temporary directory.
-    #[arg(long, value_name = "MIB", default_value_t = (DEFAULT_MEMORY_LIMIT >> 20) as u64,
-        value_parser = clap::value_parser!(u64).range(64..=1 << 40))]
-    memory_mib: u64,
-    /// Print the report as JSON.
-    #[arg(long)]
-    json: bool,
-}
-
-/// `docsuggest fleet …`.
-pub fn fleet(command: &FleetCommand) -> Result<()> {
+/// `docsuggest fleet …`: the merge runs in `docsuggest-fleet` (DataFusion lives there only).
+pub fn fleet(command: &FleetCommand) -> Result<ExitCode> {
     match command {
-        FleetCommand::Merge(args) => {
-            let config = host::load_config(args.config.as_deref())?;
-            let report = merge(&MergeOptions {
-                inputs: args.dirs.clone(),
-                out: args.out.clone(),
-                model: config.rate_model,
-                memory_limit: usize::try_from(args.memory_mib << 20).unwrap_or(usize::MAX),
-            })?;
-            emit(args.json.then_some(Json::Line), &report, &report)
-        }
+        FleetCommand::Merge(args) => Ok(hand_over(args)?),
     }
 }
 

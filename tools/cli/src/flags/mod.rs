@@ -97,7 +97,7 @@ pub fn run(command: &Command) -> Result<std::process::ExitCode> {
         Command::Evaluate(a) => store::evaluate(a),
         Command::Export(a) => store::export(a),
         Command::Import(a) => store::import(a),
-        Command::Fleet(a) => fleet::fleet(a),
+        Command::Fleet(a) => return fleet::fleet(a),
         Command::Hook(a) => return Ok(hooks::hook(a)),
         Command::InstallHooks(a) => hooks::install(a, true),
         Command::UninstallHooks(a) => hooks::install(a, false),

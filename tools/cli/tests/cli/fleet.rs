@@ -497,3 +497,39 @@ fn bad_fleet_input_is_refused_by_name_and_nothing_is_written() {
     assert!(!run.status.success());
     assert!(String::from_utf8_lossy(&run.stderr).contains("not a readable Parquet file"));
 }
+
+#[test]
+fn the_merge_runs_in_its_own_binary_and_a_missing_one_is_named() {
+    let fleet = three_machines();
+    let env = &fleet.env;
+    let out = env.home().join("rates.parquet");
+    let missing = env.home().join("no-such-docsuggest-fleet");
+    let mut args = vec!["fleet", "merge"];
+    args.extend(fleet.exports.iter().map(|d| path(d)));
+    args.extend(["--out", path(&out)]);
+    let run = env
+        .command(&args)
+        .env("DOCSUGGEST_FLEET_BIN", &missing)
+        .output()
+        .expect("docsuggest runs");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success());
+    assert!(
+        stderr.contains("docsuggest-fleet") && stderr.contains(path(&missing)),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "nothing was written");
+
+    // The binary beside `docsuggest` is the one that runs, and says what it merged.
+    let merged = env.ok(&args, b"");
+    assert!(merged.starts_with("merged "), "{merged}");
+    let direct = std::process::Command::new(env!("CARGO_BIN_EXE_docsuggest-fleet"))
+        .args(["merge", path(&fleet.exports[0]), "--out"])
+        .arg(env.home().join("one.parquet"))
+        .arg("--json")
+        .output()
+        .expect("docsuggest-fleet runs");
+    assert!(direct.status.success());
+    let report: Value = serde_json::from_slice(&direct.stdout).expect("a JSON report");
+    assert_eq!(report["stores"], 1, "{report}");
+}
