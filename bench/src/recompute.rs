@@ -232,18 +232,12 @@ impl SyntheticContents {
                     decision.companions = Vec::new();
                 }
                 decision.seq = i + 1;
-                decision.outcome = resolution.outcome;
-                decision.accepted = resolution.accepted;
                 for mv in &resolution.moves {
                     let row = live.entry(mv.key.clone()).or_default();
                     *row = row.apply(mv);
                 }
                 moves += resolution.moves.len() as u64;
-                HistoryEntry {
-                    resolution_seq: i + 1,
-                    decision,
-                    moves: resolution.moves,
-                }
+                HistoryEntry::closing(decision, resolution, i + 1)
             })
             .collect();
         SyntheticContents {

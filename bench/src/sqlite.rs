@@ -302,21 +302,15 @@ impl Tx<'_> {
         let Some(bytes) = bytes else {
             return Err(StoreError::UnknownDecision(resolution.decision_seq));
         };
-        let mut decision: Decision = codec::decode(&bytes).map_err(|e| StoreError::Codec {
+        let decision: Decision = codec::decode(&bytes).map_err(|e| StoreError::Codec {
             what: format!("pending[{seq}]"),
             source: e,
         })?;
         let resolution_seq = self.take("next_resolution_seq")?;
-        decision.outcome = resolution.outcome;
-        decision.accepted = resolution.accepted;
         for mv in &resolution.moves {
             self.apply(SELECT_RATE, UPSERT_RATE, mv)?;
         }
-        self.append(&HistoryEntry {
-            resolution_seq,
-            decision,
-            moves: resolution.moves,
-        })
+        self.append(&HistoryEntry::closing(decision, resolution, resolution_seq))
     }
 
     fn abandon_pending(&self) -> Result<usize, StoreError> {

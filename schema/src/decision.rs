@@ -134,6 +134,24 @@ pub struct HistoryEntry {
     pub moves: Vec<RateMove>,
 }
 
+impl HistoryEntry {
+    /// The entry numbered `resolution_seq` that closes `decision` with `resolution`: the
+    /// decision takes the resolution's outcome and accepted companion, the entry its moves.
+    pub fn closing(
+        mut decision: Decision,
+        resolution: Resolution,
+        resolution_seq: u64,
+    ) -> HistoryEntry {
+        decision.outcome = resolution.outcome;
+        decision.accepted = resolution.accepted;
+        HistoryEntry {
+            resolution_seq,
+            decision,
+            moves: resolution.moves,
+        }
+    }
+}
+
 /// A history entry's decision as the `history` table stores it (schema v3): the moves are
 /// stored apart, as an [`EntryMoves`] under the same number, so a recompute reads the moves
 /// alone.

@@ -62,14 +62,8 @@ pub fn check_resolution(r: &Resolution) -> Result<(), StoreError> {
 }
 
 /// The history entry that closes `decision` with `resolution` (already checked).
-pub(crate) fn close(mut decision: Decision, resolution: Resolution, seq: u64) -> HistoryEntry {
-    decision.outcome = resolution.outcome;
-    decision.accepted = resolution.accepted;
-    HistoryEntry {
-        resolution_seq: seq,
-        decision,
-        moves: resolution.moves,
-    }
+pub(crate) fn close(decision: Decision, resolution: Resolution, seq: u64) -> HistoryEntry {
+    HistoryEntry::closing(decision, resolution, seq)
 }
 
 /// The history entry of a gated silence: outcome `silent`, no moves.

@@ -91,13 +91,7 @@ fn write_fleet(dir: &Path, args: &Args) -> Result<()> {
                     let (mut decision, resolution) = space.decision(i);
                     let seq = i - first + 1;
                     decision.seq = seq;
-                    decision.outcome = resolution.outcome;
-                    decision.accepted = resolution.accepted;
-                    HistoryEntry {
-                        resolution_seq: seq,
-                        decision,
-                        moves: resolution.moves,
-                    }
+                    HistoryEntry::closing(decision, resolution, seq)
                 })
                 .collect();
             let refs: Vec<&HistoryEntry> = entries.iter().collect();

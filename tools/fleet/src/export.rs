@@ -253,7 +253,8 @@ fn decisions_batch(id: &str, entries: &[&HistoryEntry]) -> Result<RecordBatch, F
     batch(columns::decisions(), columns)
 }
 
-fn batch(schema: SchemaRef, columns: Vec<ArrayRef>) -> Result<RecordBatch, FleetError> {
+/// Columns into a batch of `schema` (a mismatch is this crate's bug, reported as a query error).
+pub(crate) fn batch(schema: SchemaRef, columns: Vec<ArrayRef>) -> Result<RecordBatch, FleetError> {
     RecordBatch::try_new(schema, columns).map_err(|e| FleetError::Query(Box::new(e.into())))
 }
 

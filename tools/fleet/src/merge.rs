@@ -244,8 +244,7 @@ fn rates_batch(rows: &[(RateKey, RateRow)], model: RateModel) -> Result<RecordBa
         Arc::new(recent_misses.finish()),
         Arc::new(rate.finish()),
     ];
-    RecordBatch::try_new(columns::rates(), columns)
-        .map_err(|e| FleetError::Query(Box::new(e.into())))
+    crate::export::batch(columns::rates(), columns)
 }
 
 /// Every moves file below the input directories (symlinks are not followed).
