@@ -259,8 +259,12 @@ pub fn evaluate(
         // probability that the note is followed, against the bar of a note the PoC's gate
         // would make or would not.
         let family_row = rows.get(&RateKey::family(&d.workspace, &d.family));
+        let observed = |companion: &str| {
+            rows.get(&RateKey::companion(&d.workspace, &d.family, companion))
+                .is_some_and(|r| r.observations() > 0)
+        };
         let learned = setting.rate_model == RateModel::Evidence
-            && family_row.is_some_and(|r| r.observations() > 0);
+            && (observed("") || d.companions.iter().any(|c| observed(&c.path)));
         let pack_kappa = measure::pack_kappa(&rescored, &setting.weights, setting.max_companions);
         let prompted = pack_kappa >= setting.threshold;
         let family_followed =

@@ -124,13 +124,13 @@ pub fn soft_reject(window: Window, config: &Config, ledger: &mut Ledger) -> Reso
     }
 }
 
-/// Closes an evidence window: every companion it watched gets its hit or miss, and the
-/// family row counts whether the note (a silence: any watched companion) was followed.
+/// Closes an evidence window: every companion it watched gets its hit or miss, and a note's
+/// family row counts whether the note was followed (one of its named companions touched).
+/// A silence leaves the family row alone: the row is the family's own note outcomes, what the
+/// chance that a note is followed is bounded by ([`crate::measure::follow_probability`]).
 pub fn close_with_evidence(window: Window, config: &Config, ledger: &mut Ledger) -> Resolution {
     let named = window.companions.len();
     let touched = |i: usize| window.touched.get(i).copied().unwrap_or(false);
-    let named_hit = (0..named).any(touched);
-    let any_hit = (0..window.touched.len()).any(touched);
     let mut moves = Vec::with_capacity(window.touched.len() + 1);
     if window.evidence {
         for (i, companion) in window.keys().enumerate() {
@@ -139,18 +139,10 @@ pub fn close_with_evidence(window: Window, config: &Config, ledger: &mut Ledger)
                 moves.push(observation(&window, companion, noted, touched(i), config));
             }
         }
-        let family_hit = if window.observe_only {
-            any_hit
-        } else {
-            named_hit
-        };
-        moves.push(observation(
-            &window,
-            "",
-            !window.observe_only,
-            family_hit,
-            config,
-        ));
+        if !window.observe_only {
+            let followed = (0..named).any(touched);
+            moves.push(observation(&window, "", true, followed, config));
+        }
     }
     if window.observe_only {
         let first = (0..window.touched.len()).find(|&i| touched(i));
@@ -201,7 +193,9 @@ pub fn cut_short(window: Window, config: &Config) -> Resolution {
             moves.push(observation(&window, companion, noted, true, config));
         }
     }
-    moves.push(observation(&window, "", !window.observe_only, true, config));
+    if !window.observe_only {
+        moves.push(observation(&window, "", true, true, config));
+    }
     let (outcome, accepted) = if window.observe_only {
         let first = (0..window.touched.len()).find(|&i| touched(i));
         let accepted = first.and_then(|i| window.keys().nth(i).map(str::to_string));

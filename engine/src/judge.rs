@@ -25,6 +25,8 @@ struct SnapshotRates<'a> {
     key: std::cell::RefCell<RateKey>,
     /// The family's row, read once: every companion's `accept` value is the same row.
     family: std::cell::OnceCell<Option<RateRow>>,
+    /// Whether a companion row read so far holds an observation.
+    companion_observed: std::cell::Cell<bool>,
 }
 
 impl SnapshotRates<'_> {
@@ -41,18 +43,24 @@ impl SnapshotRates<'_> {
     }
 
     fn read(&self, companion: &str) -> f64 {
-        self.row(companion)
-            .map_or(NEUTRAL, |row| row.rate(self.config.rate_model))
+        let row = self.row(companion);
+        if row.is_some_and(|row| row.observations() > 0) {
+            self.companion_observed.set(true);
+        }
+        row.map_or(NEUTRAL, |row| row.rate(self.config.rate_model))
     }
 
     fn family_row(&self) -> Option<RateRow> {
         *self.family.get_or_init(|| self.row(""))
     }
 
-    /// Whether the family has seen any outcome: from then on the evidence model gates on the
-    /// probability that a note is followed instead of the PoC's kappa.
+    /// Whether the family has evidence — an outcome of its notes, or of a companion read so
+    /// far (the ones ranked; a silence's windows observe only companions): from then on the
+    /// evidence model gates on the probability that a note is followed instead of the PoC's
+    /// kappa, so a family the PoC's gate keeps silent can still speak once its companions are
+    /// seen followed.
     fn family_observed(&self) -> bool {
-        self.family_row().is_some_and(|row| row.observations() > 0)
+        self.companion_observed.get() || self.family_row().is_some_and(|row| row.observations() > 0)
     }
 }
 
@@ -248,6 +256,7 @@ pub fn decide(
         config,
         key: std::cell::RefCell::new(RateKey::family(&located.workspace.key, name)),
         family: std::cell::OnceCell::new(),
+        companion_observed: std::cell::Cell::new(false),
     };
     let candidates = if untouched.is_empty() {
         &filtered.existing

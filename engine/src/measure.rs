@@ -108,13 +108,13 @@ pub fn pack_kappa(rows: &[CompanionRow], weights: &Table, max: usize) -> f64 {
 
 /// The probability that a note naming `rows` is followed (at least one of them touched in its
 /// window), from each companion's learned rate (its `history` value) and `family`, how often
-/// the family's notes (and any companion its silences watched) were followed
-/// ([`family_follow`]).
+/// the family's notes were followed ([`family_follow`]; the family row counts notes only).
 ///
 /// Companions of one task are touched together more often than not, so the chance that any
 /// is followed lies between the best one's rate (all touched together) and the chance that
-/// not all are missed were they independent. The family's rate bounds it from above: a note
-/// is followed at most as often as the family's windows were. Hence
+/// not all are missed were they independent. The family's own note outcomes bound the
+/// independent chance from above: its notes were followed that often, whatever they named.
+/// Hence
 /// `max(best, min(independent, family))`; no companion, no chance.
 pub fn follow_probability(rows: &[CompanionRow], family: f64) -> f64 {
     let mut best: f64 = 0.0;

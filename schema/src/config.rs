@@ -118,9 +118,9 @@ impl Default for Config {
             accept_bonus: 0.1,
             reject_penalty: 0.2,
             rate_model: RateModel::Evidence,
-            prune_below: 0.2,
+            prune_below: 0.15,
             evidence_exponent: 2.0,
-            follow_threshold: 0.6,
+            follow_threshold: 0.55,
             unprompted_threshold: 0.75,
             zero_config: true,
         }

@@ -29,9 +29,11 @@ pub enum RateModel {
     Step,
     /// The posterior mean of Beta(1,2) updated by accepts and rejects.
     Beta,
-    /// Per-companion evidence (the default): the posterior mean of Beta(1,2) over every
-    /// observation of the companion — accepts and rejects of notes that named it, and the
-    /// shadow hits and misses of windows that watched it unnamed — each weighed by its age.
+    /// Per-companion evidence (the default): a posterior mean over every observation of the
+    /// companion — accepts and rejects of notes that named it, and the shadow hits and misses
+    /// of windows that watched it unnamed — each weighed by its age, with a prior worth
+    /// [`PRIOR_WEIGHT`] observations centred on the row's whole record (Beta(1,2) over every
+    /// count): 1/3 with no evidence.
     /// A companion whose rate falls under `pruneBelow` is left out of the note, each named
     /// companion's score is scaled by `(rate / (1/3))^evidenceExponent`, and once the family
     /// has evidence the gate reads the probability that the note is followed. With no
@@ -171,12 +173,25 @@ impl RateRow {
             RateModel::Step => self.step,
             // Posterior mean of Beta(1, 2): neutral 1/3, order-independent, never stuck at 0.
             RateModel::Beta => beta_mean(self.accepts as f64, self.rejects as f64),
-            // The same posterior over every observation, named or shadowed, each weighed by
-            // its age: a convention that changed shows within tens of observations.
-            RateModel::Evidence => beta_mean(self.recent_hits, self.recent_misses),
+            // The recent evidence, named or shadowed, each observation weighed by its age (a
+            // convention that changed shows within tens of observations), shrunk towards the
+            // row's whole record rather than towards 1/3: a companion followed nine times in
+            // ten for years is not judged by a fixed prior when a few recent misses come.
+            RateModel::Evidence => {
+                let forgotten_hits = (self.hits() as f64 - self.recent_hits).max(0.0);
+                let forgotten_misses = (self.misses() as f64 - self.recent_misses).max(0.0);
+                let centre = beta_mean(forgotten_hits, forgotten_misses);
+                (PRIOR_WEIGHT * centre + self.recent_hits)
+                    / (PRIOR_WEIGHT + self.recent_hits + self.recent_misses)
+            }
         }
     }
 }
+
+/// How many observations the evidence model's prior is worth: as many as Beta(1,2)'s (so a
+/// fresh row reads 1/3, as before), about a tenth of the ~29 a row's recent evidence holds,
+/// so the prior steadies a rate without holding back a change of convention.
+pub const PRIOR_WEIGHT: f64 = 3.0;
 
 /// The posterior mean of Beta(1, 2) after `hits` and `misses` (weighed counts for the evidence
 /// model): 1/3 with no evidence, never 0 or 1.
@@ -262,11 +277,41 @@ mod tests {
         assert_eq!(forward.recent_hits, (f + 1.0) * f * f * f);
         assert_eq!(forward.recent_misses, ((f + 1.0) * f) + 1.0);
         let rate = forward.rate(RateModel::Evidence);
-        assert!(rate < 3.0 / 8.0 && rate > NEUTRAL, "{rate}");
-        assert!(backward.rate(RateModel::Evidence) > 3.0 / 8.0);
+        assert!(rate > NEUTRAL, "{rate}");
+        assert!(backward.rate(RateModel::Evidence) > rate);
         // Shadow observations leave the step rule and the Beta model where they were.
         assert_eq!(forward.rate(RateModel::Beta), 2.0 / 5.0);
         assert_eq!(RateRow::default().rate(RateModel::Evidence), NEUTRAL);
+    }
+
+    #[test]
+    fn the_prior_is_centred_on_what_was_forgotten() {
+        let hit = mv(RateEvent::ShadowHit, 0.0);
+        let miss = mv(RateEvent::ShadowMiss, 0.0);
+        // Nothing forgotten yet: the posterior mean of Beta(1,2), as before forgetting.
+        let one = fold(None, [&hit]);
+        assert!((one.rate(RateModel::Evidence) - 0.5).abs() < 1e-15);
+        // Followed 500 times, then ignored 20: the recent evidence reads half and half, and
+        // the prior is centred near 1 instead of 1/3, so the rate stays above the plain mean
+        // of the same recent counts, by at most PRIOR_WEIGHT observations' worth.
+        let faithful = fold(
+            None,
+            std::iter::repeat_n(&hit, 500).chain(std::iter::repeat_n(&miss, 20)),
+        );
+        let plain =
+            (1.0 + faithful.recent_hits) / (3.0 + faithful.recent_hits + faithful.recent_misses);
+        let rate = faithful.rate(RateModel::Evidence);
+        assert!(rate > plain + 0.05, "{rate} vs {plain}");
+        assert!(
+            rate < plain + PRIOR_WEIGHT / (3.0 + faithful.recent_hits + faithful.recent_misses)
+        );
+        // Ignored for long enough, it still falls: the prior weighs only PRIOR_WEIGHT.
+        let gone = fold(Some(faithful), std::iter::repeat_n(&miss, 200));
+        assert!(
+            gone.rate(RateModel::Evidence) < 0.1,
+            "{}",
+            gone.rate(RateModel::Evidence)
+        );
     }
 
     #[test]

@@ -143,6 +143,7 @@ fn the_beta_model_keeps_speaking_where_the_step_rule_goes_silent() {
     let mut config = Config {
         threshold: 0.46,
         weights: Table([0.0, 0.0, 0.0, 0.0, 1.0, 0.0]),
+        rate_model: RateModel::Step,
         ..Config::default()
     };
     let step = evaluate(&h, &[], &Setting::from_config("step", &config));

@@ -125,8 +125,10 @@ fn a_silenced_family_speaks_once_its_companions_keep_being_touched() {
     );
     judge(&mut engine, &f, "a", "c1.md");
     judge(&mut engine, &f, "a", "c2.md");
-    // The silence's shadow window saw both companions touched.
+    // The silence's shadow window saw both companions touched; the family row holds the
+    // family's note outcomes only, and a silence is none.
     assert_eq!(row(&engine, "S", "c1.md").shadow_hits, 1);
+    assert_eq!(row(&engine, "S", "").observations(), 0);
     let mut spoke_at = None;
     for episode in 1..=8 {
         engine.turn("a");
@@ -139,10 +141,24 @@ fn a_silenced_family_speaks_once_its_companions_keep_being_touched() {
         judge(&mut engine, &f, "a", "c1.md");
         judge(&mut engine, &f, "a", "c2.md");
     }
-    // A note the PoC's gate would not make speaks once it is `unpromptedThreshold` (0.7)
-    // likely followed: a few followed silences, not one.
+    // A note the PoC's gate would not make speaks once it is `unpromptedThreshold` (0.75)
+    // likely followed: a few followed silences, not one. The family's only evidence is its
+    // companions' (no note has closed), and that is enough to hand the gate over.
     let spoke_at = spoke_at.expect("followed silences lift the gate");
     assert!((2..=6).contains(&spoke_at), "spoke after {spoke_at}");
+    assert_eq!(
+        row(&engine, "S", "").observations(),
+        0,
+        "no note closed yet"
+    );
+    judge(&mut engine, &f, "a", "c1.md");
+    engine.turn("a");
+    let family = row(&engine, "S", "");
+    assert_eq!(
+        (family.accepts, family.observations()),
+        (1, 1),
+        "{family:?}"
+    );
 }
 
 #[test]
@@ -159,6 +175,7 @@ fn a_family_whose_companions_are_ignored_after_silences_stays_silent() {
     }
     let c1 = row(&engine, "S", "c1.md");
     assert_eq!((c1.shadow_hits, c1.shadow_misses), (0, 10));
+    assert_eq!(row(&engine, "S", "").observations(), 0);
 }
 
 #[test]

@@ -11,7 +11,7 @@ use serde_json::json;
 
 /// The documented bound (docs/LEARNING.md, "Forgetting"): a changed convention shows in the
 /// note within this many observations of the companion.
-const BOUND: usize = 3 * HALF_LIFE as usize;
+const BOUND: usize = 4 * HALF_LIFE as usize;
 
 /// Family `T` names three companions (the PoC speaks on a fresh store); family `S` names one.
 fn workspace() -> Fixture {

@@ -133,7 +133,7 @@ export interface ConfigPatch {
   rateModel?: RateModel
   /**
    * Under the evidence model: a companion rated below this is left out, in 0..1/3
-   * (default 0.2).
+   * (default 0.15).
    */
   pruneBelow?: number
   /**
@@ -143,7 +143,7 @@ export interface ConfigPatch {
   evidenceExponent?: number
   /**
    * Under the evidence model, once a family has evidence: the gate on the probability that
-   * its note is followed, in 0..1 (default 0.6).
+   * its note is followed, in 0..1 (default 0.55).
    */
   followThreshold?: number
   /** The same gate for a note the pack's own gate would not make, in 0..1 (default 0.75). */

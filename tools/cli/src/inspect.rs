@@ -86,7 +86,8 @@ pub fn rates_table(rows: &[(RateKey, RateRow)], reading: Reading) -> String {
 /// What the columns of a rates table mean, for a person reading it the first time.
 pub const RATES_LEGEND: &str = "\
 rate      the step rule's value (+acceptBonus per accept, -rejectPenalty per reject; 0.33 = never moved)
-evidence  what notes use: (1 + hits) / (3 + hits + misses) over recent accepts, rejects and shadows
+evidence  what notes use: (3c + hits) / (3 + hits + misses) over recent accepts, rejects and shadows,
+          c being (1 + h) / (3 + h + m) over what is already forgotten (1/3 while nothing is)
 shadow+/- a watched companion the agent opened / did not open within the window although no note
           named it (the would-be companions of a silence, or those a note left out): shadow
           evidence, which moves `evidence` with 0 accepts and 0 rejects

@@ -152,13 +152,13 @@ pub struct ConfigPatch {
     #[napi(ts_type = "RateModel")]
     pub rate_model: Option<String>,
     /// Under the evidence model: a companion rated below this is left out, in 0..1/3
-    /// (default 0.2).
+    /// (default 0.15).
     pub prune_below: Option<f64>,
     /// Under the evidence model: how strongly a companion's rate scales its score, in 0..4
     /// (default 2).
     pub evidence_exponent: Option<f64>,
     /// Under the evidence model, once a family has evidence: the gate on the probability that
-    /// its note is followed, in 0..1 (default 0.6).
+    /// its note is followed, in 0..1 (default 0.55).
     pub follow_threshold: Option<f64>,
     /// The same gate for a note the pack's own gate would not make, in 0..1 (default 0.75).
     pub unprompted_threshold: Option<f64>,

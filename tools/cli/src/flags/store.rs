@@ -40,7 +40,8 @@ pub struct RatesArgs {
     /// Print JSON.
     #[arg(long)]
     json: bool,
-    /// Read `pruneBelow` from this config to say which companions are left out (default 0.25).
+    /// Read `pruneBelow` from this config to say which companions are left out (default: the
+    /// built-in config's).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
 }
@@ -78,7 +79,8 @@ pub enum Model {
     Step,
     /// The posterior mean of Beta(1,2).
     Beta,
-    /// The evidence model (the default): Beta(1,2) over accepts, rejects and shadow counts.
+    /// The evidence model (the default): accepts, rejects and shadow counts weighed by age,
+    /// with a prior centred on the evidence already forgotten.
     Evidence,
 }
 
