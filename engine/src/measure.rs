@@ -114,8 +114,7 @@ pub fn pack_kappa(rows: &[CompanionRow], weights: &Table, max: usize) -> f64 {
 /// is followed lies between the best one's rate (all touched together) and the chance that
 /// not all are missed were they independent. The family's own note outcomes bound the
 /// independent chance from above: its notes were followed that often, whatever they named.
-/// Hence
-/// `max(best, min(independent, family))`; no companion, no chance.
+/// Hence `max(best, min(independent, family))`; no companion, no chance.
 pub fn follow_probability(rows: &[CompanionRow], family: f64) -> f64 {
     let mut best: f64 = 0.0;
     let mut all_missed = 1.0;

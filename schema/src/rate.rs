@@ -32,8 +32,8 @@ pub enum RateModel {
     /// Per-companion evidence (the default): a posterior mean over every observation of the
     /// companion — accepts and rejects of notes that named it, and the shadow hits and misses
     /// of windows that watched it unnamed — each weighed by its age, with a prior worth
-    /// [`PRIOR_WEIGHT`] observations centred on the row's whole record (Beta(1,2) over every
-    /// count): 1/3 with no evidence.
+    /// [`PRIOR_WEIGHT`] observations centred on what the row has already forgotten (Beta(1,2)
+    /// over its counts less their weighed part): 1/3 with no evidence.
     /// A companion whose rate falls under `pruneBelow` is left out of the note, each named
     /// companion's score is scaled by `(rate / (1/3))^evidenceExponent`, and once the family
     /// has evidence the gate reads the probability that the note is followed. With no
@@ -174,9 +174,10 @@ impl RateRow {
             // Posterior mean of Beta(1, 2): neutral 1/3, order-independent, never stuck at 0.
             RateModel::Beta => beta_mean(self.accepts as f64, self.rejects as f64),
             // The recent evidence, named or shadowed, each observation weighed by its age (a
-            // convention that changed shows within tens of observations), shrunk towards the
-            // row's whole record rather than towards 1/3: a companion followed nine times in
-            // ten for years is not judged by a fixed prior when a few recent misses come.
+            // convention that changed shows within tens of observations), shrunk towards what
+            // the row has already forgotten rather than towards 1/3: a companion followed nine
+            // times in ten for years is not judged by a fixed prior when a few misses come.
+            // Nothing forgotten yet (a young row): the centre is 1/3, Beta(1, 2) as before.
             RateModel::Evidence => {
                 let forgotten_hits = (self.hits() as f64 - self.recent_hits).max(0.0);
                 let forgotten_misses = (self.misses() as f64 - self.recent_misses).max(0.0);
