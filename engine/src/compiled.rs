@@ -49,6 +49,8 @@ pub struct CompiledCompanion {
     /// The same match with a literal's fast path, and the companion's name. Shared: every
     /// window a note or silence opens holds its companions'.
     pub names: Arc<CompanionMatcher>,
+    /// The family's files this companion is for, sorted (the pack's `for`); empty: all.
+    pub for_files: Arc<[String]>,
 }
 
 impl CompiledCompanion {
@@ -61,7 +63,27 @@ impl CompiledCompanion {
             form: form_of(path),
             names: Arc::new(CompanionMatcher::new(path, matcher.clone())),
             matcher,
+            for_files: Arc::from([]),
         }
+    }
+
+    /// The same companion, named only on calls on `files` (workspace-relative).
+    pub fn named_for(mut self, files: &[String]) -> CompiledCompanion {
+        let mut files = files.to_vec();
+        files.sort_unstable();
+        files.dedup();
+        self.for_files = files.into();
+        self
+    }
+
+    /// Whether the companion is named on a call on the workspace-relative path `rel`: a
+    /// per-file companion on its files only, any other on every file of its family.
+    pub fn applies_to(&self, rel: &str) -> bool {
+        self.for_files.is_empty()
+            || self
+                .for_files
+                .binary_search_by(|f| f.as_str().cmp(rel))
+                .is_ok()
     }
 }
 
@@ -296,7 +318,8 @@ impl CompiledPack {
                     placeholder_glob(&c.path)
                 };
                 match glob(&text) {
-                    Ok(g) => companions.push(CompiledCompanion::new(&c.path, c.prior, &g)),
+                    Ok(g) => companions
+                        .push(CompiledCompanion::new(&c.path, c.prior, &g).named_for(&c.for_files)),
                     Err(e) => problems.push(format!(
                         "families[{i}].companions[{j}].path: invalid glob: {e}"
                     )),
@@ -405,6 +428,7 @@ mod tests {
             companions: vec![Companion {
                 path: "x.md".into(),
                 prior: 1.0,
+                for_files: Vec::new(),
             }],
         }
     }

@@ -147,7 +147,13 @@ impl Scene {
             } else {
                 Vec::new()
             };
+            // A pattern target names no one file: no per-file companion is for it.
+            let pattern = is_pattern(&scene.rel);
             let existing = (0..family.companions.len())
+                .filter(|&i| {
+                    let c = &family.companions[i];
+                    c.for_files.is_empty() || (!pattern && c.applies_to(&scene.rel))
+                })
                 .filter(|&i| match substituted.get(i) {
                     Some(Some(path)) => bases.keeps_substituted(path, probe),
                     _ => bases.keeps(&family.companions[i], probe),

@@ -62,6 +62,12 @@ pub struct Companion {
     pub path: String,
     /// The pack's prior, 0..1.
     pub prior: f64,
+    /// The workspace-relative files of the family this companion is for (`"for"` in the
+    /// file): when not empty, it is named only on a call on one of them — a per-file
+    /// companion, such as the test module a source file is tested in when the names do not
+    /// mirror each other. Empty: every file of the family.
+    #[serde(rename = "for", default, skip_serializing_if = "Vec::is_empty")]
+    pub for_files: Vec<String>,
 }
 
 /// A pack file that cannot be used, with every problem found.
@@ -99,6 +105,7 @@ fn family(name: &str, rules: &[&str], companions: &[(&str, f64)]) -> Family {
             .map(|(path, prior)| Companion {
                 path: path.to_string(),
                 prior: *prior,
+                for_files: Vec::new(),
             })
             .collect(),
     }
@@ -280,6 +287,18 @@ impl Pack {
                         c.prior
                     ));
                 }
+                if c.for_files.len() > MAX_LIST {
+                    out.push(too_many(
+                        &format!("{at}.companions[{j}].for"),
+                        c.for_files.len(),
+                        MAX_LIST,
+                    ));
+                }
+                for (k, f) in c.for_files.iter().enumerate() {
+                    if let Some(p) = path_problem(f).or_else(|| file_problem(f)) {
+                        out.push(format!("{at}.companions[{j}].for[{k}]: {p}"));
+                    }
+                }
             }
         }
         out
@@ -288,6 +307,18 @@ impl Pack {
     /// The families that drive detection, in pack order.
     pub fn doc_families(&self) -> impl Iterator<Item = &Family> {
         self.families.iter().filter(|f| f.kind == DOC_KIND)
+    }
+}
+
+/// What keeps a `for` entry from naming one workspace file: glob syntax, a placeholder, a
+/// template, or a path that is absolute or climbs.
+fn file_problem(path: &str) -> Option<String> {
+    if path.contains(['*', '?', '[', ']', '{', '}']) || has_placeholder(path) {
+        Some("must name one file, not a pattern".into())
+    } else if path.starts_with('/') || path.split('/').any(|c| c == ".." || c == ".") {
+        Some("must be a relative path without . or ..".into())
+    } else {
+        None
     }
 }
 
@@ -451,6 +482,33 @@ mod tests {
     }
 
     #[test]
+    fn a_per_file_companion_names_the_files_it_is_for() {
+        let text = r#"{"families": [{"name": "Src", "rules": ["src/*.py"], "companions": [
+            {"path": "tests/test_basic.py", "prior": 0.6, "for": ["src/app.py"]}]}]}"#;
+        let pack = Pack::from_json_str(text, "p.json").expect("valid");
+        assert_eq!(pack.families[0].companions[0].for_files, ["src/app.py"]);
+        // Written back only where it is set: a pack without it keeps its bytes.
+        let json = serde_json::to_string(&pack).expect("serialises");
+        assert!(json.contains(r#""for":["src/app.py"]"#), "{json}");
+        assert!(
+            !serde_json::to_string(&Pack::builtin())
+                .expect("serialises")
+                .contains("\"for\"")
+        );
+        let text = r#"{"families": [{"name": "Src", "rules": ["src/*.py"], "companions": [
+            {"path": "t.py", "prior": 0.6, "for": ["src/*.py", "../x.py", "/etc/x", "a/<b>.py"]}]}]}"#;
+        let err = Pack::from_json_str(text, "p.json").expect_err("invalid");
+        assert_eq!(
+            err.to_string(),
+            "invalid pack p.json: \
+             families[0].companions[0].for[0]: must name one file, not a pattern; \
+             families[0].companions[0].for[1]: must be a relative path without . or ..; \
+             families[0].companions[0].for[2]: must be a relative path without . or ..; \
+             families[0].companions[0].for[3]: must name one file, not a pattern"
+        );
+    }
+
+    #[test]
     fn names_every_problem() {
         let text = r#"{"signature": [], "families": [
             {"name": "A", "rules": [], "threshold": 2, "companions": [{"path": "x\u0007", "prior": -1}]},
@@ -539,6 +597,7 @@ mod tests {
     fn the_known_fields_are_the_format_s() {
         let mut pack = Pack::builtin();
         pack.families[0].threshold = Some(0.5);
+        pack.families[0].companions[0].for_files = vec!["Documentation/Plans/a.md".into()];
         let value = serde_json::to_value(&pack).expect("serialises");
         let keys = |v: &Value| -> Vec<String> {
             let mut k: Vec<String> = v.as_object().expect("object").keys().cloned().collect();

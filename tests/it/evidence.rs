@@ -202,3 +202,42 @@ fn a_left_out_companion_that_is_followed_again_returns() {
     assert!(ignored.shadow_hits >= 3, "{ignored:?}");
     assert!(episode > 1, "one hit does not outweigh thirty misses");
 }
+
+/// A mined family (the miner's own gate) whose only companion is followed in 60 % of its
+/// commits: the pack's gate lets it speak on a fresh store, and learning, having seen it
+/// followed three times in five, keeps it speaking.
+#[test]
+fn a_mined_family_whose_only_companion_is_followed_60_percent_speaks_after_learning() {
+    let f = Fixture::empty();
+    for file in ["src/a.py", "tests/test_basic.py", "neutral.txt"] {
+        f.write(file, "");
+    }
+    let pack = serde_json::json!({
+        "signature": [".dsh/doc-pack.json"],
+        "families": [{"name": "src-py", "rules": ["src/*.py"],
+                      "threshold": docsuggest_history::MINED_THRESHOLD,
+                      "companions": [{"path": "tests/test_basic.py", "prior": 0.6}]}]});
+    f.write(".dsh/doc-pack.json", &pack.to_string());
+    let mut engine = engine();
+    let mut spoke = Vec::new();
+    for round in 0..60 {
+        engine.turn("a");
+        let v = judge(&mut engine, &f, "a", "src/a.py");
+        spoke.push(v.note.is_some());
+        // Followed three times in five.
+        if round % 5 < 3 {
+            judge(&mut engine, &f, "a", "tests/test_basic.py");
+        }
+        for _ in 0..3 {
+            judge(&mut engine, &f, "a", "neutral.txt");
+        }
+    }
+    assert!(
+        spoke[0],
+        "the mined gate lets one companion of prior 0.6 speak"
+    );
+    let late = spoke[40..].iter().filter(|s| **s).count();
+    assert_eq!(late, 20, "still speaking after learning: {spoke:?}");
+    let learned = row(&engine, "src-py", "tests/test_basic.py");
+    assert!(learned.observations() >= 50, "{learned:?}");
+}

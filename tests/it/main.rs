@@ -6,6 +6,7 @@ mod evidence;
 mod forgetting;
 mod golden;
 mod learning;
+mod per_file;
 mod pipeline;
 mod props;
 mod recompute;

@@ -9,7 +9,7 @@ pub(super) const PACK: [&str; 2] = ["signature", "families"];
 /// The fields of a family.
 pub(super) const FAMILY: [&str; 5] = ["name", "kind", "rules", "threshold", "companions"];
 /// The fields of a companion.
-pub(super) const COMPANION: [&str; 2] = ["path", "prior"];
+pub(super) const COMPANION: [&str; 3] = ["path", "prior", "for"];
 
 /// Takes every unknown field out of `value` (so the shape check that follows sees only known
 /// ones) and answers a problem for each, in file order by object.

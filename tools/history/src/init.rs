@@ -195,6 +195,12 @@ impl std::fmt::Display for InitReport {
             self.mined.commits_used,
             &self.tip[..self.tip.len().min(12)],
         )?;
+        let mut kinds: std::collections::BTreeMap<&str, usize> = Default::default();
+        for c in self.mined.families.iter().flat_map(|f| &f.companions) {
+            *kinds.entry(c.form).or_default() += 1;
+        }
+        let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        writeln!(f, "companions by kind: {}", kinds.join(", "))?;
         for family in &self.mined.families {
             writeln!(
                 f,
@@ -202,13 +208,19 @@ impl std::fmt::Display for InitReport {
                 family.name, family.rule, family.commits
             )?;
             for c in &family.companions {
+                let for_files = match c.for_files.as_slice() {
+                    [] => String::new(),
+                    [one] => format!("  for {one}"),
+                    [one, rest @ ..] => format!("  for {one} and {} more", rest.len()),
+                };
                 writeln!(
                     f,
-                    "      {:<48} {:>4.0}%  {:>5} commits  {}",
+                    "      {:<48} {:>4.0}%  {:>5} commits  {}{}",
                     c.path,
                     c.rate * 100.0,
                     c.commits,
-                    c.form
+                    c.form,
+                    for_files
                 )?;
             }
         }

@@ -38,4 +38,6 @@ pub mod mine;
 pub mod miner;
 pub mod progress;
 
-pub use mine::{MINER_VERSION, MineOptions, Mined, MinedCompanion, MinedFamily, mine};
+pub use mine::{
+    MINED_THRESHOLD, MINER_VERSION, MineOptions, Mined, MinedCompanion, MinedFamily, mine,
+};

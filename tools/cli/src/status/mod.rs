@@ -154,6 +154,8 @@ pub struct MinedStatus {
     pub commits: u64,
     /// Whether it was mined by this build's miner (else it is mined again, used meanwhile).
     pub current_miner: bool,
+    /// Its companions by kind (`literal`, `glob`, `template`, `new-file`, `per-file`).
+    pub kinds: std::collections::BTreeMap<&'static str, usize>,
 }
 
 /// The family of a path.
@@ -291,6 +293,14 @@ pub fn status(options: &StatusOptions) -> Status {
             .and_then(|m| compile_mined(m, &w.key))
     {
         p.families = mined.families.iter().map(|f| f.name.clone()).collect();
+        if let Some(status) = &mut p.mined {
+            for c in mined.families.iter().flat_map(|f| &f.companions) {
+                *status
+                    .kinds
+                    .entry(docsuggest_history::backtest::kinds::kind_of(c))
+                    .or_default() += 1;
+            }
+        }
         packs.set_mined(&w.root, Some(mined));
         scene = Scene::read(&path, &mut packs, &probe, &config.exclude);
     }
@@ -474,6 +484,7 @@ fn pack_status(
             error: None,
             families,
             mined: mined.map(|m| MinedStatus {
+                kinds: Default::default(),
                 head: m.head.clone(),
                 commits: m.commits,
                 current_miner: m.miner == docsuggest_history::MINER_VERSION,

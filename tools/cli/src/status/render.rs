@@ -136,6 +136,10 @@ fn pack_lines(out: &mut String, pack: &PackStatus) {
                 mined.map_or("?", |m| &m.head[..m.head.len().min(12)]),
                 mined.map_or(0, |m| m.commits)
             ));
+            if let Some(m) = mined.filter(|m| !m.kinds.is_empty()) {
+                let kinds: Vec<String> = m.kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+                s.line(format_args!("its companions by kind: {}", kinds.join(", ")));
+            }
             if mined.is_some_and(|m| !m.current_miner) {
                 s.line("mined by another version of the miner: mined again in the background, used meanwhile");
             }

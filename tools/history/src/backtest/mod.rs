@@ -10,6 +10,7 @@
 //! describes every figure.
 
 mod bootstrap;
+pub mod kinds;
 pub use crate::history;
 mod rekey;
 mod report;
@@ -683,6 +684,9 @@ pub struct Report {
     pub warm_start: Option<WarmStart>,
     /// The static engine (`learn: false`), the learning engine, then the co-change baselines.
     pub runs: Vec<Run>,
+    /// The pack's companions by kind, and how often the learning engine's notes naming each
+    /// kind were followed.
+    pub kinds: Vec<kinds::KindFigures>,
 }
 
 /// `docsuggest backtest`: the static and the learning engine over the history, scored.
@@ -740,7 +744,13 @@ pub fn backtest(options: &Options) -> Result<Report, BacktestError> {
             errors: BTreeMap::new(),
         });
     }
+    let kinds = runs
+        .iter()
+        .find(|r| r.name == "learning")
+        .map(|r| kinds::figures(&prepared.pack, &r.figures))
+        .unwrap_or_default();
     Ok(Report {
+        kinds,
         repo: options.repo.display().to_string(),
         tip: prepared.history.tip.clone(),
         pack: prepared.pack_source.clone(),

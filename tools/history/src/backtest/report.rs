@@ -132,6 +132,19 @@ impl fmt::Display for Report {
                 writeln!(f, "  {} refused requests: {:?}", r.name, r.errors)?;
             }
         }
+        if !self.kinds.is_empty() {
+            writeln!(f, "\n  companions by kind (learning engine):")?;
+            for k in &self.kinds {
+                writeln!(
+                    f,
+                    "    {:<10} {:>4} in the pack  named {:>6}  hit rate {}",
+                    k.kind,
+                    k.companions,
+                    k.named,
+                    share(k.hit_rate)
+                )?;
+            }
+        }
         Ok(())
     }
 }

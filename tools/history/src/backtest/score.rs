@@ -191,7 +191,9 @@ pub fn coverable(
                 let fam = &pack.families[k];
                 let b = bases.of(&files[i]);
                 let covers = |(n, c): (usize, &docsuggest_engine::compiled::CompiledCompanion)| {
-                    if c.form == CompanionForm::Template {
+                    if !c.applies_to(&files[i]) {
+                        false
+                    } else if c.form == CompanionForm::Template {
                         subs[i]
                             .get(n)
                             .and_then(Option::as_deref)

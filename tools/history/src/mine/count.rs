@@ -72,6 +72,11 @@ pub struct Counts {
     pub dir_changes: HashMap<u32, DirChanges>,
     /// Commits used (not skipped).
     pub used: usize,
+    /// For each file (by its literal text): the commits that changed it.
+    pub file_events: HashMap<u32, Tally>,
+    /// For each (file, other file) changed in one commit: the commits that changed both — a
+    /// per-file companion's evidence, where names do not say which files go together.
+    pub pairs: HashMap<(u32, u32), Tally>,
 }
 
 impl Counts {
@@ -94,6 +99,11 @@ impl Counts {
         self.shape_ids.insert(shape, id);
         self.stats.push(RuleStats::default());
         id
+    }
+
+    /// The number of an interned text (a path seen changed), if any.
+    pub fn id(&self, text: &str) -> Option<u32> {
+        self.text_ids.get(text).copied()
     }
 
     /// The text of a companion key.
@@ -126,16 +136,34 @@ const MIN_CAPTURE: usize = 3;
 
 /// `path` with each occurrence of `capture` that stands as a word of its own (not inside a
 /// longer word: `package` is not in `packages/`) replaced by `{}`; `None` when there is none.
+/// A word also ends where a capitalised word begins (`Foo` in `FooTests.swift`) and begins
+/// after a lower-case letter when it is capitalised itself (`Foo` in `testFoo.kt`).
 pub fn template_of(path: &str, capture: &str) -> Option<String> {
     let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric());
-    let starts_word = !word(capture.chars().next());
-    let ends_word = !word(capture.chars().last());
+    let (first, last) = (capture.chars().next(), capture.chars().last());
+    let starts_word = !word(first);
+    let ends_word = !word(last);
+    // Case boundaries: `xY` separates words, so a capture ending in a lower-case letter or a
+    // digit ends a word before an upper-case one, and a capitalised capture starts one after
+    // a lower-case letter.
+    let ends_before = |after: Option<char>| {
+        !word(after)
+            || (after.is_some_and(char::is_uppercase)
+                && last.is_some_and(|c| c.is_lowercase() || c.is_ascii_digit()))
+    };
+    let starts_after = |before: Option<char>| {
+        !word(before)
+            || (before.is_some_and(char::is_lowercase) && first.is_some_and(char::is_uppercase))
+    };
     let mut out = String::with_capacity(path.len());
     let mut copied = 0;
     for (at, _) in path.match_indices(capture) {
         let before = path[..at].chars().last();
         let after = path[at + capture.len()..].chars().next();
-        if at >= copied && (starts_word || !word(before)) && (ends_word || !word(after)) {
+        if at >= copied
+            && (starts_word || starts_after(before))
+            && (ends_word || ends_before(after))
+        {
             out.push_str(&path[copied..at]);
             out.push_str("{}");
             copied = at + capture.len();
@@ -178,8 +206,27 @@ pub fn count(commits: &[Commit], weight: impl Fn(usize, usize) -> Option<f64>) -
         };
         counts.used += 1;
         count_commit(&mut counts, &files, w);
+        if counts.pairs.len() > MAX_PAIRS {
+            forget_rare_pairs(&mut counts.pairs);
+        }
     }
     counts
+}
+
+/// A commit of more files than this says which kinds of files change together, not which
+/// files: its pairs are not counted.
+const PAIR_MAX_FILES: usize = 20;
+
+/// The most file pairs held at once. Past it, the pairs seen once are forgotten (lossy
+/// counting): a pair that matters recurs, and memory stays bounded on any history.
+const MAX_PAIRS: usize = 2_000_000;
+
+fn forget_rare_pairs(pairs: &mut HashMap<(u32, u32), Tally>) {
+    let mut floor = 1;
+    while pairs.len() > MAX_PAIRS / 2 {
+        pairs.retain(|_, t| t.count > floor);
+        floor += 1;
+    }
 }
 
 fn count_commit(counts: &mut Counts, files: &[(Status, &str)], w: f64) {
@@ -192,6 +239,17 @@ fn count_commit(counts: &mut Counts, files: &[(Status, &str)], w: f64) {
         }
     }
     let literal: Vec<u32> = files.iter().map(|(_, p)| counts.intern(p)).collect();
+    for &a in &literal {
+        counts.file_events.entry(a).or_default().add(w);
+        if literal.len() > PAIR_MAX_FILES {
+            continue;
+        }
+        for &b in &literal {
+            if a != b {
+                counts.pairs.entry((a, b)).or_default().add(w);
+            }
+        }
+    }
     let dirs: Vec<Option<u32>> = files
         .iter()
         .map(|(_, p)| dir_glob(p).map(|g| counts.intern(&g)))
@@ -315,6 +373,16 @@ mod tests {
             ("tests/ui/foo/foo.rs", "foo", Some("tests/ui/{}/{}.rs")),
             ("tests/ui/foobar.rs", "foo", None),
             ("x.md", "foo", None),
+            (
+                "Tests/Rules/TrailingCommaTests.swift",
+                "TrailingComma",
+                Some("Tests/Rules/{}Tests.swift"),
+            ),
+            ("src/test/FooTest.java", "Foo", Some("src/test/{}Test.java")),
+            ("src/test/testFoo.kt", "Foo", Some("src/test/test{}.kt")),
+            // A capture inside a longer capitalised word is not a word of its own.
+            ("src/FoobarTest.java", "Foo", None),
+            ("src/FOOTest.java", "FOO", None),
         ] {
             assert_eq!(
                 template_of(path, capture).as_deref(),

@@ -148,7 +148,9 @@ impl Shape {
 const MAX_AFFIX: usize = 6;
 
 /// The ways a stem splits into a conventional prefix or suffix and a name: `test_make` →
-/// (`test_`, `make`, ``); `foo_test` → (``, `foo`, `_test`); `_make` → (`_`, `make`, ``).
+/// (`test_`, `make`, ``); `foo_test` → (``, `foo`, `_test`); `_make` → (`_`, `make`, ``);
+/// and where the words of a name are told apart by case, not by a separator: `FooTests` →
+/// (``, `Foo`, `Tests`); `TestFoo` → (`Test`, `Foo`, ``).
 fn affixes(stem: &str) -> Vec<(&str, &str, &str)> {
     let separator = |c: char| matches!(c, '_' | '-' | '.');
     let mut out = Vec::new();
@@ -157,6 +159,10 @@ fn affixes(stem: &str) -> Vec<(&str, &str, &str)> {
         && at + 1 < stem.len()
     {
         out.push((&stem[..=at], &stem[at + 1..], ""));
+    } else if let Some(at) = camel_words(stem).first().copied()
+        && at <= MAX_AFFIX
+    {
+        out.push((&stem[..at], &stem[at..], ""));
     }
     if let Some(at) = stem.rfind(separator)
         && at > 0
@@ -164,6 +170,28 @@ fn affixes(stem: &str) -> Vec<(&str, &str, &str)> {
         && stem[..at].chars().last().is_some_and(|c| !separator(c))
     {
         out.push(("", &stem[..at], &stem[at..]));
+    } else if let Some(at) = camel_words(stem).last().copied()
+        && stem.len() - at <= MAX_AFFIX
+    {
+        out.push(("", &stem[..at], &stem[at..]));
+    }
+    out
+}
+
+/// The byte offsets where a new capitalised word starts inside a separator-free stem: an
+/// upper-case letter after a lower-case letter or a digit (`FooBarTests` → 3, 6). None for a
+/// stem with a separator (its words are split there) or without two words.
+pub fn camel_words(stem: &str) -> Vec<usize> {
+    if stem.contains(['_', '-', '.']) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut previous: Option<char> = None;
+    for (at, c) in stem.char_indices() {
+        if c.is_uppercase() && previous.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit()) {
+            out.push(at);
+        }
+        previous = Some(c);
     }
     out
 }
