@@ -207,7 +207,7 @@ pub fn count(commits: &[Commit], weight: impl Fn(usize, usize) -> Option<f64>) -
         counts.used += 1;
         count_commit(&mut counts, &files, w);
         if counts.pairs.len() > MAX_PAIRS {
-            forget_rare_pairs(&mut counts.pairs);
+            forget_rare_pairs(&mut counts.pairs, MAX_PAIRS / 2);
         }
     }
     counts
@@ -221,9 +221,10 @@ const PAIR_MAX_FILES: usize = 20;
 /// counting): a pair that matters recurs, and memory stays bounded on any history.
 const MAX_PAIRS: usize = 2_000_000;
 
-fn forget_rare_pairs(pairs: &mut HashMap<(u32, u32), Tally>) {
+/// Forgets the rarest pairs — seen once, then twice, … — until at most `keep` are left.
+fn forget_rare_pairs(pairs: &mut HashMap<(u32, u32), Tally>, keep: usize) {
     let mut floor = 1;
-    while pairs.len() > MAX_PAIRS / 2 {
+    while pairs.len() > keep {
         pairs.retain(|_, t| t.count > floor);
         floor += 1;
     }
@@ -348,7 +349,30 @@ fn count_commit(counts: &mut Counts, files: &[(Status, &str)], w: f64) {
 
 #[cfg(test)]
 mod tests {
-    use super::template_of;
+    use super::{HashMap, Tally, forget_rare_pairs, template_of};
+
+    #[test]
+    fn the_rarest_pairs_are_forgotten_first() {
+        let mut pairs: HashMap<(u32, u32), Tally> = (0..10)
+            .map(|i| {
+                let count = i % 3 + 1;
+                let tally = Tally {
+                    weight: f64::from(count),
+                    count,
+                };
+                ((i, i + 1), tally)
+            })
+            .collect();
+        // Counts 1, 2, 3 (four, three and three pairs): keeping six forgets the ones seen once.
+        forget_rare_pairs(&mut pairs, 6);
+        assert_eq!(pairs.len(), 6);
+        assert!(pairs.values().all(|t| t.count >= 2));
+        forget_rare_pairs(&mut pairs, 1);
+        assert!(
+            pairs.is_empty(),
+            "nothing above the floor is kept past the bound"
+        );
+    }
 
     #[test]
     fn templates_replace_whole_words_only() {

@@ -478,6 +478,28 @@ mod tests {
     }
 
     #[test]
+    fn a_glob_of_one_file_is_named_as_that_file_only() {
+        let commits = (0..12)
+            .map(|i| {
+                let files = [format!("src/m{}.rs", i % 3), "bench/README.md".to_string()];
+                commit(i, &modified(&files), false)
+            })
+            .collect::<Vec<_>>();
+        let tip: Vec<String> = (0..3)
+            .map(|k| format!("src/m{k}.rs"))
+            .chain(["bench/README.md".into()])
+            .collect();
+        let mined = mine(&commits, &tip, &MineOptions::default());
+        let src = mined
+            .families
+            .iter()
+            .find(|f| f.rule == "src/*.rs")
+            .unwrap_or_else(|| panic!("{mined:?}"));
+        let named: Vec<&str> = src.companions.iter().map(|c| c.path.as_str()).collect();
+        assert_eq!(named, ["bench/README.md"]);
+    }
+
+    #[test]
     fn the_same_history_mines_the_same_pack_byte_for_byte() {
         let (mut commits, tip) = unmirrored();
         commits.extend(convention().0.into_iter().map(|mut c| {

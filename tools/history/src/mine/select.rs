@@ -298,6 +298,16 @@ fn candidate(
             for_files: Vec::new(),
         });
     }
+    // A glob of one file beside that file's literal names the file twice: the literal says
+    // it precisely.
+    let single =
+        |c: &MinedCompanion| c.form == "glob" && tip.dir_files.get(&c.path).copied() == Some(1);
+    let literals: Vec<String> = companions
+        .iter()
+        .filter(|c| c.form == "literal")
+        .map(|c| c.path.clone())
+        .collect();
+    companions.retain(|c| !(single(c) && literals.iter().any(|l| glob_match(&c.path, l))));
     // A family is worth a note when its pattern companions explain its commits, or, where
     // no name says what goes with its files, its files' own companions do. The second ranks
     // by what they explain; per-file companions never lift a family with a pattern of its
