@@ -25,6 +25,9 @@ pub const MAX_FAMILIES: usize = 256;
 /// The most rules, companions or signature files one list of a pack may hold.
 pub const MAX_LIST: usize = 64;
 
+/// The longest path, glob or template a pack may hold, in bytes.
+pub const MAX_PATH_BYTES: usize = 512;
+
 /// A pack: signature files and families, in pack order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -451,8 +454,11 @@ fn template_problem(path: &str, captures: bool) -> Option<String> {
 fn path_problem(path: &str) -> Option<String> {
     if path.is_empty() {
         Some("must not be empty".into())
-    } else if path.len() > 512 {
-        Some(format!("is {} bytes long (at most 512)", path.len()))
+    } else if path.len() > MAX_PATH_BYTES {
+        Some(format!(
+            "is {} bytes long (at most {MAX_PATH_BYTES})",
+            path.len()
+        ))
     } else if path.chars().any(char::is_control) {
         Some("contains a control character".into())
     } else {

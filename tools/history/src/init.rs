@@ -2,7 +2,7 @@
 //! `.dsh/doc-pack.json` (or printed), with a backtest of what mining gives on the newest part
 //! of the history.
 
-use crate::backtest::{self, BacktestError, Report};
+use crate::backtest::{self, Report};
 use crate::history::{self, HistoryError, ReadOptions};
 use crate::{MineOptions, Mined, mine};
 use docsuggest_schema::pack::REPO_PACK_PATH;
@@ -64,9 +64,6 @@ pub enum InitError {
         /// Why.
         reason: String,
     },
-    /// The report's backtest failed.
-    #[error("the backtest of the mined pack failed: {0}")]
-    Backtest(#[from] BacktestError),
 }
 
 /// What `init` did.
@@ -87,6 +84,9 @@ pub struct InitReport {
     /// A pack mined from the oldest 3/4 of the history, backtested on the newest 1/4.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backtest: Option<Report>,
+    /// Why the report's backtest could not run (the pack is written all the same).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backtest_error: Option<String>,
 }
 
 /// Mines the repository holding `options.repo`; writes the pack unless printing.
@@ -135,6 +135,7 @@ pub fn init(options: &InitOptions) -> Result<InitReport, InitError> {
         mined,
         pack_json,
         backtest: None,
+        backtest_error: None,
     };
     if options.print {
         return Ok(report);
@@ -142,7 +143,9 @@ pub fn init(options: &InitOptions) -> Result<InitReport, InitError> {
     write_pack(&root, &file, &report.pack_json)?;
     report.pack_file = Some(file.display().to_string());
     if !options.no_backtest {
-        report.backtest = Some(backtest::backtest(&backtest::Options {
+        // The pack is written and valid: a backtest that cannot run is reported, not an
+        // error that would make a written pack look like a failed init.
+        let run = backtest::backtest(&backtest::Options {
             repo: root.clone(),
             rev: options.rev.clone(),
             train_fraction: Some(REPORT_TRAIN_FRACTION),
@@ -154,7 +157,11 @@ pub fn init(options: &InitOptions) -> Result<InitReport, InitError> {
             newest: Some(options.max_commits.max(1)),
             history: Some(history),
             ..backtest::Options::default()
-        })?);
+        });
+        match run {
+            Ok(r) => report.backtest = Some(r),
+            Err(e) => report.backtest_error = Some(e.to_string()),
+        }
     }
     Ok(report)
 }
@@ -231,6 +238,9 @@ impl std::fmt::Display for InitReport {
                 REPORT_TRAIN_FRACTION * 100.0
             )?;
             write!(f, "{report}")?;
+        }
+        if let Some(why) = &self.backtest_error {
+            writeln!(f, "\nno backtest: {why}")?;
         }
         Ok(())
     }

@@ -257,3 +257,42 @@ fn mining_is_bounded_by_the_newest_commits_and_skips_sweeping_ones() {
         "{pack}"
     );
 }
+
+#[test]
+fn a_written_pack_whose_backtest_cannot_run_is_still_a_successful_init() {
+    let env = Env::new();
+    let repo = env.home().join("repo");
+    // The convention lives in the oldest commits only; the newest quarter touches no family
+    // file, so the report's backtest has nothing to score.
+    let mut s: BTreeMap<String, String> = BTreeMap::new();
+    for k in 0..6 {
+        s.insert(format!("src/mod{k}.py"), "0".into());
+        s.insert(format!("tests/test_mod{k}.py"), "0".into());
+    }
+    let mut states = vec![s.clone()];
+    for i in 1..40 {
+        let v = i.to_string();
+        if i < 28 {
+            let k = i % 6;
+            s.insert(format!("src/mod{k}.py"), v.clone());
+            s.insert(format!("tests/test_mod{k}.py"), v);
+        } else {
+            s.insert(format!("notes/n{i}.txt"), v);
+        }
+        states.push(s.clone());
+    }
+    repository(&repo, &states);
+    let path = repo.to_str().expect("utf-8");
+    let report: serde_json::Value =
+        serde_json::from_str(&env.ok(&["init", path, "--json"], b"")).expect("JSON report");
+    assert!(repo.join(".dsh/doc-pack.json").is_file(), "{report}");
+    assert!(report["backtest"].is_null(), "{report}");
+    assert!(
+        report["backtest_error"]
+            .as_str()
+            .is_some_and(|e| e.contains("no kept commit")),
+        "{report}"
+    );
+    let text = env.ok(&["init", path, "--force"], b"");
+    assert!(text.contains("no backtest: "), "{text}");
+}

@@ -13,7 +13,8 @@ mod rules;
 mod select;
 
 use crate::history::Commit;
-use docsuggest_schema::pack::{Companion, DOC_KIND, Family, Pack, REPO_PACK_PATH};
+use docsuggest_engine::compiled::CompiledPack;
+use docsuggest_schema::pack::{Companion, DOC_KIND, Family, MAX_PATH_BYTES, Pack, REPO_PACK_PATH};
 use serde::Serialize;
 
 /// The version of the mining rules: a pack mined by another version is mined again.
@@ -177,11 +178,36 @@ pub fn mine(commits: &[Commit], tip_paths: &[String], options: &MineOptions) -> 
         Some(0.5f64.powf(age / half_life) * size)
     });
     let tip = select::Tip::new(tip_paths);
+    let mut families = select::families(&counts, &tip, options);
+    families.retain_mut(loadable);
     Mined {
-        families: select::families(&counts, &tip, options),
+        families,
         commits_read: n,
         commits_used: counts.used,
     }
+}
+
+/// Makes `family` something the pack loader accepts, or answers false: a companion or `for`
+/// file past the pack's path limit is left out, and a family that still does not load alone
+/// (its rule too long, nothing left to name) is not mined — a repository is never handed a
+/// pack the engine refuses.
+fn loadable(family: &mut MinedFamily) -> bool {
+    for c in &mut family.companions {
+        c.for_files.retain(|f| f.len() <= MAX_PATH_BYTES);
+    }
+    family.companions.retain(|c| {
+        c.path.len() <= MAX_PATH_BYTES && (c.form != "per-file" || !c.for_files.is_empty())
+    });
+    if family.companions.is_empty() {
+        return false;
+    }
+    let alone = Mined {
+        families: vec![family.clone()],
+        commits_read: 0,
+        commits_used: 0,
+    }
+    .pack();
+    alone.problems().is_empty() && CompiledPack::compile(&alone, "mined").is_ok()
 }
 
 #[cfg(test)]
@@ -497,6 +523,38 @@ mod tests {
             .unwrap_or_else(|| panic!("{mined:?}"));
         let named: Vec<&str> = src.companions.iter().map(|c| c.path.as_str()).collect();
         assert_eq!(named, ["bench/README.md"]);
+    }
+
+    #[test]
+    fn a_convention_past_the_pack_path_limit_is_not_mined() {
+        // The same convention twice: under a short directory and under one of 600 bytes.
+        let long = "d".repeat(600);
+        let commits = (0..24)
+            .map(|i| {
+                let dir = if i % 2 == 0 { "src" } else { long.as_str() };
+                let k = ["alpha", "beta", "gamma"][i % 3];
+                let files = [format!("{dir}/{k}.py"), format!("{dir}/test_{k}.py")];
+                commit(i, &modified(&files), false)
+            })
+            .collect::<Vec<_>>();
+        let tip: Vec<String> = ["src", long.as_str()]
+            .iter()
+            .flat_map(|d| {
+                ["alpha", "beta", "gamma"]
+                    .iter()
+                    .flat_map(move |k| [format!("{d}/{k}.py"), format!("{d}/test_{k}.py")])
+            })
+            .collect();
+        let mined = mine(&commits, &tip, &MineOptions::default());
+        assert!(!mined.families.is_empty());
+        assert!(
+            mined.families.iter().all(|f| !f.rule.contains(&long)
+                && f.companions.iter().all(|c| c.path.len() <= MAX_PATH_BYTES)),
+            "{mined:?}"
+        );
+        let text = mined.pack_json();
+        let pack = Pack::from_json_str(&text, "mined").expect("the loader accepts it");
+        assert!(CompiledPack::compile(&pack, "mined").is_ok());
     }
 
     #[test]
