@@ -172,28 +172,11 @@ impl Diff {
         self.files.len() > self.limit
     }
 
-    fn push(&mut self, status: Status, prefix: &str, name: &[u8]) {
-        match join(prefix, name) {
-            Some(path) => self.files.push((status, path)),
-            None => self.odd = true,
-        }
-    }
-
-    /// Every file below `tree` (one side of the diff only).
-    fn one_side(
-        &mut self,
-        repo: &gix::Repository,
-        tree: ObjectId,
-        prefix: &str,
-        status: Status,
-    ) -> Result<(), HistoryError> {
-        let (old, new) = match status {
-            Status::Added => (None, Some(tree)),
-            _ => (Some(tree), None),
-        };
-        self.trees(repo, old, new, prefix)
-    }
-
+    /// Every path that differs from `old` to `new` (`None`: the empty tree) below `prefix`.
+    ///
+    /// The walk keeps its own stack of directories still to compare, so a tree nested
+    /// thousands of levels deep (git accepts one) costs heap, not the thread's stack; past
+    /// [`MAX_DEPTH`] levels the history is refused.
     fn trees(
         &mut self,
         repo: &gix::Repository,
@@ -201,78 +184,136 @@ impl Diff {
         new: Option<ObjectId>,
         prefix: &str,
     ) -> Result<(), HistoryError> {
-        let (old_tree, new_tree) = (load(repo, old)?, load(repo, new)?);
-        let old = sorted(old_tree.as_ref())?;
-        let new = sorted(new_tree.as_ref())?;
-        // Both sides are sorted by name: one merge pass pairs them.
-        let (mut i, mut j) = (0, 0);
-        loop {
+        let mut pending: Vec<(Option<ObjectId>, Option<ObjectId>, String, usize)> =
+            vec![(old, new, prefix.to_string(), depth_of(prefix))];
+        while let Some((old, new, prefix, depth)) = pending.pop() {
             if self.full() {
                 return Ok(());
             }
-            let (name, a, b) = match (old.get(i), new.get(j)) {
-                (Some(x), Some(y)) => match x.0.cmp(y.0) {
-                    std::cmp::Ordering::Less => {
+            if depth > MAX_DEPTH {
+                return Err(too_deep());
+            }
+            let (old_tree, new_tree) = (load(repo, old)?, load(repo, new)?);
+            let old = sorted(old_tree.as_ref())?;
+            let new = sorted(new_tree.as_ref())?;
+            let mut below =
+                |a: Option<ObjectId>, b: Option<ObjectId>, name: &[u8], odd: &mut bool| match join(
+                    &prefix, name,
+                ) {
+                    Some(p) => pending.push((a, b, p, depth + 1)),
+                    None => *odd = true,
+                };
+            // Both sides are sorted by name: one merge pass pairs them.
+            let (mut i, mut j) = (0, 0);
+            loop {
+                if self.files.len() > self.limit {
+                    return Ok(());
+                }
+                let (name, a, b) = match (old.get(i), new.get(j)) {
+                    (Some(x), Some(y)) => match x.0.cmp(y.0) {
+                        std::cmp::Ordering::Less => {
+                            i += 1;
+                            (x.0, Some(x.1), None)
+                        }
+                        std::cmp::Ordering::Greater => {
+                            j += 1;
+                            (y.0, None, Some(y.1))
+                        }
+                        std::cmp::Ordering::Equal => {
+                            (i, j) = (i + 1, j + 1);
+                            (x.0, Some(x.1), Some(y.1))
+                        }
+                    },
+                    (Some(x), None) => {
                         i += 1;
                         (x.0, Some(x.1), None)
                     }
-                    std::cmp::Ordering::Greater => {
+                    (None, Some(y)) => {
                         j += 1;
                         (y.0, None, Some(y.1))
                     }
-                    std::cmp::Ordering::Equal => {
-                        (i, j) = (i + 1, j + 1);
-                        (x.0, Some(x.1), Some(y.1))
+                    (None, None) => break,
+                };
+                let odd = &mut self.odd;
+                match (a.as_ref(), b.as_ref()) {
+                    (Some(a), Some(b)) if a == b => {}
+                    (Some((Kind::Tree, a)), Some((Kind::Tree, b))) => {
+                        below(Some(*a), Some(*b), name, odd)
                     }
-                },
-                (Some(x), None) => {
-                    i += 1;
-                    (x.0, Some(x.1), None)
-                }
-                (None, Some(y)) => {
-                    j += 1;
-                    (y.0, None, Some(y.1))
-                }
-                (None, None) => return Ok(()),
-            };
-            let sub = || join(prefix, name);
-            match (a.as_ref(), b.as_ref()) {
-                (Some(a), Some(b)) if a == b => {}
-                (Some((Kind::Tree, a)), Some((Kind::Tree, b))) => match sub() {
-                    Some(p) => self.trees(repo, Some(*a), Some(*b), &p)?,
-                    None => self.odd = true,
-                },
-                (Some((Kind::Tree, a)), Some((Kind::File(_), _))) => {
-                    match sub() {
-                        Some(p) => self.one_side(repo, *a, &p, Status::Deleted)?,
-                        None => self.odd = true,
+                    (Some((Kind::Tree, a)), Some((Kind::File(_), _))) => {
+                        below(Some(*a), None, name, odd);
+                        push(&mut self.files, &mut self.odd, Status::Added, &prefix, name);
                     }
-                    self.push(Status::Added, prefix, name);
-                }
-                (Some((Kind::File(_), _)), Some((Kind::Tree, b))) => {
-                    self.push(Status::Deleted, prefix, name);
-                    match sub() {
-                        Some(p) => self.one_side(repo, *b, &p, Status::Added)?,
-                        None => self.odd = true,
+                    (Some((Kind::File(_), _)), Some((Kind::Tree, b))) => {
+                        below(None, Some(*b), name, odd);
+                        push(
+                            &mut self.files,
+                            &mut self.odd,
+                            Status::Deleted,
+                            &prefix,
+                            name,
+                        );
                     }
+                    (Some((Kind::File(_), _)), Some((Kind::File(_), _))) => {
+                        push(
+                            &mut self.files,
+                            &mut self.odd,
+                            Status::Modified,
+                            &prefix,
+                            name,
+                        );
+                    }
+                    (Some((Kind::Tree, a)), None) => below(Some(*a), None, name, odd),
+                    (None, Some((Kind::Tree, b))) => below(None, Some(*b), name, odd),
+                    (Some((Kind::File(_), _)), None) => push(
+                        &mut self.files,
+                        &mut self.odd,
+                        Status::Deleted,
+                        &prefix,
+                        name,
+                    ),
+                    (None, Some((Kind::File(_), _))) => {
+                        push(&mut self.files, &mut self.odd, Status::Added, &prefix, name)
+                    }
+                    (None, None) => {}
                 }
-                (Some((Kind::File(_), _)), Some((Kind::File(_), _))) => {
-                    self.push(Status::Modified, prefix, name);
-                }
-                (Some((Kind::Tree, a)), None) => match sub() {
-                    Some(p) => self.one_side(repo, *a, &p, Status::Deleted)?,
-                    None => self.odd = true,
-                },
-                (None, Some((Kind::Tree, b))) => match sub() {
-                    Some(p) => self.one_side(repo, *b, &p, Status::Added)?,
-                    None => self.odd = true,
-                },
-                (Some((Kind::File(_), _)), None) => self.push(Status::Deleted, prefix, name),
-                (None, Some((Kind::File(_), _))) => self.push(Status::Added, prefix, name),
-                (None, None) => {}
             }
         }
+        Ok(())
     }
+}
+
+/// A changed file at `prefix/name`, or an odd path.
+fn push(
+    files: &mut Vec<(Status, String)>,
+    odd: &mut bool,
+    status: Status,
+    prefix: &str,
+    name: &[u8],
+) {
+    match join(prefix, name) {
+        Some(path) => files.push((status, path)),
+        None => *odd = true,
+    }
+}
+
+/// The most directory levels a history's trees may nest: deeper, the repository is refused
+/// (no real project nests this deep; a crafted one can nest thousands of levels).
+pub const MAX_DEPTH: usize = 512;
+
+/// The levels of directories a path prefix stands for.
+fn depth_of(prefix: &str) -> usize {
+    if prefix.is_empty() {
+        0
+    } else {
+        prefix.matches('/').count() + 1
+    }
+}
+
+fn too_deep() -> HistoryError {
+    HistoryError::TooLarge(format!(
+        "a tree is nested more than {MAX_DEPTH} directories deep"
+    ))
 }
 
 /// The tree object `id`, when there is one.
@@ -351,18 +392,25 @@ fn list(
     prefix: &str,
     out: &mut Vec<String>,
 ) -> Result<(), HistoryError> {
-    for (name, (kind, id)) in entries(repo, Some(tree))? {
-        let Some(path) = join(prefix, &name) else {
-            continue;
-        };
-        match kind {
-            Kind::Tree => list(repo, id, &path, out)?,
-            Kind::File(_) => out.push(path),
+    // Its own stack, as the diff keeps one: a deep tree costs heap, not the thread's stack.
+    let mut pending = vec![(tree, prefix.to_string(), depth_of(prefix))];
+    while let Some((tree, prefix, depth)) = pending.pop() {
+        if depth > MAX_DEPTH {
+            return Err(too_deep());
         }
-        if out.len() > MAX_TIP_PATHS {
-            return Err(HistoryError::TooLarge(format!(
-                "the tip tree holds more than {MAX_TIP_PATHS} paths"
-            )));
+        for (name, (kind, id)) in entries(repo, Some(tree))? {
+            let Some(path) = join(&prefix, &name) else {
+                continue;
+            };
+            match kind {
+                Kind::Tree => pending.push((id, path, depth + 1)),
+                Kind::File(_) => out.push(path),
+            }
+            if out.len() > MAX_TIP_PATHS {
+                return Err(HistoryError::TooLarge(format!(
+                    "the tip tree holds more than {MAX_TIP_PATHS} paths"
+                )));
+            }
         }
     }
     Ok(())
