@@ -196,13 +196,13 @@ impl Diff {
             let (old_tree, new_tree) = (load(repo, old)?, load(repo, new)?);
             let old = sorted(old_tree.as_ref())?;
             let new = sorted(new_tree.as_ref())?;
-            let mut below =
-                |a: Option<ObjectId>, b: Option<ObjectId>, name: &[u8], odd: &mut bool| match join(
-                    &prefix, name,
-                ) {
-                    Some(p) => pending.push((a, b, p, depth + 1)),
-                    None => *odd = true,
-                };
+            let mut below = |a: Option<ObjectId>,
+                             b: Option<ObjectId>,
+                             name: &[u8],
+                             odd: &mut bool| match join(&prefix, name) {
+                Some(p) => pending.push((a, b, p, depth + 1)),
+                None => *odd = true,
+            };
             // Both sides are sorted by name: one merge pass pairs them.
             let (mut i, mut j) = (0, 0);
             loop {
@@ -686,4 +686,60 @@ pub fn discover(dir: &Path) -> Result<std::path::PathBuf, HistoryError> {
         Some(w) => w.to_path_buf(),
         None => repo.git_dir().to_path_buf(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gix::bstr::BString;
+    use gix::objs::tree::{Entry, EntryKind};
+
+    /// A repository of one commit whose tree nests a file `levels` directories deep, built
+    /// from tree objects (no file system holds such a path).
+    fn nested(dir: &Path, levels: usize) -> ObjectId {
+        let repo = gix::init(dir).expect("init");
+        let blob = repo.write_blob(b"x").expect("blob").detach();
+        let mut child = repo
+            .write_object(&gix::objs::Tree {
+                entries: vec![Entry {
+                    mode: EntryKind::Blob.into(),
+                    filename: BString::from("f.txt"),
+                    oid: blob,
+                }],
+            })
+            .expect("tree")
+            .detach();
+        for _ in 0..levels {
+            child = repo
+                .write_object(&gix::objs::Tree {
+                    entries: vec![Entry {
+                        mode: EntryKind::Tree.into(),
+                        filename: BString::from("d"),
+                        oid: child,
+                    }],
+                })
+                .expect("tree")
+                .detach();
+        }
+        child
+    }
+
+    #[test]
+    fn a_tree_twenty_thousand_levels_deep_is_refused_not_a_stack_overflow() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = nested(dir.path(), 20_000);
+        let repo = gix::open(dir.path()).expect("open");
+        let err = changes(&repo, root, None, 40).err().expect("refused");
+        assert!(err.to_string().contains("nested more than 512"), "{err}");
+        let mut out = Vec::new();
+        let err = list(&repo, root, "", &mut out).expect_err("refused");
+        assert!(err.to_string().contains("nested more than 512"), "{err}");
+        // Within the cap the file is found.
+        let shallow = tempfile::tempdir().expect("temp dir");
+        let root = nested(shallow.path(), 100);
+        let repo = gix::open(shallow.path()).expect("open");
+        let diff = changes(&repo, root, None, 40).expect("read");
+        assert_eq!(diff.files.len(), 1);
+        assert!(diff.files[0].1.ends_with("d/f.txt"));
+    }
 }
