@@ -3,7 +3,7 @@
 
 use docsuggest_engine::Engine;
 use docsuggest_engine::probe::OsProbe;
-use docsuggest_tests::{Fixture, config, judge, memory_engine};
+use docsuggest_tests::{Fixture, config, judge, memory_engine, note_companions as companions};
 use serde_json::json;
 
 /// Family `Src` (`src/pkg/*.py`): the changelog for every file, and the test module each file
@@ -35,13 +35,6 @@ fn workspace() -> Fixture {
 
 fn engine() -> Engine<OsProbe> {
     memory_engine(config(json!({"rateModel": "step"})))
-}
-
-fn companions(v: &docsuggest_engine::Verdict) -> Vec<String> {
-    v.note
-        .as_ref()
-        .map(|n| n.companions.clone())
-        .unwrap_or_default()
 }
 
 #[test]

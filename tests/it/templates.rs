@@ -5,7 +5,9 @@
 use docsuggest_engine::Engine;
 use docsuggest_engine::probe::OsProbe;
 use docsuggest_schema::Outcome;
-use docsuggest_tests::{Fixture, config, contents, judge, memory_engine, rows};
+use docsuggest_tests::{
+    Fixture, config, contents, judge, memory_engine, note_companions as companions, rows,
+};
 use serde_json::json;
 
 /// Family `Attr` (`src/attr/*.py`): its test file, its API page (under `docs/api/`, absent at
@@ -38,13 +40,6 @@ fn workspace() -> Fixture {
 
 fn step_engine() -> Engine<OsProbe> {
     memory_engine(config(json!({"rateModel": "step"})))
-}
-
-fn companions(v: &docsuggest_engine::Verdict) -> Vec<String> {
-    v.note
-        .as_ref()
-        .map(|n| n.companions.clone())
-        .unwrap_or_default()
 }
 
 #[test]

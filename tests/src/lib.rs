@@ -129,6 +129,14 @@ pub fn judge(engine: &mut Engine<OsProbe>, fixture: &Fixture, agent: &str, rel: 
         .expect("a well-formed call")
 }
 
+/// The companions a verdict's note names (none when silent).
+pub fn note_companions(v: &Verdict) -> Vec<String> {
+    v.note
+        .as_ref()
+        .map(|n| n.companions.clone())
+        .unwrap_or_default()
+}
+
 /// What an engine's store holds (a memory or redb store shows it).
 pub fn contents(engine: &Engine<OsProbe>) -> &dyn StoreContents {
     engine

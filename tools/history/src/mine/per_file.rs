@@ -6,7 +6,7 @@
 use super::MineOptions;
 use super::count::Counts;
 use super::rules::split;
-use super::select::Tip;
+use super::select::{Tip, manifest_extension};
 use std::collections::HashMap;
 
 /// A file a tip file changed with often enough.
@@ -42,16 +42,6 @@ pub fn generated(path: &str) -> bool {
         || name == "npm-shrinkwrap.json"
 }
 
-/// Whether a file is a manifest (configuration a lock file is generated from), by the same
-/// extensions as [`super::select::manifest_like`].
-fn manifest_file(path: &str) -> bool {
-    let name = split(path).1;
-    super::select::manifest_like(&super::rules::Shape::Item {
-        parent: String::new(),
-        name: name.to_string(),
-    })
-}
-
 /// The per-file companions of every tip file that changed in at least `min_commits` commits:
 /// the tip files it changed with in at least `min_hits` of them and at least `min_rate` of
 /// its weighted commits, not generated, best first.
@@ -77,8 +67,9 @@ pub fn file_rules(
         }
         let (path, companion) = (&counts.texts[file as usize], &counts.texts[other as usize]);
         // A lock file is a companion of its manifest only (the file beside it).
-        let side_effect =
-            generated(companion) && (split(companion).0 != split(path).0 || !manifest_file(path));
+        let side_effect = generated(companion)
+            && (split(companion).0 != split(path).0
+                || !manifest_extension(super::rules::extension(split(path).1)));
         if !tip.holds(path) || !tip.holds(companion) || side_effect {
             continue;
         }

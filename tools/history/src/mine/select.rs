@@ -156,22 +156,24 @@ fn beside_its_files(shape: &Shape, companion: &str) -> bool {
     }
 }
 
-/// Whether a rule's files are manifests (configuration, not code): a `.toml`, `.json`,
-/// `.mod`, `.yaml`, `.cfg` or `.gemspec` file, or one without an extension (`Gemfile`).
-pub fn manifest_like(shape: &Shape) -> bool {
-    let manifest = |ext: Option<&str>| {
-        ext.is_none_or(|e| {
-            matches!(
-                e,
-                "toml" | "json" | "mod" | "yaml" | "yml" | "cfg" | "gemspec"
-            )
-        })
-    };
+/// Whether a file of this extension is a manifest (configuration a lock file is generated
+/// from, not code): `.toml`, `.json`, `.mod`, `.yaml`, `.cfg`, `.gemspec`, or none (`Gemfile`).
+pub fn manifest_extension(ext: Option<&str>) -> bool {
+    ext.is_none_or(|e| {
+        matches!(
+            e,
+            "toml" | "json" | "mod" | "yaml" | "yml" | "cfg" | "gemspec"
+        )
+    })
+}
+
+/// Whether a rule's files are manifests ([`manifest_extension`]).
+fn manifest_like(shape: &Shape) -> bool {
     match shape {
         Shape::DirExt { ext, .. } | Shape::Affix { ext, .. } | Shape::Deep { ext, .. } => {
-            manifest(Some(ext))
+            manifest_extension(Some(ext))
         }
-        Shape::Item { name, .. } => manifest(super::rules::extension(name)),
+        Shape::Item { name, .. } => manifest_extension(super::rules::extension(name)),
     }
 }
 
