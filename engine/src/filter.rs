@@ -120,14 +120,19 @@ impl Bases {
     }
 
     /// Whether a template's substitution `path` (relative, checked by
-    /// [`crate::compiled::substitute`]) survives: the file exists under a base, or its parent
-    /// directory does (a file the change must create is the most useful companion).
+    /// [`crate::compiled::substitute`]) survives: the file exists under a base, or nothing is
+    /// there yet and its parent directory exists (a file the change must create is the most
+    /// useful companion). Something at the path that does not resolve inside the root (a
+    /// symlink out, a dangling one) is never a file to create: it is dropped.
     pub fn keeps_substituted(&self, path: &str, probe: &dyn FileProbe) -> bool {
         let mut scratch = self.scratch.borrow_mut();
         self.all().iter().any(|base| {
             let file = joined(&mut scratch, base, path);
             if self.inside(file, probe) {
                 return true;
+            }
+            if probe.is_entry(file) {
+                return false;
             }
             match path.rsplit_once('/') {
                 // The base itself is the parent.

@@ -60,6 +60,12 @@ pub trait FileProbe {
     /// The path with every symlink resolved, or `None` when it does not exist.
     fn canonicalize(&self, path: &Path) -> Option<PathBuf>;
 
+    /// Whether anything is at `path` itself, a symlink included even when it leads nowhere
+    /// (the default, for probes that know no symlinks: [`FileProbe::kind`]).
+    fn is_entry(&self, path: &Path) -> bool {
+        self.kind(path).is_some()
+    }
+
     /// Whether `path` exists and, symlinks resolved, lies inside the workspace whose lexical
     /// root is `root`. `real_root` resolves the root at most once per call, when needed.
     fn resolves_within(&self, path: &Path, root: &Path, real_root: &RealRoot) -> bool {
@@ -124,6 +130,10 @@ impl FileProbe for OsProbe {
 
     fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
         std::fs::canonicalize(path).ok()
+    }
+
+    fn is_entry(&self, path: &Path) -> bool {
+        std::fs::symlink_metadata(path).is_ok()
     }
 }
 

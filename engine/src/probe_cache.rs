@@ -352,6 +352,13 @@ impl FileProbe for CachingProbe {
         self.os().canonicalize(path)
     }
 
+    fn is_entry(&self, path: &Path) -> bool {
+        match self.entry(path) {
+            Ok(entry) => entry.is_some(),
+            Err(()) => self.os().is_entry(path),
+        }
+    }
+
     fn resolves_within(&self, path: &Path, root: &Path, real_root: &RealRoot) -> bool {
         // Below a lexical root, a path without symlinks resolves inside the real root: no need
         // to resolve the root itself unless a symlink is met.

@@ -132,6 +132,49 @@ fn companions_never_leave_the_workspace() {
     assert!(problems.is_empty(), "{problems:#?}");
 }
 
+/// A `{}` template is kept when its file exists or, for a file the change must create, when
+/// its directory does: neither may lead outside. A substituted file that is a symlink out of
+/// the workspace (or a dangling one to an absolute path) is dropped even though its directory
+/// is inside, and so is a substitution that is itself a symlink to a directory elsewhere.
+#[cfg(unix)]
+#[test]
+fn template_companions_never_leave_the_workspace_through_symlinks() {
+    use std::os::unix::fs::symlink;
+    let rows: &[(&str, bool)] = &[
+        ("inside.md", true),
+        ("real/{}.md", true),
+        ("tests/{}_test.md", false),
+        ("dangle/{}.md", false),
+        ("{}", false),
+        ("{}.md", false),
+        ("ldir/{}.md", false),
+        ("ldir/{}/x.md", false),
+    ];
+    let companions: Vec<&str> = rows.iter().map(|(c, _)| *c).collect();
+    let e = workspace(&companions);
+    let root = e.ws.root();
+    for dir in ["real", "tests", "dangle"] {
+        std::fs::create_dir_all(root.join(dir)).expect("dir");
+    }
+    // The call is on `t/a.md`, so every template substitutes `a`.
+    symlink(e.outside.join("secret.md"), root.join("tests/a_test.md")).expect("symlink");
+    symlink(
+        "/nonexistent-docsuggest-target/a.md",
+        root.join("dangle/a.md"),
+    )
+    .expect("symlink");
+    symlink(&e.outside, root.join("a")).expect("symlink");
+    symlink(e.outside.join("x.md"), root.join("a.md")).expect("symlink");
+    symlink(&e.outside, root.join("ldir")).expect("symlink");
+    let verdict = judge(&e);
+    let named = verdict
+        .note
+        .as_ref()
+        .map(|n| n.companions.clone())
+        .unwrap_or_default();
+    assert_eq!(named, ["inside.md", "real/a.md"], "{:?}", verdict.ledger);
+}
+
 /// A `<placeholder>` companion is kept without an existence check, so it must not be allowed
 /// to climb out or be absolute either.
 #[test]
