@@ -138,11 +138,12 @@ impl CompiledFamily {
 }
 
 /// `template` with every `{}` replaced by `capture`; `None` when the capture is empty or
-/// holds a control character, or the result has a `.` or `..` component or starts with `/`
+/// holds a control character or another code point that prints nothing, or the result has a `.` or `..` component or starts with `/`
 /// (such a companion is dropped, never emitted).
 pub fn substitute(template: &str, capture: &str) -> Option<String> {
-    // The capture reaches the note and the ledger: it must not forge a line there.
-    if capture.is_empty() || capture.contains(char::is_control) {
+    // The capture reaches the note and the ledger: it must not forge a line there, nor make
+    // the text read other than it is (a right-to-left override, a line separator).
+    if capture.is_empty() || docsuggest_schema::text::has_invisible(capture) {
         return None;
     }
     let path = template.replace(TEMPLATE_MARK, capture);

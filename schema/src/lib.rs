@@ -29,6 +29,7 @@ pub mod pack;
 pub mod rate;
 pub mod store;
 pub mod suggest;
+pub mod text;
 
 pub use config::{Config, ConfigError, Durability, RateModel};
 pub use decision::{

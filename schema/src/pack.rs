@@ -243,7 +243,7 @@ impl Pack {
             if fam.name.is_empty()
                 || fam
                     .name
-                    .contains(|c: char| c.is_whitespace() || c.is_control())
+                    .contains(|c: char| c.is_whitespace() || crate::text::is_invisible(c))
             {
                 out.push(format!(
                     "{at}.name: must be a non-empty word without spaces"
@@ -450,7 +450,8 @@ fn template_problem(path: &str, captures: bool) -> Option<String> {
     }
 }
 
-/// Paths in a pack are short printable text: no control characters reach a note.
+/// Paths in a pack are short printable text: no control character, bidirectional override or
+/// other invisible code point reaches a note.
 fn path_problem(path: &str) -> Option<String> {
     if path.is_empty() {
         Some("must not be empty".into())
@@ -459,10 +460,13 @@ fn path_problem(path: &str) -> Option<String> {
             "is {} bytes long (at most {MAX_PATH_BYTES})",
             path.len()
         ))
-    } else if path.chars().any(char::is_control) {
-        Some("contains a control character".into())
     } else {
-        None
+        let c = path.chars().find(|&c| crate::text::is_invisible(c))?;
+        Some(if c.is_control() {
+            "contains a control character".into()
+        } else {
+            format!("contains an invisible character (U+{:04X})", c as u32)
+        })
     }
 }
 

@@ -4,6 +4,7 @@
 use crate::scale;
 use docsuggest_engine::Verdict;
 use docsuggest_schema::StoreContents;
+use docsuggest_schema::text::is_invisible;
 use docsuggest_store::{FailOpenStore, RedbStore, StoreOptions};
 use docsuggest_tests::{Fixture, config, memory_engine, one_family_pack};
 use proptest::prelude::*;
@@ -175,6 +176,59 @@ fn template_companions_never_leave_the_workspace_through_symlinks() {
     assert_eq!(named, ["inside.md", "real/a.md"], "{:?}", verdict.ledger);
 }
 
+/// Text that prints nothing (a right-to-left override, a line separator, a zero-width space)
+/// never reaches a note or a ledger line: a call path carrying it gives its template no
+/// substitution, and a pack carrying it is refused (the built-in pack takes over).
+#[test]
+fn notes_carry_no_invisible_text() {
+    for mark in [
+        '\u{202e}', '\u{2028}', '\u{2029}', '\u{200b}', '\u{2066}', '\u{feff}',
+    ] {
+        let e = workspace(&["inside.md", "real/{}.md"]);
+        std::fs::create_dir_all(e.ws.root().join("real")).expect("dir");
+        let call = format!("t/a{mark}b.md");
+        e.ws.write(&call, "");
+        let mut engine = memory_engine(config(json!({"log": false, "threshold": 0.0})));
+        let verdict = engine
+            .judge(&e.ws.call("a", "read", &call))
+            .expect("a well-formed call");
+        let named = verdict
+            .note
+            .as_ref()
+            .map(|n| n.companions.clone())
+            .unwrap_or_default();
+        assert_eq!(
+            named,
+            ["inside.md"],
+            "{:x}: {:?}",
+            mark as u32,
+            verdict.ledger
+        );
+        assert!(
+            check_verdict(&verdict).is_ok(),
+            "{:?}",
+            check_verdict(&verdict)
+        );
+
+        let companion = format!("in{mark}side.md");
+        let e = workspace(&[&companion]);
+        e.ws.write(&companion, "");
+        let verdict = judge(&e);
+        assert!(verdict.note.is_none(), "{:x}: {verdict:?}", mark as u32);
+        assert!(
+            check_verdict(&verdict).is_ok(),
+            "{:?}",
+            check_verdict(&verdict)
+        );
+        let refused = docsuggest_schema::Pack::from_json_str(&one_family_pack(&[&companion]), "p")
+            .expect_err("a pack naming an invisible character");
+        assert!(
+            refused.to_string().contains("invisible character"),
+            "{refused}"
+        );
+    }
+}
+
 /// A `<placeholder>` companion is kept without an existence check, so it must not be allowed
 /// to climb out or be absolute either.
 #[test]
@@ -256,7 +310,7 @@ fn repo_packs_outside_the_workspace_or_not_plain_are_not_read() {
 
 fn clean(text: &str, newlines: bool) -> bool {
     text.chars()
-        .all(|c| !c.is_control() || (newlines && c == '\n'))
+        .all(|c| !is_invisible(c) || (newlines && c == '\n'))
 }
 
 fn check_verdict(v: &Verdict) -> Result<(), String> {
@@ -278,6 +332,7 @@ fn any_text() -> impl Strategy<Value = String> {
     prop_oneof![
         "[a-zA-Z0-9_./<>*-]{1,24}",
         "\\PC{0,12}[\\x00-\\x1f\\x7f\\u{80}-\\u{9f}]\\PC{0,12}",
+        "\\PC{0,12}[\\u{ad}\\u{200b}-\\u{200f}\\u{2028}-\\u{202e}\\u{2066}-\\u{2069}\\u{feff}]\\PC{0,12}",
         "\\PC{1,24}",
     ]
 }
@@ -290,7 +345,7 @@ proptest! {
         ..ProptestConfig::default()
     })]
 
-    /// Packs and call paths full of control characters: a pack that carries one is refused
+    /// Packs and call paths full of control and other invisible characters: a pack that carries one is refused
     /// (the built-in pack takes over), and nothing the engine answers carries one.
     #[test]
     fn notes_carry_no_control_characters(

@@ -150,7 +150,7 @@ fn join(prefix: &str, name: &[u8]) -> Option<String> {
         && name != ".."
         && !name
             .chars()
-            .any(|c| c == '/' || c == '\\' || c == '"' || c.is_control());
+            .any(|c| c == '/' || c == '\\' || c == '"' || docsuggest_schema::text::is_invisible(c));
     if !plain {
         return None;
     }

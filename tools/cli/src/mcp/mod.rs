@@ -24,7 +24,10 @@
 
 pub mod explain;
 pub mod reach;
+pub mod transport;
 
+use docsuggest_engine::paths::MAX_PATH_BYTES;
+use docsuggest_schema::text::{bounded, quoted};
 use reach::{Reach, ReachError};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -89,7 +92,10 @@ pub fn run(options: &McpOptions) -> Result<(), McpError> {
         .map_err(McpError::Runtime)?;
     runtime.block_on(async {
         let server = Server::new(reach)
-            .serve(rmcp::transport::stdio())
+            .serve(transport::LineTransport::new(
+                tokio::io::stdin(),
+                tokio::io::stdout(),
+            ))
             .await
             .map_err(|e| McpError::Session(e.to_string()))?;
         server
@@ -155,13 +161,13 @@ impl Server {
             let silence = explain::silence(&ledger(&answer));
             let text = format!(
                 "No companions for {}: {}.",
-                query.path,
+                quoted(&query.path),
                 silence
                     .as_ref()
                     .map_or("the engine gave no note", |s| s.explanation.as_str())
             );
             let value = json!({
-                "path": query.path, "family": null, "confidence": null, "companions": [],
+                "path": bounded(&query.path, MAX_PATH_BYTES), "family": null, "confidence": null, "companions": [],
                 "silent": silence, "ledger": answer["ledger"], "via": via.describe(),
             });
             return Ok(result(text, value));
@@ -178,7 +184,7 @@ impl Server {
             note["text"].as_str().unwrap_or_default()
         );
         let value = json!({
-            "path": query.path, "family": family, "confidence": note["confidence"],
+            "path": bounded(&query.path, MAX_PATH_BYTES), "family": family, "confidence": note["confidence"],
             "companions": companions, "note": note["text"], "silent": null,
             "ledger": answer["ledger"], "via": via.describe(),
         });
@@ -204,18 +210,20 @@ impl Server {
         let text = match &silence {
             Some(s) => format!(
                 "{} is silent ({}): {}.",
-                query.path, s.reason, s.explanation
+                quoted(&query.path),
+                s.reason,
+                s.explanation
             ),
             None => format!(
                 "{} is not silent: {}",
-                query.path,
+                quoted(&query.path),
                 answer["note"]["summary"]
                     .as_str()
                     .unwrap_or("a note is given")
             ),
         };
         let value = json!({
-            "path": query.path, "silent": silence.is_some(),
+            "path": bounded(&query.path, MAX_PATH_BYTES), "silent": silence.is_some(),
             "reason": silence.as_ref().map(|s| s.reason),
             "family": match &silence {
                 Some(s) => json!(s.family),
@@ -231,6 +239,17 @@ impl Server {
 impl Server {
     /// Peeks at `query` off the async executor; a failure is already the tool error to answer.
     async fn peek(&self, query: &PathQuery) -> Result<(Value, reach::Via), CallToolResult> {
+        // Refused here as the engine would refuse it, so a path past any sane length never
+        // travels to the daemon (whose line limit it could pass) nor comes back in full.
+        for (field, value) in [("path", Some(&query.path)), ("cwd", query.cwd.as_ref())] {
+            if let Some(value) = value.filter(|v| v.len() > MAX_PATH_BYTES) {
+                return Err(CallToolResult::error(vec![ContentBlock::text(format!(
+                    "cannot judge {}: {field} is {} bytes long (at most {MAX_PATH_BYTES})",
+                    quoted(value),
+                    value.len()
+                ))]));
+            }
+        }
         let request = json!({
             "op": "peek",
             "agent": query.agent.as_deref().unwrap_or(DEFAULT_AGENT),
@@ -244,8 +263,9 @@ impl Server {
             Ok(Ok(answered)) => Ok(answered),
             Ok(Err(e)) => Err(tool_error(&query.path, &e)),
             Err(join) => Err(CallToolResult::error(vec![ContentBlock::text(format!(
-                "asking the engine about {} failed: {join}",
-                query.path
+                "asking the engine about {} failed: {}",
+                quoted(&query.path),
+                bounded(&join.to_string(), ERROR_LIMIT)
             ))])),
         }
     }
@@ -285,10 +305,14 @@ fn result(text: String, value: Value) -> CallToolResult {
     result
 }
 
+/// The most bytes of an error another part wrote that a tool error quotes.
+const ERROR_LIMIT: usize = 400;
+
 fn tool_error(path: &str, e: &ReachError) -> CallToolResult {
+    let (path, why) = (quoted(path), bounded(&e.to_string(), ERROR_LIMIT));
     let text = match e {
-        ReachError::Refused { .. } => format!("cannot judge {path:?}: {e}"),
-        _ => format!("cannot ask the engine about {path:?}: {e}"),
+        ReachError::Refused { .. } => format!("cannot judge {path}: {why}"),
+        _ => format!("cannot ask the engine about {path}: {why}"),
     };
     CallToolResult::error(vec![ContentBlock::text(text)])
 }

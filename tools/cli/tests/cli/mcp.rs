@@ -416,3 +416,80 @@ fn without_a_daemon_mcp_answers_in_process_and_says_when_the_store_is_unavailabl
     mcp.close();
     assert_eq!(learned(&env, &store), before);
 }
+
+impl Mcp {
+    /// Sends `line` as it is, newline added.
+    fn send_raw(&mut self, line: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(line).expect("the server reads its stdin");
+        stdin.write_all(b"\n").expect("newline");
+        stdin.flush().expect("flush");
+    }
+
+    /// The next frame on stdout.
+    fn next_frame(&mut self) -> Value {
+        let line = self.lines.recv_timeout(HANG).expect("an answer");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON {line:?}: {e}"))
+    }
+}
+
+/// JSON-RPC's edge answers: a line that is not JSON gets a parse error with a null id, JSON
+/// that is not a request an invalid-request error with its id, and the session goes on; a
+/// 1 MiB path or one carrying a right-to-left override comes back short and printable.
+#[test]
+fn mcp_answers_malformed_lines_and_bounds_what_it_quotes() {
+    let env = Env::new();
+    let store = env.store("s.redb").display().to_string();
+    let socket = env.home().join("d.sock").display().to_string();
+    let ws = env.ws().display().to_string();
+    let mut mcp = Mcp::start(&env, &["mcp", "--store", &store, "--socket", &socket]);
+    mcp.initialize();
+
+    for line in [
+        &b"{\"jsonrpc\": \"2.0\", \"id\": 3,"[..],
+        b"not json",
+        b"\xff\xfe",
+    ] {
+        mcp.send_raw(line);
+        let frame = mcp.next_frame();
+        assert_eq!(frame["id"], Value::Null, "{frame}");
+        assert_eq!(frame["error"]["code"], -32700, "{frame}");
+    }
+    mcp.send_raw(br#"{"jsonrpc": "2.0", "id": 41, "method": 5}"#);
+    let frame = mcp.next_frame();
+    assert_eq!(
+        (frame["id"].clone(), frame["error"]["code"].clone()),
+        (json!(41), json!(-32600))
+    );
+
+    let huge = format!("{}/{}", ws, "d/".repeat(1 << 19));
+    let answer = mcp.request(
+        "tools/call",
+        json!({"name": "companions", "arguments": {"path": huge}}),
+    );
+    let shown = text(&answer["result"]).to_string();
+    assert_eq!(answer["result"]["isError"], true, "{shown}");
+    assert!(shown.len() < 400, "{} bytes: {shown}", shown.len());
+    assert!(shown.contains("bytes long (at most 4096)"), "{shown}");
+    assert!(
+        !shown.contains("1048576") && !shown.contains("line"),
+        "{shown}"
+    );
+
+    for tool in ["companions", "why_silent"] {
+        let odd = "Documentation/Plans/X\u{202e}dm.\u{2028}md";
+        let answer = mcp.call(tool, json!({"path": odd, "cwd": ws}));
+        let shown = text(&answer);
+        assert!(
+            !shown.contains('\u{202e}') && !shown.contains('\u{2028}'),
+            "{tool}: {shown:?}"
+        );
+        assert!(shown.contains("\\u{202e}"), "{tool}: {shown:?}");
+        let structured = answer["structuredContent"].to_string();
+        assert!(!structured.contains('\u{202e}'), "{tool}: {structured}");
+    }
+    // The session is still served.
+    let list = mcp.request("tools/list", json!({}));
+    assert!(list["result"]["tools"].is_array(), "{list}");
+    mcp.close();
+}
