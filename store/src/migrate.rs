@@ -112,7 +112,7 @@ pub(crate) enum FileState {
 }
 
 /// Reads the schema version; a redb file with foreign tables and no meta is not a store.
-pub(crate) fn inspect(db: &Database, path: &str) -> Result<FileState, StoreError> {
+pub(crate) fn inspect(db: &impl ReadableDatabase, path: &str) -> Result<FileState, StoreError> {
     let txn = db.begin_read().at(path, "reading the schema version")?;
     let names: Vec<String> = txn
         .list_tables()

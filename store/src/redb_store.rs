@@ -144,6 +144,12 @@ impl RedbStore {
         let label = options.path.display().to_string();
         let crash = CrashHook::from_env();
         let mut report = OpenReport::default();
+        if options.backend.is_none()
+            && let Some(found) = file::version_read_only(&options.path, &label)
+            && found > plan.current
+        {
+            return Err(too_new(&label, found, plan));
+        }
         let mut db = file::open_database(&options, &label, &crash)?;
         match migrate::inspect(&db, &label)? {
             FileState::Fresh => {

@@ -135,6 +135,7 @@ fn a_newer_schema_version() {
             .expect("insert");
         txn.commit().expect("commit");
     }
+    let bytes = std::fs::read(&path).expect("read");
     assert_eq!(
         degraded(&path),
         Some(format!(
@@ -142,6 +143,38 @@ fn a_newer_schema_version() {
             path.display(),
             SCHEMA_VERSION + 1
         ))
+    );
+    // Refused before redb writes anything: not a header byte of the file changes.
+    assert!(matches!(
+        docsuggest_store::RedbStore::open(opts(&path)),
+        Err(docsuggest_store::StoreError::TooNew { .. })
+    ));
+    assert!(
+        std::fs::read(&path).expect("read") == bytes,
+        "the file was written"
+    );
+
+    // The same file left unclean (a copy taken while a writer held it): still refused, still
+    // not repaired in place.
+    let unclean = dir.path().join("unclean.redb");
+    {
+        let db = Database::create(&path).expect("raw open");
+        let txn = db.begin_write().expect("txn");
+        txn.open_table(META)
+            .expect("meta")
+            .insert("schema_version", u64::from(SCHEMA_VERSION) + 2)
+            .expect("insert");
+        txn.commit().expect("commit");
+        std::fs::copy(&path, &unclean).expect("copy while held");
+    }
+    let bytes = std::fs::read(&unclean).expect("read");
+    assert!(matches!(
+        docsuggest_store::RedbStore::open(opts(&unclean)),
+        Err(docsuggest_store::StoreError::TooNew { found, .. }) if found == SCHEMA_VERSION + 2
+    ));
+    assert!(
+        std::fs::read(&unclean).expect("read") == bytes,
+        "the unclean file was written"
     );
 }
 

@@ -188,3 +188,60 @@ fn a_tampered_export_is_refused_naming_its_line_and_nothing_is_written() {
         assert!(!fresh.exists(), "{what}: a refused import creates no store");
     }
 }
+
+/// A store a newer docsuggest wrote (a later schema version): `serve`, `migrate`,
+/// `recompute` and `check` refuse it, naming the version, and not a byte of it changes
+/// (redb marks a file's header on a writable open, so it must be refused before one).
+#[test]
+fn a_store_from_a_future_version_is_refused_and_never_touched() {
+    let env = Env::new();
+    let store = env.store("future.redb");
+    let s = store.display().to_string();
+    env.serve_judges(&s, &["Documentation/Plans/X.md"]);
+    {
+        use redb::ReadableTable;
+        let db = redb::Database::create(&store).expect("raw open");
+        let txn = db.begin_write().expect("txn");
+        let meta: redb::TableDefinition<&str, u64> = redb::TableDefinition::new("meta");
+        let version = txn
+            .open_table(meta)
+            .expect("meta")
+            .get("schema_version")
+            .expect("get")
+            .map(|v| v.value())
+            .expect("a version");
+        txn.open_table(meta)
+            .expect("meta")
+            .insert("schema_version", version + 1)
+            .expect("insert");
+        txn.commit().expect("commit");
+    }
+    let before = std::fs::read(&store).expect("read");
+    let request = format!(
+        "{}\n",
+        serde_json::json!({"id": 1, "op": "judge", "agent": "a", "tool": "read",
+            "path": "Documentation/Plans/X.md", "cwd": env.ws()})
+    );
+    for (args, input) in [
+        (&["serve", "--store", &s][..], request.as_bytes()),
+        (&["migrate", "--store", &s], b""),
+        (&["recompute", "--store", &s], b""),
+        (&["check", "--store", &s], b""),
+    ] {
+        let out = env.run(args, input);
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!said.contains("panicked"), "{args:?}: {said}");
+        assert!(
+            said.contains("newer than the supported version"),
+            "{args:?}: {said}"
+        );
+        assert!(
+            std::fs::read(&store).expect("read") == before,
+            "{args:?} wrote to the file"
+        );
+    }
+}
