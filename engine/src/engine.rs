@@ -213,6 +213,7 @@ impl<P: FileProbe> Engine<P> {
         }
         // A zero-config workspace is judged only with the pack its miner says to use.
         let mut abstain = None;
+        let mut why_abstained = None;
         if let Some(workspace) = scene.workspace.as_ref().filter(|w| w.mined) {
             match self.zero_config(workspace) {
                 Ok(false) => {}
@@ -222,10 +223,14 @@ impl<P: FileProbe> Engine<P> {
                         return verdict;
                     }
                 }
-                Err(reason) => abstain = Some(reason),
+                Err((reason, why)) => {
+                    abstain = Some(reason);
+                    why_abstained = why;
+                }
             }
         }
         verdict.warnings.clone_from(&scene.warnings);
+        verdict.warnings.extend(why_abstained);
         let peek = mode == Mode::Peek;
         // A peek works on a copy of the agent's state and keeps it nowhere.
         let mut copy: AgentState;
@@ -298,10 +303,10 @@ impl<P: FileProbe> Engine<P> {
 
     /// Asks the miner which pack the zero-config workspace `workspace` is judged with: `Ok`
     /// with whether that pack was just put in use (the call's scene must be read again), or
-    /// why the call abstains.
-    fn zero_config(&mut self, workspace: &Workspace) -> Result<bool, Abstain> {
+    /// why the call abstains (and, where a person should know, why in words).
+    fn zero_config(&mut self, workspace: &Workspace) -> Result<bool, (Abstain, Option<String>)> {
         let Some(mined) = self.mined.as_mut() else {
-            return Err(Abstain::ForeignWorkspace);
+            return Err((Abstain::ForeignWorkspace, None));
         };
         let (resolved, forgot) =
             mined.resolve(&workspace.root, &workspace.key, self.store.as_mut());
@@ -316,7 +321,7 @@ impl<P: FileProbe> Engine<P> {
                 self.scenes.clear();
                 Ok(true)
             }
-            Resolved::Abstain(reason) => Err(reason),
+            Resolved::Abstain(reason, why) => Err((reason, why)),
         }
     }
 

@@ -11,7 +11,8 @@
 //! - [`MinedAnswer::Mined`]: the new record is stored ([`DecisionStore::put_mined_pack`]) and
 //!   used from now on;
 //! - [`MinedAnswer::Pending`]: the call is silent, `abstained pack-mining 0.00`;
-//! - [`MinedAnswer::Unavailable`]: `abstained foreign-workspace 0.00`, as without zero-config.
+//! - [`MinedAnswer::Unavailable`]: `abstained foreign-workspace 0.00`, as without zero-config,
+//!   with the miner's reason among the answer's warnings.
 //!
 //! The engine stays pure: it mines nothing, starts no thread and reads no git. Reading the
 //! history, and deciding when to mine again, is the miner's; it is asked on every judged call
@@ -40,8 +41,9 @@ pub enum MinedAnswer {
     Mined(MinedPack),
     /// Nothing usable yet: mining runs in the background; the call is silent.
     Pending,
-    /// This work tree cannot be mined (not a usable history, failed): foreign-workspace as today.
-    Unavailable,
+    /// This work tree cannot be mined (not a usable history, a failed or panicking job):
+    /// foreign-workspace as today, the reason (for a person) among the answer's warnings.
+    Unavailable(String),
 }
 
 /// The most work-tree roots whose mined state the engine keeps; one more forgets them all
@@ -60,8 +62,9 @@ struct RootState {
 pub(crate) enum Resolved {
     /// Judge with this pack.
     Use(Arc<CompiledPack>),
-    /// Abstain for this reason (no family, no kappa).
-    Abstain(Abstain),
+    /// Abstain for this reason (no family, no kappa), saying why when a person should know
+    /// (the miner failed, the mined pack does not compile).
+    Abstain(Abstain, Option<String>),
 }
 
 /// The engine's miner and, per work-tree root, the stored record and its compiled pack.
@@ -111,7 +114,7 @@ impl MinedPacks {
             );
         }
         let Some(state) = self.roots.get_mut(root) else {
-            return (Resolved::Abstain(Abstain::ForeignWorkspace), forgot);
+            return (Resolved::Abstain(Abstain::ForeignWorkspace, None), forgot);
         };
         (answer(self.miner.as_mut(), state, root, key, store), forgot)
     }
@@ -141,7 +144,7 @@ fn answer(
                     workspace = key,
                     "the pack miner answered use-stored with no usable stored pack"
                 );
-                Resolved::Abstain(Abstain::ForeignWorkspace)
+                Resolved::Abstain(Abstain::ForeignWorkspace, None)
             }
         },
         MinedAnswer::Mined(record) => match compile(&record, key) {
@@ -157,11 +160,24 @@ fn answer(
             Err(e) => {
                 tracing::error!(workspace = key, error = %e,
                     "the pack miner answered a pack that does not compile; not stored");
-                Resolved::Abstain(Abstain::ForeignWorkspace)
+                Resolved::Abstain(
+                    Abstain::ForeignWorkspace,
+                    Some(format!(
+                        "the pack mined from the history of {} does not load, so the work tree \
+                         stays without one: {e}",
+                        root.display()
+                    )),
+                )
             }
         },
-        MinedAnswer::Pending => Resolved::Abstain(Abstain::PackMining),
-        MinedAnswer::Unavailable => Resolved::Abstain(Abstain::ForeignWorkspace),
+        MinedAnswer::Pending => Resolved::Abstain(Abstain::PackMining, None),
+        MinedAnswer::Unavailable(reason) => Resolved::Abstain(
+            Abstain::ForeignWorkspace,
+            Some(format!(
+                "no pack could be mined from the history of {}: {reason}",
+                root.display()
+            )),
+        ),
     }
 }
 
@@ -278,17 +294,26 @@ mod tests {
         let (mut packs, seen) = script(vec![
             MinedAnswer::UseStored,
             MinedAnswer::Mined(record("[]")),
-            MinedAnswer::Unavailable,
+            MinedAnswer::Unavailable("the job panicked".into()),
             MinedAnswer::Pending,
         ]);
-        for expect in [
-            Abstain::ForeignWorkspace,
-            Abstain::ForeignWorkspace,
-            Abstain::ForeignWorkspace,
-            Abstain::PackMining,
+        // Why, where a person should know: the pack that does not load, the miner's reason.
+        for (expect, why) in [
+            (Abstain::ForeignWorkspace, None),
+            (Abstain::ForeignWorkspace, Some("does not load")),
+            (Abstain::ForeignWorkspace, Some("the job panicked")),
+            (Abstain::PackMining, None),
         ] {
             match packs.resolve(Path::new("/r"), "ws-1", &mut store).0 {
-                Resolved::Abstain(reason) => assert_eq!(reason, expect),
+                Resolved::Abstain(reason, said) => {
+                    assert_eq!(reason, expect);
+                    match why {
+                        None => assert_eq!(said, None),
+                        Some(why) => {
+                            assert!(said.as_deref().is_some_and(|s| s.contains(why)), "{said:?}")
+                        }
+                    }
+                }
                 Resolved::Use(_) => panic!("no usable pack"),
             }
         }

@@ -71,6 +71,16 @@ pub(crate) fn version_read_only(path: &Path, label: &str) -> Option<u32> {
     if std::fs::metadata(path).ok()?.len() == 0 {
         return None;
     }
+    // Unverified reads of a damaged file may panic inside redb: such a file is left to the
+    // writable open, which verifies every page first and calls it corrupt.
+    crate::errors::catch_damage(label, "reading the schema version", || {
+        Ok(peek_version(path, label))
+    })
+    .ok()
+    .flatten()
+}
+
+fn peek_version(path: &Path, label: &str) -> Option<u32> {
     let db = match Builder::new().open_read_only(path) {
         Ok(db) => db,
         Err(redb::DatabaseError::RepairAborted) => {

@@ -387,10 +387,23 @@ fn without_a_miner_or_with_an_unavailable_history_the_call_is_foreign() {
     // A miner that cannot mine this work tree.
     let log = script(
         &mut engine,
-        vec![MinedAnswer::Unavailable, MinedAnswer::Unavailable],
+        vec![
+            MinedAnswer::Unavailable("a shallow clone".into()),
+            MinedAnswer::Unavailable("a shallow clone".into()),
+        ],
     );
     for agent in ["a", "b"] {
-        assert_eq!(lines(&judge(&mut engine, &f, agent, "src/a.py")), [FOREIGN]);
+        let verdict = judge(&mut engine, &f, agent, "src/a.py");
+        assert_eq!(lines(&verdict), [FOREIGN]);
+        // The answer says why, not only the log.
+        assert!(
+            verdict
+                .warnings
+                .iter()
+                .any(|w| w.contains("a shallow clone")),
+            "{:?}",
+            verdict.warnings
+        );
     }
     assert_eq!(asked(&log), 2);
     assert_eq!(

@@ -129,6 +129,34 @@ fn ask(socket: &Path) -> Result<DaemonState, ClientError> {
     })
 }
 
+/// Why the daemon on `socket` gives the file `path` no pack, in its own words: the warnings
+/// of a `peek` of it (nothing recorded) that abstained `foreign-workspace` — a mining job that
+/// failed or panicked, a mined pack that does not load. `None` when the daemon cannot be asked
+/// or gives no such reason (mining still running, or done).
+pub fn why_unmined(socket: &Path, path: &Path) -> Option<String> {
+    let mut client = Client::connect(socket).ok()?;
+    client.set_timeout(Some(ASK_TIMEOUT)).ok()?;
+    let answer = client
+        .peek(
+            "docsuggest-status",
+            "read",
+            &path.display().to_string(),
+            None,
+        )
+        .ok()?;
+    let _ = client.close();
+    let foreign = answer["ledger"].as_array()?.iter().any(|l| {
+        l.as_str()
+            .is_some_and(|l| l.contains("abstained foreign-workspace"))
+    });
+    let warnings: Vec<&str> = answer["warnings"]
+        .as_array()?
+        .iter()
+        .filter_map(serde_json::Value::as_str)
+        .collect();
+    (foreign && !warnings.is_empty()).then(|| warnings.join("; "))
+}
+
 /// When the daemon on `socket` serves the store file `store`, asks it to flush, so that a
 /// copy of the file taken next holds every decision it answered; answers the daemon's pid
 /// (0 when its pid file is unreadable) when it flushed.

@@ -77,8 +77,9 @@ enum Job {
     Mined(MinedPack),
     /// Nothing (more) to do: the stored pack is current, or the engine took the new one.
     Settled,
-    /// The work tree cannot be mined (the reason was logged).
-    Failed,
+    /// The work tree cannot be mined: why (also logged), which every call there answers
+    /// among its warnings.
+    Failed(String),
 }
 
 #[derive(Default)]
@@ -143,7 +144,12 @@ impl BackgroundMiner {
                 let root = job_root;
                 let outcome = {
                     let _turn = lock(&shared.turn);
-                    miner.mine(&root, stored.as_ref())
+                    // A panicking miner (a bug, a dependency) fails this job only: the
+                    // process and every other work tree go on.
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        miner.mine(&root, stored.as_ref())
+                    }))
+                    .unwrap_or_else(|panic| Err(format!("the mining job panicked: {}", crate::panic_text::message(panic.as_ref()))))
                 };
                 let job = match outcome {
                     Ok(Some(record)) => Job::Mined(record),
@@ -151,7 +157,7 @@ impl BackgroundMiner {
                     Err(reason) => {
                         tracing::warn!(root = %root.display(), %reason,
                             "mining a pack from the history failed; the work tree stays without one");
-                        Job::Failed
+                        Job::Failed(docsuggest_schema::text::bounded(&reason, 400))
                     }
                 };
                 lock(&shared.jobs).insert(root, job);
@@ -159,7 +165,10 @@ impl BackgroundMiner {
             });
         if let Err(e) = spawned {
             tracing::error!(error = %e, "cannot start a mining thread");
-            lock(&self.shared.jobs).insert(root.to_path_buf(), Job::Failed);
+            lock(&self.shared.jobs).insert(
+                root.to_path_buf(),
+                Job::Failed(format!("cannot start a mining thread: {e}")),
+            );
             self.shared.ended.notify_all();
         }
     }
@@ -187,8 +196,11 @@ impl PackMiner for BackgroundMiner {
                 };
                 MinedAnswer::Mined(record)
             }
-            Some(Job::Settled | Job::Failed) if stored.is_some() => MinedAnswer::UseStored,
-            Some(Job::Settled | Job::Failed) => MinedAnswer::Unavailable,
+            Some(Job::Settled | Job::Failed(_)) if stored.is_some() => MinedAnswer::UseStored,
+            Some(Job::Failed(reason)) => MinedAnswer::Unavailable(reason.clone()),
+            Some(Job::Settled) => MinedAnswer::Unavailable(
+                "the miner found the stored pack current, but the store holds none".into(),
+            ),
         }
     }
 }

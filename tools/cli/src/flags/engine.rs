@@ -119,6 +119,12 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
         }
     };
     tracing::info!(?ending, "stopped");
+    if ending == protocol::Ending::Panicked {
+        anyhow::bail!(
+            "a request panicked inside the engine; it was answered, what was durable is \
+             flushed, and the server stopped so the next start begins clean"
+        );
+    }
     Ok(())
 }
 

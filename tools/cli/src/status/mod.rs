@@ -132,7 +132,8 @@ impl WorkspaceStatus {
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PackStatus {
-    /// `repo-file`, `built-in`, `mined` or `mining-pending`.
+    /// `repo-file`, `built-in`, `mined`, `mining-pending`, or `mining-failed` (the running
+    /// daemon could not mine one; `error` says why).
     pub source: &'static str,
     /// The repo pack file, when the root has one.
     pub file: Option<String>,
@@ -341,6 +342,14 @@ pub fn status(options: &StatusOptions) -> Status {
             .clone()
             .unwrap_or_else(crate::hook::default_socket),
     );
+    // A pack the daemon tried to mine and could not: its reason, not "pending" forever.
+    if let Some(p) = pack.as_mut().filter(|p| p.source == "mining-pending")
+        && matches!(daemon.state, DaemonState::Running { .. })
+        && let Some(reason) = docsuggest_host::daemon::why_unmined(&daemon.socket, &path)
+    {
+        p.source = "mining-failed";
+        p.error = Some(reason);
+    }
     let mut status = Status {
         path: path.display().to_string(),
         path_kind,
@@ -671,6 +680,14 @@ fn verdict(status: &Status) -> Verdict {
         }
         (_, Some(pack)) => pack,
     };
+    if pack.source == "mining-failed" {
+        return silent(format!(
+            "the daemon could not give this git work tree a pack ({}); calls here abstain \
+             `foreign-workspace` until the cause is gone and the daemon restarts; `docsuggest \
+             init` mines it into .dsh/doc-pack.json and says why it cannot",
+            pack.error.as_deref().unwrap_or("no reason given")
+        ));
+    }
     if pack.source == "mining-pending" {
         return silent(match &status.store.error {
             Some(e) => format!(

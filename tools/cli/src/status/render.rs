@@ -148,9 +148,17 @@ fn pack_lines(out: &mut String, pack: &PackStatus) {
             "to be mined from the git history: none is stored yet (the first judged call \
              here starts mining in the daemon)",
         ),
+        "mining-failed" => s.line(format_args!(
+            "none: the daemon could not mine one from the git history: {}",
+            pack.error.as_deref().unwrap_or("no reason given")
+        )),
         _ => s.line(format_args!("built-in ({families})")),
     }
-    if let Some(e) = &pack.error {
+    if let Some(e) = pack
+        .error
+        .as_ref()
+        .filter(|_| pack.source != "mining-failed")
+    {
         s.line(format_args!(
             "the pack file {} cannot be used, so the built-in pack is: {e}",
             pack.file.as_deref().unwrap_or_default()

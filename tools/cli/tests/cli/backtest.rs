@@ -116,6 +116,68 @@ pub fn repository_with_raw(
     }
 }
 
+/// Adds a commit on top of the repository in `dir` whose tree also holds `deep/d/d/…/f.txt`,
+/// `levels` directories deep: built from tree objects, since no file system holds such a
+/// path (git accepts it).
+pub fn add_deep_commit(dir: &Path, levels: usize) {
+    let repo = gix::open(dir).expect("open");
+    let tip = repo.head_commit().expect("a head commit");
+    let blob = repo.write_blob(b"x").expect("blob").detach();
+    let mut child = repo
+        .write_object(&gix::objs::Tree {
+            entries: vec![Entry {
+                mode: EntryKind::Blob.into(),
+                filename: BString::from("f.txt"),
+                oid: blob,
+            }],
+        })
+        .expect("tree")
+        .detach();
+    for _ in 0..levels {
+        child = repo
+            .write_object(&gix::objs::Tree {
+                entries: vec![Entry {
+                    mode: EntryKind::Tree.into(),
+                    filename: BString::from("d"),
+                    oid: child,
+                }],
+            })
+            .expect("tree")
+            .detach();
+    }
+    let mut root: gix::objs::Tree = tip
+        .tree()
+        .expect("the tip's tree")
+        .decode()
+        .expect("a tree")
+        .into();
+    root.entries.push(Entry {
+        mode: EntryKind::Tree.into(),
+        filename: BString::from("deep"),
+        oid: child,
+    });
+    root.entries.sort();
+    let tree = repo.write_object(&root).expect("tree").detach();
+    let sig = gix::actor::Signature {
+        name: "t".into(),
+        email: "t@example.invalid".into(),
+        time: gix::date::Time::new(1_700_000_000, 0),
+    };
+    let commit = gix::objs::Commit {
+        tree,
+        parents: vec![tip.id].into(),
+        author: sig.clone(),
+        committer: sig,
+        encoding: None,
+        message: "deep\n".into(),
+        extra_headers: Vec::new(),
+    };
+    let id = repo.write_object(&commit).expect("commit").detach();
+    let head = std::fs::read_to_string(dir.join(".git/HEAD")).expect("HEAD");
+    let branch = head.trim().strip_prefix("ref: ").expect("a symbolic HEAD");
+    std::fs::write(dir.join(".git").join(branch), format!("{id}\n")).expect("branch ref");
+}
+
 /// The root commit's files: one `Src` file, its two companions, a licence and the pack.
 fn root_state() -> BTreeMap<String, String> {
     [

@@ -24,13 +24,13 @@ fn group_config(env: &Env) -> PathBuf {
 }
 
 /// A running socket server.
-struct Server {
+pub struct Server {
     child: Child,
     socket: PathBuf,
 }
 
 impl Server {
-    fn start(env: &Env, socket: &Path, extra: &[&str]) -> Server {
+    pub fn start(env: &Env, socket: &Path, extra: &[&str]) -> Server {
         let store = env.store("s.redb").display().to_string();
         let socket_arg = socket.display().to_string();
         let mut args = vec!["serve", "--socket", &socket_arg, "--store", &store];
@@ -65,16 +65,16 @@ impl Server {
         }
     }
 
-    fn client(&self) -> Client {
+    pub fn client(&self) -> Client {
         Client::connect(&self.socket).expect("a client connects")
     }
 
-    fn pid(&self) -> u32 {
+    pub fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// Sends SIGTERM and waits for the exit; answers the status and stderr.
-    fn terminate(mut self) -> (ExitStatus, String) {
+    pub fn terminate(mut self) -> (ExitStatus, String) {
         signal(self.child.id(), "TERM");
         let stderr = self.child.stderr.take();
         let status = wait(&mut self.child);
@@ -133,7 +133,7 @@ fn wait_or_kill(child: &mut Child, what: &str) -> ExitStatus {
 }
 
 /// The whole history of the store, read after the server stopped.
-fn history(env: &Env) -> Vec<Value> {
+pub fn history(env: &Env) -> Vec<Value> {
     let store = env.store("s.redb").display().to_string();
     let out = env.ok(
         &["history", "--store", &store, "--limit", "1000000", "--json"],
@@ -145,14 +145,14 @@ fn history(env: &Env) -> Vec<Value> {
 /// What the answers of one session said: decisions recorded (a note or a gated silence),
 /// notes emitted, accepts.
 #[derive(Default, Debug, PartialEq, Eq, Clone, Copy)]
-struct Told {
+pub struct Told {
     decisions: usize,
     notes: usize,
     accepts: usize,
 }
 
 impl Told {
-    fn add(&mut self, answer: &Value) {
+    pub fn add(&mut self, answer: &Value) {
         for line in answer["ledger"].as_array().into_iter().flatten() {
             let line = line.as_str().unwrap_or("");
             // A decision is recorded for every note and every gated silence (a silence whose
@@ -167,7 +167,7 @@ impl Told {
         }
     }
 
-    fn merge(self, other: Told) -> Told {
+    pub fn merge(self, other: Told) -> Told {
         Told {
             decisions: self.decisions + other.decisions,
             notes: self.notes + other.notes,
@@ -178,7 +178,7 @@ impl Told {
 
 /// Whether the history holds every decision `told` answered (each resolved by now: the
 /// last turn or the close ended its window), and every accept.
-fn assert_in_history(entries: &[Value], told: Told) {
+pub fn assert_in_history(entries: &[Value], told: Told) {
     let accepts = entries
         .iter()
         .filter(|e| e["decision"]["outcome"] == "accepted")
@@ -192,7 +192,7 @@ fn assert_in_history(entries: &[Value], told: Told) {
 
 /// One agent's turns over `client`: a plan (a note), its index (the follow-through), a
 /// turn reset.
-fn agent_turns(client: &mut Client, agent: &str, ws: &str, turns: usize) -> Told {
+pub fn agent_turns(client: &mut Client, agent: &str, ws: &str, turns: usize) -> Told {
     let mut told = Told::default();
     for _ in 0..turns {
         for path in ["Documentation/Plans/X.md", "Documentation/INDEX.md"] {

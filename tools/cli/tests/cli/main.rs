@@ -9,6 +9,7 @@ mod common;
 #[cfg(unix)]
 mod daemon;
 mod damaged;
+mod deep;
 mod demo;
 mod fleet;
 #[cfg(unix)]

@@ -275,10 +275,10 @@ fn a_stored_pack_is_mined_again_only_when_head_moved_far(
     let mut background = BackgroundMiner::with(miner.clone());
     assert_eq!(background.request(&lonely, "k", None), MinedAnswer::Pending);
     background.wait_idle();
-    assert_eq!(
+    assert!(matches!(
         background.request(&lonely, "k", None),
-        MinedAnswer::Unavailable
-    );
+        MinedAnswer::Unavailable(_)
+    ));
 }
 
 #[test]
@@ -309,8 +309,53 @@ fn a_missing_miner_binary_leaves_the_work_tree_unavailable() {
     )));
     assert_eq!(background.request(&root, "k", None), MinedAnswer::Pending);
     background.wait_idle();
-    assert_eq!(
-        background.request(&root, "k", None),
-        MinedAnswer::Unavailable
-    );
+    match background.request(&root, "k", None) {
+        MinedAnswer::Unavailable(reason) => {
+            assert!(reason.contains("no-such-docsuggest"), "{reason}")
+        }
+        other => panic!("unavailable expected, got {other:?}"),
+    }
+}
+
+/// A mining job that panics (a bug, a dependency) fails that work tree only, with the panic's
+/// message as the reason: the process goes on, `wait_idle` returns, and the next work tree
+/// is mined.
+#[test]
+fn a_panicking_mining_job_leaves_its_work_tree_unavailable_with_a_reason() {
+    use docsuggest_engine::mined::{MinedAnswer, PackMiner};
+    use docsuggest_host::mining::{BackgroundMiner, HistoryMiner};
+
+    struct Planted;
+    impl HistoryMiner for Planted {
+        fn mine(
+            &self,
+            root: &Path,
+            stored: Option<&docsuggest_schema::MinedPack>,
+        ) -> Result<Option<docsuggest_schema::MinedPack>, String> {
+            if root.ends_with("bad") {
+                panic!("a planted bug in the miner");
+            }
+            docsuggest_history::miner::GitMiner.mine(root, stored)
+        }
+    }
+    let env = Env::new();
+    let (bad, good) = (env.home().join("bad"), env.home().join("good"));
+    convention_history(&bad, 40);
+    convention_history(&good, 40);
+    let mut background = BackgroundMiner::with(std::sync::Arc::new(Planted));
+    assert_eq!(background.request(&bad, "b", None), MinedAnswer::Pending);
+    background.wait_idle();
+    match background.request(&bad, "b", None) {
+        MinedAnswer::Unavailable(reason) => assert!(
+            reason.contains("panicked") && reason.contains("a planted bug"),
+            "{reason}"
+        ),
+        other => panic!("unavailable expected, got {other:?}"),
+    }
+    assert_eq!(background.request(&good, "g", None), MinedAnswer::Pending);
+    background.wait_idle();
+    assert!(matches!(
+        background.request(&good, "g", None),
+        MinedAnswer::Mined(_)
+    ));
 }

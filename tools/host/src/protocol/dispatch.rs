@@ -35,6 +35,10 @@ pub struct Handled {
     pub error: Option<&'static str>,
     /// The request was `close`: stop serving (on a shared engine: end this connection).
     pub stop: bool,
+    /// The request panicked where the engine's state may be half-changed: the engine was
+    /// flushed and closed, and the server must stop (every connection), so that the next
+    /// start begins clean.
+    pub fatal: bool,
 }
 
 /// Serves requests against one engine.
@@ -48,6 +52,8 @@ pub struct Dispatcher {
     /// Something may have been committed without an fsync since the last flush.
     unflushed: bool,
     closed: bool,
+    /// A request panicked while it could change the engine: nothing more is served.
+    poisoned: bool,
 }
 
 impl Dispatcher {
@@ -62,6 +68,7 @@ impl Dispatcher {
             shared: false,
             unflushed: false,
             closed: false,
+            poisoned: false,
         }
     }
 
@@ -109,6 +116,12 @@ impl Dispatcher {
         self.closed
     }
 
+    /// Whether a request panicked while it could change the engine's state: the engine was
+    /// flushed and closed, every later request answers `closed`, and a server stops.
+    pub fn is_poisoned(&self) -> bool {
+        self.poisoned
+    }
+
     /// Takes the engine's startup ledger: it is appended to the log now and answered by
     /// every `stats` request, so a host can see a store degradation it had no request for.
     pub fn with_startup(mut self, lines: Vec<String>) -> Dispatcher {
@@ -147,7 +160,8 @@ impl Dispatcher {
             },
             Err(e) => fail(&id, &e),
         };
-        handled.stop = stop;
+        handled.stop = stop || self.poisoned;
+        handled.fatal = self.poisoned;
         handled
     }
 
@@ -164,10 +178,54 @@ impl Dispatcher {
             .map_err(|e| RequestError::Internal(format!("the answer could not be encoded: {e}")))
     }
 
+    /// Runs `op`, isolating a panic inside it (a bug here or in a dependency) from the
+    /// server every agent shares, as rust-analyzer's dispatcher does: a request that only
+    /// reads answers `internal` and serving goes on; one that may have half-changed the
+    /// engine answers `internal` too, after what is durable is flushed, and poisons the
+    /// dispatcher so the server stops and the next start begins clean (the store abandons
+    /// the open windows then, as after any stop).
     fn run(&mut self, op: Op) -> Result<Reply, RequestError> {
         if self.closed {
             return Err(RequestError::Closed);
         }
+        let reads_only = matches!(op, Op::Hello | Op::Stats | Op::Rates(_));
+        let name = op.name();
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run_op(op))) {
+            Ok(reply) => reply,
+            Err(panic) => {
+                let what = crate::panic_text::message(panic.as_ref());
+                tracing::error!(op = name, panic = %what, reads_only, "a request panicked");
+                if reads_only {
+                    return Err(RequestError::Internal(format!(
+                        "the {name} request failed inside the engine ({what}); nothing changed \
+                         and the server goes on"
+                    )));
+                }
+                self.poison();
+                Err(RequestError::Internal(format!(
+                    "the {name} request failed inside the engine ({what}); what was durable is \
+                     flushed and the engine stops, so the next start begins clean"
+                )))
+            }
+        }
+    }
+
+    /// After a panic that may have half-changed the engine: flush what the store committed
+    /// (itself isolated), and serve nothing more. The engine is not closed: closing would
+    /// resolve its open windows from state that may be half-changed.
+    fn poison(&mut self) {
+        self.poisoned = true;
+        self.closed = true;
+        let flushed =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.engine.flush()));
+        match flushed {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => tracing::error!(error = %e, "flushing after a panic failed"),
+            Err(_) => tracing::error!("flushing after a panic panicked too"),
+        }
+    }
+
+    fn run_op(&mut self, op: Op) -> Result<Reply, RequestError> {
         // A peek records nothing, but the pack it may have mined is stored (zero-config).
         self.unflushed |= matches!(
             op,

@@ -40,4 +40,6 @@ pub use request::{Op, RatesTarget, Request, parse_line, parse_value};
 pub use serve::{Ending, ServeError, serve, serve_stdio};
 
 #[cfg(test)]
+mod panics;
+#[cfg(test)]
 mod tests;

@@ -43,6 +43,23 @@ pub enum Op {
     Close,
 }
 
+impl Op {
+    /// The op's name, as a request line spells it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Hello => "hello",
+            Op::Judge(_) => "judge",
+            Op::Peek(_) => "peek",
+            Op::Turn { .. } => "turn",
+            Op::Configure(_) => "configure",
+            Op::Flush => "flush",
+            Op::Rates(_) => "rates",
+            Op::Stats => "stats",
+            Op::Close => "close",
+        }
+    }
+}
+
 /// Whose rates a `rates` request reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RatesTarget {

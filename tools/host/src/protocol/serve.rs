@@ -55,6 +55,10 @@ pub enum Ending {
     /// The socket server's path or lock file was taken by something else (or the lock file
     /// removed): it stopped as on a signal, so the next start makes a fresh server.
     SocketLost,
+    /// A request panicked where the engine's state may be half-changed: it was answered
+    /// `internal`, what was durable was flushed, and the server stopped so the next start
+    /// begins clean.
+    Panicked,
 }
 
 /// One answer on its way back to a session.
@@ -135,6 +139,9 @@ pub(crate) fn engine_loop(
                     line: handled.answer,
                     stop: handled.stop,
                 });
+                if handled.fatal {
+                    break Ok(Ending::Panicked);
+                }
             }
             Event::SessionEnded(result) if sessions == Sessions::One => {
                 break result.map(|()| {
