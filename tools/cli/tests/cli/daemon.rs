@@ -720,3 +720,34 @@ fn a_daemon_whose_socket_path_is_taken_stops_and_leaves_the_file_alone() {
     // It stopped as on a signal: every answered decision is in the store.
     assert_in_history(&history(&env), told);
 }
+
+/// Idle clients cannot lock the others out: 200 connections that send nothing (and one that
+/// stops mid-line) fill the 64 slots, yet once they have idled a moment a new client takes
+/// the slot of the longest idle one and is answered; the evicted connection sees its end.
+#[test]
+fn idle_connections_give_their_slots_to_new_clients() {
+    let env = Env::new();
+    let socket = env.store("d.sock");
+    let server = Server::start(&env, &socket, &[]);
+    let mut half = UnixStream::connect(&socket).expect("connect");
+    half.write_all(br#"{"id":1,"op":"hel"#).expect("half a line");
+    std::thread::sleep(Duration::from_millis(100));
+    let idle: Vec<UnixStream> = (0..200)
+        .map(|_| UnixStream::connect(&socket).expect("connect"))
+        .collect();
+    // Past the grace an idle connection keeps its slot against a newcomer.
+    std::thread::sleep(Duration::from_millis(800));
+    for _ in 0..3 {
+        let mut client = server.client();
+        let hello = client.hello().expect("a new client is answered");
+        assert_eq!(hello["ok"], true, "{hello}");
+    }
+    // The half-line client, the oldest, gave its slot up first: it reads the end.
+    half.set_read_timeout(Some(HANG)).expect("timeout");
+    let mut rest = String::new();
+    let _ = std::io::Read::read_to_string(&mut half, &mut rest);
+    assert!(!rest.contains(r#""ok":true"#), "{rest}");
+    drop(idle);
+    let (status, stderr) = server.terminate();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}

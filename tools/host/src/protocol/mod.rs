@@ -29,6 +29,7 @@ mod error;
 mod lines;
 mod request;
 mod serve;
+mod slots;
 #[cfg(unix)]
 pub mod socket;
 

@@ -10,6 +10,7 @@
 
 use super::dispatch::Dispatcher;
 use super::lines::{Line, LineReader};
+use super::slots::Activity;
 use docsuggest_schema::StoreError;
 use std::io::{self, BufRead, Write};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -172,11 +173,13 @@ pub(crate) fn engine_loop(
 
 /// Reads request lines from `input` and writes their answers to `output` until the input
 /// ends, a `close` is answered, or the engine loop stops; answers how many requests were
-/// answered. Blank lines are skipped without an answer.
+/// answered. Blank lines are skipped without an answer. A socket connection reports to
+/// `activity` when a request is in flight, so an idle one can give up its slot.
 pub(crate) fn session(
     input: impl BufRead,
     mut output: impl Write,
     engine: &Sender<Event>,
+    activity: Option<&Activity>,
 ) -> Result<u64, ServeError> {
     let mut reader = LineReader::new(input);
     let (reply, answers) = mpsc::channel();
@@ -189,6 +192,9 @@ pub(crate) fn session(
         };
         if matches!(&line, Line::Bytes(b) if b.iter().all(u8::is_ascii_whitespace)) {
             continue;
+        }
+        if let Some(activity) = activity {
+            activity.busy();
         }
         let request = Event::Request {
             line,
@@ -207,6 +213,9 @@ pub(crate) fn session(
             .and_then(|()| output.write_all(b"\n"))
             .and_then(|()| output.flush())
             .map_err(ServeError::Write)?;
+        if let Some(activity) = activity {
+            activity.idle();
+        }
         if answer.stop {
             return Ok(answered);
         }
@@ -227,7 +236,7 @@ pub fn serve(
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
             // The session's own error is returned below; the loop only needs its end.
-            let result = session(input, output, &events);
+            let result = session(input, output, &events, None);
             let _ = events.send(Event::SessionEnded(Ok(())));
             result
         });
@@ -254,7 +263,7 @@ pub fn serve_stdio(dispatcher: &mut Dispatcher) -> Result<Ending, ServeError> {
         .spawn(move || {
             let stdin = io::stdin().lock();
             let stdout = io::stdout().lock();
-            let result = session(stdin, stdout, &events).map(|_| ());
+            let result = session(stdin, stdout, &events, None).map(|_| ());
             let _ = events.send(Event::SessionEnded(result));
         })
         .map_err(ServeError::Read)?;

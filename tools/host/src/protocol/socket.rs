@@ -23,13 +23,14 @@ use super::answer::{self, Id};
 use super::dispatch::Dispatcher;
 use super::error::RequestError;
 use super::serve::{self, Ending, Event, ServeError, Sessions};
+use super::slots::{self, Slots};
 use std::fs::File;
 use std::io::{self, BufReader, Write};
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -428,8 +429,7 @@ fn serve_socket_until(
     let mut dispatcher = dispatcher.shared();
     let accepting = Accepting {
         events: events.clone(),
-        max_connections,
-        active: Arc::new(AtomicUsize::new(0)),
+        slots: Slots::new(max_connections),
     };
     let acceptor = accepting
         .start(&bound.listener)
@@ -547,11 +547,10 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     text
 }
 
-/// What every acceptor shares: the engine loop's channel and the bound on connections.
+/// What every acceptor shares: the engine loop's channel and the connection slots.
 struct Accepting {
     events: Sender<Event>,
-    max_connections: usize,
-    active: Arc<AtomicUsize>,
+    slots: Arc<Slots>,
 }
 
 impl Accepting {
@@ -564,14 +563,13 @@ impl Accepting {
         let thread = {
             let stopping = Arc::clone(&stopping);
             let events = self.events.clone();
-            let active = Arc::clone(&self.active);
-            let max = self.max_connections;
+            let slots = Arc::clone(&self.slots);
             std::thread::Builder::new()
                 .name("accept".into())
                 .spawn(move || {
                     // Dropped when the thread ends, which is what `done` waits for.
                     let _finished = finished;
-                    accept(&theirs, &events, max, &active, &stopping);
+                    accept(&theirs, &events, &slots, &stopping);
                 })?
         };
         Ok(Acceptor {
@@ -616,8 +614,7 @@ impl Acceptor {
 fn accept(
     listener: &UnixListener,
     events: &Sender<Event>,
-    max_connections: usize,
-    active: &Arc<AtomicUsize>,
+    slots: &Arc<Slots>,
     stopping: &AtomicBool,
 ) {
     for stream in listener.incoming() {
@@ -633,39 +630,36 @@ fn accept(
                 continue;
             }
         };
-        if active.load(Ordering::SeqCst) >= max_connections {
-            let refusal = RequestError::TooManyConnections {
-                max: max_connections,
-            };
+        let Some(ticket) = slots.admit(&stream) else {
+            let refusal = RequestError::TooManyConnections { max: slots.max() };
             let line = answer::error(&Id::Null, &refusal);
             let _ = writeln!(stream, "{line}");
             continue;
-        }
-        active.fetch_add(1, Ordering::SeqCst);
-        let slot = Slot(Arc::clone(active));
+        };
+        // A client that sends no complete line, or reads no answer, for this long is closed.
+        let _ = stream.set_read_timeout(Some(slots::IDLE_TIMEOUT));
+        let _ = stream.set_write_timeout(Some(slots::IDLE_TIMEOUT));
         let events = events.clone();
         let spawned = std::thread::Builder::new()
             .name("connection".into())
             .spawn(move || {
-                let _slot = slot;
                 let result = match stream.try_clone() {
-                    Ok(input) => serve::session(BufReader::new(input), stream, &events).map(|_| ()),
+                    Ok(input) => serve::session(
+                        BufReader::new(input),
+                        stream,
+                        &events,
+                        Some(ticket.activity()),
+                    )
+                    .map(|_| ()),
                     Err(e) => Err(ServeError::Read(e)),
                 };
+                // The slot is free before the loop hears of the end.
+                drop(ticket);
                 let _ = events.send(Event::SessionEnded(result));
             });
         if let Err(e) = spawned {
             tracing::warn!(error = %e, "cannot start a connection thread");
         }
-    }
-}
-
-/// A connection's place under the bound, given back when its thread ends.
-struct Slot(Arc<AtomicUsize>);
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
