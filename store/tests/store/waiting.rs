@@ -312,22 +312,34 @@ fn the_bound_writes_the_waiting_records_in_one_commit() {
     assert_eq!(s.last_durable_seq(), 0, "that commit was not fsynced");
 }
 
+/// When the fsync is due is decided by the clock (`group.rs` tests it at given instants);
+/// here the interval is set so that no sleep and no slow machine changes the answer: an hour
+/// (never due within the test) and zero (always due).
 #[test]
 fn a_record_made_when_an_fsync_is_due_is_written_at_once() {
     let dir = tempfile::tempdir().expect("tempdir");
+    let hour = Duration::from_secs(3600);
     let mut s = RedbStore::open(StoreOptions {
-        flush_interval: Duration::from_millis(500),
+        flush_interval: hour,
         ..group(&dir.path().join("s.redb"))
     })
     .expect("open");
-    std::thread::sleep(Duration::from_millis(600));
     record(&mut s, "Plan");
-    assert_eq!(s.waiting(), 0);
-    assert_eq!(s.last_durable_seq(), 1);
-    // The interval starts again: the next record waits.
+    assert_eq!((s.waiting(), s.last_durable_seq()), (1, 0));
+    let every = |ms: u64| Config {
+        durability: Durability::Group,
+        flush_interval_ms: ms,
+        ..Config::default()
+    };
+    // Due now: the next record writes the waiting one and itself, durably.
+    s.apply_config(&every(0)).expect("configure");
+    assert_eq!(s.waiting(), 1, "changing the interval writes nothing");
     record(&mut s, "Plan");
-    assert_eq!(s.waiting(), 1);
-    assert_eq!(s.last_durable_seq(), 1);
+    assert_eq!((s.waiting(), s.last_durable_seq()), (0, 2));
+    // The interval starts again at that fsync: the next record waits.
+    s.apply_config(&every(3_600_000)).expect("configure");
+    record(&mut s, "Plan");
+    assert_eq!((s.waiting(), s.last_durable_seq()), (1, 2));
 }
 
 #[test]

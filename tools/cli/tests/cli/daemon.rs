@@ -730,7 +730,8 @@ fn idle_connections_give_their_slots_to_new_clients() {
     let socket = env.store("d.sock");
     let server = Server::start(&env, &socket, &[]);
     let mut half = UnixStream::connect(&socket).expect("connect");
-    half.write_all(br#"{"id":1,"op":"hel"#).expect("half a line");
+    half.write_all(br#"{"id":1,"op":"hel"#)
+        .expect("half a line");
     std::thread::sleep(Duration::from_millis(100));
     let idle: Vec<UnixStream> = (0..200)
         .map(|_| UnixStream::connect(&socket).expect("connect"))
