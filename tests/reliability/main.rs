@@ -10,6 +10,8 @@
 //!   random moments and aborted at named points (`DOCSUGGEST_CRASH_AT`), restarted, checked.
 //! - `fuzz` — the protocol parser and dispatcher, config patches, packs, the codec, and
 //!   damaged store files: no panic, every bad input answered with an error.
+//! - `fuzz_targets` — the checks of the `fuzz/` targets (protocol line, hook event, settings
+//!   file, Codex features, pack) over their corpus and mutations of it.
 //! - `damaged` — a byte flipped at offsets spread over a store file: every inspection command
 //!   answers as on the healthy file or refuses it as corrupt; the damaged fixtures' generator.
 //! - `concurrency` — reader threads scoring from snapshots while a writer records and
@@ -25,6 +27,7 @@ mod crash;
 mod damaged;
 mod faulty;
 mod fuzz;
+mod fuzz_targets;
 mod invariants;
 #[cfg(unix)]
 mod kill;

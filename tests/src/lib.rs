@@ -1,6 +1,8 @@
 //! Fixtures shared by the integration tests: sample workspaces on disk and engines over them.
 #![deny(missing_docs)]
 
+pub mod fuzzing;
+
 use docsuggest_engine::probe::OsProbe;
 use docsuggest_engine::{BoxedStore, Call, Engine, Verdict};
 use docsuggest_schema::{Config, RateRow, StoreContents};

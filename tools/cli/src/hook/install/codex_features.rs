@@ -13,66 +13,21 @@ pub enum HooksFlag {
     Unset,
 }
 
-/// The hooks flag of a `config.toml` text (the last setting wins), read line by line from a
-/// `[features]` table, a top-level `features.hooks = …` dotted key, or a top-level inline
-/// table `features = { … }`; profiles' features are not read.
+/// The hooks flag of a `config.toml` text, read with the `toml` crate as Codex reads it: the
+/// `features` table's `hooks`, else its `codex_hooks` (the earlier name), wherever TOML allows
+/// writing them (`[features]`, `features.hooks = …`, `features = { … }`); profiles' features
+/// are not read. A file that is not valid TOML (Codex refuses it too) reads as unset.
 pub fn hooks_flag(toml: &str) -> HooksFlag {
-    let mut flag = HooksFlag::Unset;
-    let mut table = String::new();
-    for line in toml.lines() {
-        let line = strip_comment(line).trim();
-        if line.starts_with('[') {
-            table = line
-                .trim_start_matches('[')
-                .trim_end_matches(']')
-                .split('.')
-                .map(|part| part.trim().trim_matches('"'))
-                .collect::<Vec<_>>()
-                .join(".");
-            continue;
-        }
-        let Some((key, value)) = line.split_once('=') else {
-            continue;
-        };
-        let key: Vec<&str> = key.split('.').map(|k| k.trim().trim_matches('"')).collect();
-        let value = value.trim();
-        let mut set = |name: &str, value: &str| {
-            if name == "hooks" || name == "codex_hooks" {
-                match value.trim() {
-                    "true" => flag = HooksFlag::On,
-                    "false" => flag = HooksFlag::Off,
-                    _ => {}
-                }
-            }
-        };
-        match (table.as_str(), key.as_slice()) {
-            ("features", [name]) => set(name, value),
-            ("", ["features", name]) => set(name, value),
-            ("", ["features"]) if value.starts_with('{') => {
-                for entry in value.trim_matches(['{', '}']).split(',') {
-                    if let Some((name, value)) = entry.split_once('=') {
-                        set(name.trim().trim_matches('"'), value);
-                    }
-                }
-            }
-            _ => {}
-        }
+    let Ok(config) = toml.parse::<toml::Table>() else {
+        return HooksFlag::Unset;
+    };
+    let features = config.get("features").and_then(toml::Value::as_table);
+    let flag = |name: &str| features?.get(name)?.as_bool();
+    match flag("hooks").or_else(|| flag("codex_hooks")) {
+        Some(true) => HooksFlag::On,
+        Some(false) => HooksFlag::Off,
+        None => HooksFlag::Unset,
     }
-    flag
-}
-
-/// The line up to a `#` that is not inside a string.
-fn strip_comment(line: &str) -> &str {
-    let mut quote = None;
-    for (i, c) in line.char_indices() {
-        match (c, quote) {
-            ('"' | '\'', None) => quote = Some(c),
-            (c, Some(q)) if c == q => quote = None,
-            ('#', None) => return &line[..i],
-            _ => {}
-        }
-    }
-    line
 }
 
 #[cfg(test)]
@@ -91,9 +46,21 @@ mod tests {
                 "features = { memories = true, hooks = false }",
                 HooksFlag::Off,
             ),
+            // The current name wins over the earlier one.
+            (
+                "[features]\nhooks = false\ncodex_hooks = true",
+                HooksFlag::Off,
+            ),
+            // Not valid TOML (a table defined twice): Codex refuses it, so nothing is read.
             (
                 "[features]\ncodex_hooks = true\n[features]\nhooks = false",
-                HooksFlag::Off,
+                HooksFlag::Unset,
+            ),
+            // A multi-line string that looks like a table is a string (the line reader this
+            // replaced read it as the flag).
+            (
+                "notes = \"\"\"\n[features]\nhooks = true\n\"\"\"",
+                HooksFlag::Unset,
             ),
             ("[profiles.work.features]\nhooks = true", HooksFlag::Unset),
             ("# [features]\n# codex_hooks = true\n", HooksFlag::Unset),

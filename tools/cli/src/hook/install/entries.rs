@@ -185,9 +185,14 @@ pub fn installed(text: Option<&str>, harness: Harness, command: &str) -> Result<
 /// taking ours out emptied them. A file that holds exactly what [`fresh`] (or an earlier
 /// version's installer, pretty-printed) wrote and nothing else is removed.
 ///
-/// So after [`installed`] this gives back the bytes there were, with one exception: an event
-/// array (or `hooks` object) that was there but empty before ours went in is indistinguishable
-/// from one that installing created, and goes with ours.
+/// So after [`installed`] this gives back the bytes there were, with two exceptions, both of
+/// containers that held nothing: an event array (or `hooks` object) that was there but empty
+/// before ours went in is indistinguishable from one that installing created, and goes with
+/// ours; and an empty container whose brackets held just a line break and the closing
+/// bracket's indentation (`{⏎}`) is indistinguishable from `{}`, in which installing puts that
+/// same line break, and comes back as `{}`; a file that held only such an empty object, laid
+/// out as [`fresh`] lays one out, is removed, as a file [`fresh`] wrote is (the harness reads
+/// no file as it reads `{}`). Both were found by the `settings_file` fuzz target.
 pub fn uninstalled(text: &str) -> Result<Option<String>, String> {
     let root = read(text)?;
     let Some(hooks) = root.member("hooks") else {
