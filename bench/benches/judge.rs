@@ -31,7 +31,7 @@ fn timed_calls(rig: &mut Rig, scenario: Scenario, iters: u64) -> Duration {
 
 fn judge(c: &mut Criterion) {
     for rows in [1_000u64, 1_000_000] {
-        for backend in Backend::COMPARED {
+        for &backend in Backend::COMPARED {
             let mut rig = Rig::new(backend, rows).expect("a filled store");
             let mut group = c.benchmark_group(format!("judge/{}/{rows}", backend.name()));
             for scenario in Scenario::JUDGE {

@@ -23,7 +23,7 @@ use std::time::Duration;
 
 fn reads(c: &mut Criterion) {
     for rows in [1_000u64, 1_000_000] {
-        for backend in Backend::COMPARED {
+        for &backend in Backend::COMPARED {
             let rig = Rig::new(backend, rows).expect("a filled store");
             let store = rig.engine().store();
             let hot = plan_reads(rig.workspace_key());

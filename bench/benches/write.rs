@@ -25,7 +25,7 @@ fn durabilities(backend: Backend) -> Vec<(Durability, &'static str)> {
 }
 
 fn calls(c: &mut Criterion) {
-    for backend in Backend::COMPARED {
+    for &backend in Backend::COMPARED {
         let mut rig = Rig::new(backend, 1_000).expect("a filled store");
         let mut group = c.benchmark_group(format!("write/{}", backend.name()));
         for (durability, mode) in durabilities(backend) {

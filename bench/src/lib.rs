@@ -34,6 +34,8 @@ pub mod probe;
 pub mod recompute;
 pub mod report;
 pub mod rig;
+#[cfg(feature = "sqlite")]
 pub mod sqlite;
 
+#[cfg(feature = "sqlite")]
 pub use sqlite::{SqliteOptions, SqliteStore};

@@ -8,6 +8,7 @@
 use crate::fill::{self, FillReport};
 use crate::fixture::{PLAN, PLAN_COMPANION, SOURCE, Workspace};
 use crate::probe::{ProbeMode, ProbeSwitch, SwitchProbe};
+#[cfg(feature = "sqlite")]
 use crate::sqlite::{SqliteOptions, SqliteStore};
 use docsuggest_engine::{BoxedStore, Call, Engine, Verdict};
 use docsuggest_schema::{Config, Durability};
@@ -33,8 +34,13 @@ pub enum Backend {
 }
 
 impl Backend {
-    /// The three stores compared side by side.
-    pub const COMPARED: [Backend; 3] = [Backend::Memory, Backend::Redb, Backend::Sqlite];
+    /// The stores compared side by side (SQLite with the `sqlite` feature).
+    pub const COMPARED: &'static [Backend] = &[
+        Backend::Memory,
+        Backend::Redb,
+        #[cfg(feature = "sqlite")]
+        Backend::Sqlite,
+    ];
 
     /// The name used in figures.
     pub fn name(self) -> &'static str {
@@ -200,12 +206,21 @@ impl Rig {
                 let report = fill::fill(&mut s, &key, rows)?;
                 (Box::new(s), report)
             }
+            #[cfg(feature = "sqlite")]
             Backend::Sqlite => {
                 let options =
                     SqliteOptions::from_config(store_dir.path().join("s.sqlite"), &config);
                 let mut s = SqliteStore::open(options)?;
                 let report = fill::fill(&mut s, &key, rows)?;
                 (Box::new(s), report)
+            }
+            #[cfg(not(feature = "sqlite"))]
+            Backend::Sqlite => {
+                return Err(
+                    "the SQLite store is compared only in a build with the bench's \
+                            `sqlite` feature (cargo run -p docsuggest-bench --features sqlite …)"
+                        .into(),
+                );
             }
             Backend::FailOpenRedb => {
                 let options = StoreOptions::from_config(store_dir.path().join("s.redb"), &config);
@@ -364,6 +379,7 @@ mod tests {
         let backends = [
             Backend::Memory,
             Backend::Redb,
+            #[cfg(feature = "sqlite")]
             Backend::Sqlite,
             Backend::FailOpenRedb,
         ];

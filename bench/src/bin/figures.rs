@@ -677,7 +677,7 @@ fn main() -> Result<()> {
     drop(workspace);
 
     for rows in ROWS {
-        for backend in Backend::COMPARED {
+        for &backend in Backend::COMPARED {
             measure_backend(&mut figures, backend, rows)?;
         }
     }

@@ -1,5 +1,7 @@
-//! `docsuggest-fleet`: the fleet merge on Apache DataFusion, in a binary of its own so that
-//! `docsuggest` does not carry DataFusion (`docsuggest fleet merge` runs this).
+//! `docsuggest-fleet`: fleet learning's commands — Parquet export and import, the merge on
+//! Apache DataFusion — in a binary of their own, so that `docsuggest` links none of Arrow,
+//! Parquet or DataFusion (`docsuggest export --format parquet`, `import --rates` and `fleet
+//! merge` run this).
 
 /// The allocator of every docsuggest binary.
 #[global_allocator]
@@ -10,28 +12,25 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[path = "flags/output.rs"]
 mod output;
 
-use clap::{Parser, Subcommand};
-use docsuggest_cli::fleet_merge::{MergeArgs, merge};
+use clap::Parser;
+use docsuggest_cli::fleet_bin::{FleetCommand, run};
 use output::{Json, emit};
 use std::process::ExitCode;
 
-/// Fleet learning's merge (docs/FLEET.md); `docsuggest fleet merge` runs it.
+/// Fleet learning (docs/FLEET.md); `docsuggest` hands these commands to it.
 #[derive(Parser)]
 #[command(name = "docsuggest-fleet", version)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Subcommand)]
-enum Command {
-    /// Merge many machines' Parquet exports (DataFusion) into the fleet's rate rows, written
-    /// as Parquet for `docsuggest import --rates`.
-    Merge(MergeArgs),
+    command: FleetCommand,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Workspace keys are the repository's identity, read as `docsuggest` reads it.
+    docsuggest_host::mining::use_in_process(std::sync::Arc::new(
+        docsuggest_history::miner::GitMiner,
+    ));
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -39,15 +38,15 @@ fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
-    let Command::Merge(args) = &cli.command;
-    let done = merge(args)
+    let json = cli.command.json();
+    let done = run(&cli.command)
         .map_err(anyhow::Error::from)
-        .and_then(|report| emit(args.json.then_some(Json::Line), &report, &report));
+        .and_then(|report| emit(json.then_some(Json::Line), &report, &report));
     match done {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if output::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            // Run as `docsuggest fleet merge`: its errors read as the command's.
+            // Run for `docsuggest`: its errors read as the command's.
             eprintln!("docsuggest: error: {e}");
             ExitCode::FAILURE
         }

@@ -11,7 +11,7 @@
 
 pub mod demo;
 pub mod evaluate;
-pub mod fleet_merge;
+pub mod fleet_bin;
 #[cfg(unix)]
 pub mod hook;
 pub mod inspect;

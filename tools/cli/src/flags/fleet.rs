@@ -1,13 +1,9 @@
 //! Fleet learning (docs/FLEET.md): `export --format parquet`, `fleet merge` and
-//! `import --rates`, over the fleet crate.
+//! `import --rates`, each handed to `docsuggest-fleet` (`docsuggest_cli::fleet_bin`).
 
-use super::output::{Json, emit};
 use anyhow::Result;
 use clap::Subcommand;
-use docsuggest_cli::fleet_merge::{MergeArgs, hand_over};
-use docsuggest_fleet::export::{ExportOptions, export};
-use docsuggest_fleet::seed::{SeedOptions, seed};
-use docsuggest_host::host;
+use docsuggest_cli::fleet_bin::{self, FleetCommand as Handed, MergeArgs, hand_over};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -18,10 +14,10 @@ pub enum FleetCommand {
     Merge(MergeArgs),
 }
 
-/// `docsuggest fleet …`: the merge runs in `docsuggest-fleet` (DataFusion lives there only).
+/// `docsuggest fleet …`.
 pub fn fleet(command: &FleetCommand) -> Result<ExitCode> {
     match command {
-        FleetCommand::Merge(args) => Ok(hand_over(args)?),
+        FleetCommand::Merge(args) => Ok(hand_over(&Handed::Merge(args.clone()))?),
     }
 }
 
@@ -31,13 +27,13 @@ pub fn export_parquet(
     out: &Path,
     since: Option<u64>,
     json: bool,
-) -> Result<()> {
-    let report = export(&ExportOptions {
+) -> Result<ExitCode> {
+    Ok(hand_over(&Handed::Export(fleet_bin::ExportArgs {
         store: store.map(Path::to_path_buf),
         out: out.to_path_buf(),
         since,
-    })?;
-    emit(json.then_some(Json::Line), &report, &report)
+        json,
+    }))?)
 }
 
 /// `docsuggest import --rates FILE [--workspace DIR]...`.
@@ -47,13 +43,12 @@ pub fn import_rates(
     workspaces: &[PathBuf],
     config: Option<&Path>,
     json: bool,
-) -> Result<()> {
-    let config = host::load_config(config)?;
-    let report = seed(&SeedOptions {
+) -> Result<ExitCode> {
+    Ok(hand_over(&Handed::Import(fleet_bin::ImportArgs {
         rates: rates.to_path_buf(),
         store: store.map(Path::to_path_buf),
-        workspaces: workspaces.to_vec(),
-        model: config.rate_model,
-    })?;
-    emit(json.then_some(Json::Line), &report, &report)
+        workspace: workspaces.to_vec(),
+        config: config.map(Path::to_path_buf),
+        json,
+    }))?)
 }

@@ -10,6 +10,7 @@ use docsuggest_host::protocol::Reading;
 use docsuggest_host::stores::{self, RatesFilter};
 use std::io::Write;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 #[derive(Args)]
 pub struct StoreArg {
@@ -229,8 +230,8 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<()> {
     emit(args.json.then_some(Json::Line), &report, &report)
 }
 
-/// `docsuggest export`.
-pub fn export(args: &ExportArgs) -> Result<()> {
+/// `docsuggest export`; Parquet is `docsuggest-fleet`'s, whose exit status it answers.
+pub fn export(args: &ExportArgs) -> Result<ExitCode> {
     let store = args.store.store.as_deref();
     if args.format == Format::Parquet {
         let out = args.out.as_deref().unwrap_or(std::path::Path::new("."));
@@ -248,11 +249,11 @@ pub fn export(args: &ExportArgs) -> Result<()> {
             transfer::export(store, std::io::stdout().lock())?;
         }
     }
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }
 
-/// `docsuggest import`.
-pub fn import(args: &ImportArgs) -> Result<()> {
+/// `docsuggest import`; `--rates` is `docsuggest-fleet`'s, whose exit status it answers.
+pub fn import(args: &ImportArgs) -> Result<ExitCode> {
     if let Some(rates) = &args.rates {
         return super::fleet::import_rates(
             rates,
@@ -275,5 +276,5 @@ pub fn import(args: &ImportArgs) -> Result<()> {
         stores::store_file(args.store.store.as_deref()).display(),
         counts.skipped
     )?;
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }

@@ -498,8 +498,11 @@ fn bad_fleet_input_is_refused_by_name_and_nothing_is_written() {
     assert!(String::from_utf8_lossy(&run.stderr).contains("not a readable Parquet file"));
 }
 
+/// Export, merge and import run in `docsuggest-fleet` (the CLI's `fleet` feature), so the
+/// default `docsuggest` links no Arrow, Parquet or DataFusion; without that binary each says
+/// in one line how to get it, and writes nothing.
 #[test]
-fn the_merge_runs_in_its_own_binary_and_a_missing_one_is_named() {
+fn the_fleet_commands_run_in_their_own_binary_and_a_missing_one_is_named() {
     let fleet = three_machines();
     let env = &fleet.env;
     let out = env.home().join("rates.parquet");
@@ -507,18 +510,39 @@ fn the_merge_runs_in_its_own_binary_and_a_missing_one_is_named() {
     let mut args = vec!["fleet", "merge"];
     args.extend(fleet.exports.iter().map(|d| path(d)));
     args.extend(["--out", path(&out)]);
-    let run = env
-        .command(&args)
-        .env("DOCSUGGEST_FLEET_BIN", &missing)
-        .output()
-        .expect("docsuggest runs");
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(!run.status.success());
+    let store = env.store("lone.redb");
+    let exported = env.home().join("lone-export");
+    for command in [
+        args.clone(),
+        vec![
+            "export",
+            "--format",
+            "parquet",
+            "--store",
+            path(&store),
+            "--out",
+            path(&exported),
+        ],
+        vec!["import", "--rates", path(&out), "--store", path(&store)],
+    ] {
+        let run = env
+            .command(&command)
+            .env("DOCSUGGEST_FLEET_BIN", &missing)
+            .output()
+            .expect("docsuggest runs");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{command:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{command:?}: {stderr}");
+        assert!(
+            stderr.contains(path(&missing))
+                && stderr.contains("cargo install --locked --path tools/cli --features fleet"),
+            "{command:?}: {stderr}"
+        );
+    }
     assert!(
-        stderr.contains("docsuggest-fleet") && stderr.contains(path(&missing)),
-        "{stderr}"
+        !out.exists() && !exported.exists() && !store.exists(),
+        "nothing was written"
     );
-    assert!(!out.exists(), "nothing was written");
 
     // The binary beside `docsuggest` is the one that runs, and says what it merged.
     let merged = env.ok(&args, b"");
