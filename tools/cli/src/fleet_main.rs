@@ -8,13 +8,13 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 // The one way a docsuggest command prints its report (pretty JSON is `docsuggest`'s only).
+#[cfg(feature = "fleet")]
 #[allow(dead_code)]
 #[path = "flags/output.rs"]
 mod output;
 
 use clap::Parser;
-use docsuggest_cli::fleet_bin::{FleetCommand, run};
-use output::{Json, emit};
+use docsuggest_cli::fleet_bin::FleetCommand;
 use std::process::ExitCode;
 
 /// Fleet learning (docs/FLEET.md); `docsuggest` hands these commands to it.
@@ -25,7 +25,22 @@ struct Cli {
     command: FleetCommand,
 }
 
+/// Built without the `fleet` feature: the commands are not here; say how to get them.
+#[cfg(not(feature = "fleet"))]
 fn main() -> ExitCode {
+    let cli = Cli::parse();
+    eprintln!(
+        "docsuggest: error: `{}` needs fleet learning, which this build leaves out; install it \
+         with `cargo install --locked --path tools/cli --features fleet`",
+        cli.command.typed()
+    );
+    ExitCode::FAILURE
+}
+
+#[cfg(feature = "fleet")]
+fn main() -> ExitCode {
+    use docsuggest_cli::fleet_bin::run;
+    use output::{Json, emit};
     let cli = Cli::parse();
     // Workspace keys are the repository's identity, read as `docsuggest` reads it.
     docsuggest_host::mining::use_in_process(std::sync::Arc::new(
