@@ -63,8 +63,9 @@ pub struct HistoryArgs {
 pub struct RecomputeArgs {
     #[command(flatten)]
     store: StoreArg,
-    /// The rate model the drift is measured in.
-    #[arg(long, value_enum, default_value_t = Model::Step)]
+    /// The rate model the drift is measured in (the rows are the same under every model; this
+    /// is only the rate their difference is read as).
+    #[arg(long, value_enum, default_value_t = Model::Evidence)]
     model: Model,
     /// Replace the live rows with the recomputed ones (one write transaction).
     #[arg(long)]
@@ -80,8 +81,8 @@ pub enum Model {
     Step,
     /// The posterior mean of Beta(1,2).
     Beta,
-    /// The evidence model (the default): accepts, rejects and shadow counts weighed by age,
-    /// with a prior centred on the evidence already forgotten.
+    /// The evidence model (the engine's `rateModel` by default): accepts, rejects and shadow
+    /// counts weighed by age, with a prior centred on the evidence already forgotten.
     Evidence,
 }
 

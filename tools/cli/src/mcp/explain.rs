@@ -112,6 +112,8 @@ fn suppress_reason(name: &str) -> Option<&'static str> {
 }
 
 fn explain(reason: &'static str, family: Option<String>, confidence: Option<f64>) -> Silence {
+    // The daemon runs the default config (it reads no config file): its numbers, not copies.
+    let config = docsuggest_schema::Config::default();
     let f = family.as_deref().unwrap_or("its family");
     let c = confidence.map_or_else(String::new, |c| format!(" {c:.2}"));
     let explanation = match reason {
@@ -139,23 +141,29 @@ fn explain(reason: &'static str, family: Option<String>, confidence: Option<f64>
              none fits in a note)"
         ),
         "gated" => format!(
-            "the {f} note's confidence{c} is under the gate: the pack's or the config's \
-             `threshold` (0.75 by default) on the pack's kappa, or, once the family has \
-             evidence, `followThreshold` (0.6) or `unpromptedThreshold` (0.75) on the \
-             probability that the note is followed"
+            "the {f} note's confidence{c} is under the gate: the family's `threshold` in its \
+             pack (a mined pack's families use {mined}), else the config's ({threshold} by \
+             default), on the pack's kappa; or, once the family has evidence, \
+             `followThreshold` ({follow}) or `unpromptedThreshold` ({unprompted}) on the \
+             probability that the note is followed",
+            mined = docsuggest_history::mine::MINED_THRESHOLD,
+            threshold = config.threshold,
+            follow = config.follow_threshold,
+            unprompted = config.unprompted_threshold,
         ),
         "already-touched" => format!("this agent already opened every {f} companion in this turn"),
         "cooldown" => format!(
-            "this agent got a {f} note within the last `cooldownCalls` (6 by default) judged \
-             calls"
+            "this agent got a {f} note within the last `cooldownCalls` ({}) judged calls",
+            config.cooldown_calls
         ),
         "dedupe" => format!(
             "this agent already has this {f} note (or one naming the same companions) open in \
              this turn"
         ),
-        "cap" => {
-            "this agent already got `maxNotesPerTurn` (3 by default) notes in this turn".to_string()
-        }
+        "cap" => format!(
+            "this agent already got `maxNotesPerTurn` ({}) notes in this turn",
+            config.max_notes_per_turn
+        ),
         _ => String::new(),
     };
     Silence {

@@ -111,14 +111,23 @@ pub fn run(options: &McpOptions) -> Result<(), McpError> {
 pub struct PathQuery {
     /// The file a coding task touches (or a directory, or a glob): absolute, or relative to
     /// `cwd`.
+    #[schemars(
+        description = "The file a coding task touches (or a directory, or a glob): absolute, or relative to `cwd`."
+    )]
     pub path: String,
     /// The absolute directory a relative `path` is resolved against (the project's root,
     /// say).
     #[serde(default)]
+    #[schemars(
+        description = "The absolute directory a relative `path` is resolved against (the project's root, say)."
+    )]
     pub cwd: Option<String>,
     /// The agent whose turn the path is judged in (a Claude Code or Codex session id), so
     /// its cooldown, dedupe and cap apply; a fresh agent without one.
     #[serde(default)]
+    #[schemars(
+        description = "The agent whose turn the path is judged in (a Claude Code or Codex session id), so its cooldown, dedupe and cap apply; a fresh agent without one."
+    )]
     pub agent: Option<String>,
 }
 
@@ -223,14 +232,15 @@ impl Server {
             ),
         };
         let value = json!({
-            "path": bounded(&query.path, MAX_PATH_BYTES), "silent": silence.is_some(),
+            // `silent` has one shape in both tools: why (an object), or null.
+            "path": bounded(&query.path, MAX_PATH_BYTES),
             "reason": silence.as_ref().map(|s| s.reason),
             "family": match &silence {
                 Some(s) => json!(s.family),
                 None => answer["note"]["family"].clone(),
             },
             "explanation": silence.as_ref().map(|s| s.explanation.as_str()),
-            "detail": silence, "ledger": answer["ledger"], "via": via.describe(),
+            "silent": silence, "ledger": answer["ledger"], "via": via.describe(),
         });
         Ok(result(text, value))
     }
