@@ -5,6 +5,7 @@
 //! plugin's `.mcp.json` runs `docsuggest mcp`, which answers the MCP handshake.
 
 use crate::common::{Env, golden};
+use docsuggest_cli::hook::install::plugin_command::plugin_command;
 use docsuggest_cli::hook::{Harness, install};
 use serde_json::{Value, json};
 use std::io::Write;
@@ -140,10 +141,12 @@ fn codex_plugin() -> Plugin {
     }
 }
 
+/// The plugins' hooks are the entries `install-hooks` writes, with the command that finds
+/// the binary (`plugin_command`); `DOCSUGGEST_BLESS=1` rewrites the files from it.
 #[test]
 fn the_plugins_hooks_are_what_install_hooks_writes() {
     for plugin in [claude_plugin(), codex_plugin()] {
-        let file = json_file(&plugin.hooks);
+        let mut file = json_file(&plugin.hooks);
         let keys: Vec<&String> = file.as_object().expect("an object").keys().collect();
         // Codex refuses a hooks file with other top-level keys.
         assert!(
@@ -151,15 +154,69 @@ fn the_plugins_hooks_are_what_install_hooks_writes() {
             "{}: {keys:?}",
             plugin.hooks.display()
         );
-        let command = format!("docsuggest hook --harness {}", plugin.harness.name());
+        let command = plugin_command(plugin.harness);
+        let expected = install::hooks_value(plugin.harness, &command);
+        if std::env::var_os("DOCSUGGEST_BLESS").is_some() {
+            file["hooks"] = expected.clone();
+            let text = serde_json::to_string_pretty(&file).expect("JSON") + "\n";
+            std::fs::write(&plugin.hooks, text).expect("bless the hooks file");
+        }
         assert_eq!(
             file["hooks"],
-            install::hooks_value(plugin.harness, &command),
+            expected,
             "{} (in {})",
             plugin.hooks.display(),
             plugin.root.display()
         );
     }
+}
+
+/// PATH as a harness started from a dock may give it: the system's, nothing of ours.
+const SYSTEM_PATH: &str = "/usr/bin:/bin";
+
+/// The plugin's hook command finds `docsuggest` where an installer put it (here
+/// `~/.cargo/bin`, off PATH) and runs it; installed nowhere, it tells the user once per
+/// session, as a `systemMessage`, how to install it, and exits 0 with nothing for the agent.
+#[test]
+fn the_plugin_hook_finds_docsuggest_or_tells_the_user_once() {
+    let home = Home { env: Env::new() };
+    let command = plugin_command(Harness::ClaudeCode);
+    let tmp = home.env.home().join("tmp");
+    std::fs::create_dir_all(&tmp).expect("tmp");
+    let run = |session: &str| -> Output {
+        let event = sample(&home.env, Harness::ClaudeCode, "PostToolUse", Some("Read"));
+        let event = String::from_utf8(event)
+            .expect("UTF-8")
+            .replace("\"session_id\":\"", &format!("\"session_id\":\"{session}"));
+        home.shell(&command, event.as_bytes(), SYSTEM_PATH, &tmp)
+    };
+    // Nowhere: the message once per session.
+    let first = run("s1");
+    assert!(first.status.success(), "{first:?}");
+    let said: Value = serde_json::from_slice(&first.stdout).expect("one JSON object");
+    assert_eq!(
+        said,
+        json!({"systemMessage": docsuggest_cli::hook::install::plugin_command::MISSING})
+    );
+    let again = run("s1");
+    assert!(
+        again.status.success() && again.stdout.is_empty(),
+        "{again:?}"
+    );
+    let other = run("s2");
+    assert!(!other.stdout.is_empty(), "{other:?}");
+    // In ~/.cargo/bin: found and run; the judged call is in the daemon's log.
+    let bin = home.env.home().join(".cargo/bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_docsuggest"), bin.join("docsuggest"))
+        .expect("symlink");
+    let found = run("s3");
+    assert!(found.status.success(), "{found:?}");
+    let answer: Value = serde_json::from_slice(&found.stdout).expect("a hook answer");
+    assert_eq!(
+        answer["hookSpecificOutput"]["hookEventName"], "PostToolUse",
+        "{answer}"
+    );
 }
 
 #[test]
@@ -215,6 +272,27 @@ impl Home {
 
     fn log(&self) -> String {
         std::fs::read_to_string(self.state("docsuggest.sock.log")).unwrap_or_default()
+    }
+
+    /// Runs the hook command line `command` with `sh -c`, as a harness runs it, on `path`
+    /// (`TMPDIR` set to `tmp`) with `event` on stdin.
+    fn shell(&self, command: &str, event: &[u8], path: &str, tmp: &Path) -> Output {
+        let mut child = Command::new("sh")
+            .args(["-c", command])
+            .env_clear()
+            .env("HOME", self.env.home())
+            .env("PATH", path)
+            .env("TMPDIR", tmp)
+            .current_dir(self.env.home())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("sh starts");
+        let mut stdin = child.stdin.take().expect("a stdin pipe");
+        let _ = stdin.write_all(event);
+        drop(stdin);
+        child.wait_with_output().expect("the hook ends")
     }
 
     /// Runs `docsuggest ARGS` with `event` on stdin, as a harness runs a hook.
@@ -314,6 +392,15 @@ fn sample(env: &Env, harness: Harness, event: &str, tool: Option<&str>) -> Vec<u
 #[test]
 fn every_plugin_hook_command_understands_its_events_and_exits_0() {
     let home = Home { env: Env::new() };
+    let tmp = home.env.home().join("tmp");
+    std::fs::create_dir_all(&tmp).expect("tmp");
+    // The binary under test on PATH, as an installed one would be.
+    let bin = Path::new(env!("CARGO_BIN_EXE_docsuggest"))
+        .parent()
+        .expect("a directory")
+        .display()
+        .to_string();
+    let path = format!("{bin}:{SYSTEM_PATH}");
     let mut runs = 0;
     for plugin in [claude_plugin(), codex_plugin()] {
         let file = json_file(&plugin.hooks);
@@ -331,17 +418,10 @@ fn every_plugin_hook_command_understands_its_events_and_exits_0() {
                         "{handler}"
                     );
                     let command = handler["command"].as_str().expect("a command");
-                    let words = install::entries::shell_words(command);
-                    assert_eq!(
-                        words.first().map(String::as_str),
-                        Some("docsuggest"),
-                        "{command}"
-                    );
-                    let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
                     for tool in &tools {
                         let before = home.log().lines().count();
                         let input = sample(&home.env, plugin.harness, event, *tool);
-                        let output = home.hook(&args, &input);
+                        let output = home.shell(command, &input, &path, &tmp);
                         let what = format!("{command} on {event} {tool:?}");
                         assert!(output.status.success(), "{what}: {:?}", output.status);
                         let stdout = String::from_utf8(output.stdout).expect("UTF-8");
