@@ -423,14 +423,27 @@ fn excluded_component(
         .find(|c| exclude.iter().any(|x| x == c))
 }
 
-/// Why a path lies in no workspace, in the order the engine looks.
+/// Why a path lies in no workspace, in the order the engine looks, in the user's terms (the
+/// built-in pack's signature file is the engine's business, not theirs).
 fn foreign_reason(
     path: &Path,
     packs: &mut PackCache,
     probe: &dyn FileProbe,
     config: &Config,
 ) -> String {
-    let builtin = packs.builtin().signature.join(", ");
+    let reason = foreign_reason_of(path, packs, probe, config);
+    if probe.kind(path).is_none() {
+        return format!("{} does not exist; {reason}", path.display());
+    }
+    reason
+}
+
+fn foreign_reason_of(
+    path: &Path,
+    packs: &mut PackCache,
+    probe: &dyn FileProbe,
+    config: &Config,
+) -> String {
     let start = if path.is_dir() {
         path
     } else {
@@ -438,8 +451,8 @@ fn foreign_reason(
     };
     let Some(root) = git_root(start, probe) else {
         return format!(
-            "no pack signature ({builtin}) in any ancestor and not a git work tree \
-             (foreign workspace)"
+            "no pack file ({REPO_PACK_PATH}) in any ancestor, nor the built-in documentation \
+             layout, and not a git work tree (foreign workspace)"
         );
     };
     let file = root.join(REPO_PACK_PATH);
@@ -448,7 +461,7 @@ fn foreign_reason(
         return match error {
             Some(e) => format!(
                 "the git work tree {} has a pack file that cannot be used ({e}), and the \
-                 built-in signature ({builtin}) is not there either (foreign workspace)",
+                 built-in documentation layout is not there either (foreign workspace)",
                 root.display()
             ),
             None => format!(
@@ -461,8 +474,9 @@ fn foreign_reason(
     }
     if !config.zero_config {
         return format!(
-            "no pack signature ({builtin}) in any ancestor, and zeroConfig is off, so the git \
-             work tree {} is not mined (foreign workspace)",
+            "no pack file ({REPO_PACK_PATH}) in any ancestor, nor the built-in documentation \
+             layout, and zeroConfig is off, so the git work tree {} is not mined (foreign \
+             workspace)",
             root.display()
         );
     }

@@ -169,10 +169,14 @@ fn pack_lines(out: &mut String, pack: &PackStatus) {
 fn family_lines(out: &mut String, family: &FamilyStatus) {
     let mut s = section(out, "family");
     let Some(name) = &family.name else {
-        s.line(format_args!(
-            "none: no family's rules match {:?}",
-            family.relative
-        ));
+        if family.relative.is_empty() {
+            s.line("none: this is the workspace's root; a family's rules match the files in it");
+        } else {
+            s.line(format_args!(
+                "none: no family's rules match {:?}",
+                family.relative
+            ));
+        }
         return;
     };
     let ambiguous = if family.ambiguous {

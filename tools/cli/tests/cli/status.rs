@@ -176,14 +176,22 @@ fn a_directory_in_no_workspace_and_an_excluded_path_say_why() {
     );
     assert_eq!(
         reason(&got),
-        "no pack signature (Documentation/ARCHIVE-STYLE.md) in any ancestor and not a git \
-         work tree (foreign workspace)"
+        "no pack file (.dsh/doc-pack.json) in any ancestor, nor the built-in documentation \
+         layout, and not a git work tree (foreign workspace)"
     );
     let text = env.ok(&["status", &plain.display().to_string()], b"");
     assert!(
-        text.contains("notes       no: no pack signature (Documentation/ARCHIVE-STYLE.md) in any ancestor and not a git work tree (foreign workspace)"),
+        text.contains("notes       no: no pack file (.dsh/doc-pack.json) in any ancestor, nor the built-in documentation layout, and not a git work tree (foreign workspace)"),
         "{text}"
     );
+    // A path that does not exist says so first, and names no file of the engine's own.
+    let missing = plain.join("nowhere.md");
+    let got = status(&env, &missing, &[]);
+    assert!(
+        reason(&got).starts_with(&format!("{} does not exist; ", missing.display())),
+        "{got}"
+    );
+    assert!(!reason(&got).contains("ARCHIVE-STYLE"), "{got}");
 
     let deps = env.ws().join("node_modules/lib");
     std::fs::create_dir_all(&deps).expect("mkdir");
