@@ -4,7 +4,6 @@
 use crate::table::{self, Column};
 use docsuggest_host::protocol::{RateView, Reading};
 use docsuggest_schema::{HistoryEntry, RateKey, RateModel, RateRow};
-use std::fmt::Write as _;
 
 /// Rows as JSON: one object per row with its workspace key. `rate` is the step-rule value (as
 /// it always was); `evidence` is the evidence model's rate, with the counts behind it and
@@ -104,36 +103,86 @@ pub fn history_table(entries: &[HistoryEntry]) -> String {
     if entries.is_empty() {
         return "no history (no decision resolved yet)\n".into();
     }
-    let mut out = format!(
-        "{:>6} {:>6} {:<9} {:<10} {:>5} {:<28} {:<12} {}\n",
-        "res", "dec", "outcome", "family", "kappa", "workspace", "agent", "companions"
-    );
-    for e in entries {
-        let d = &e.decision;
-        let companions: Vec<String> = d
-            .companions
-            .iter()
-            .map(|c| {
-                if d.accepted.as_deref() == Some(c.path.as_str()) {
-                    format!("{}*", c.path)
-                } else {
-                    c.path.clone()
-                }
-            })
-            .collect();
-        let _ = writeln!(
-            out,
-            "{:>6} {:>6} {:<9} {:<10} {:>5.2} {:<28} {:<12} {}",
-            e.resolution_seq,
-            d.seq,
-            d.outcome.name(),
-            d.family,
-            d.kappa,
-            d.workspace,
-            d.agent,
-            companions.join(",")
-        );
-    }
+    // Every column as wide as its widest cell, so a long family or workspace keeps the
+    // columns after it aligned.
+    let columns = [
+        Column::number("res"),
+        Column::number("dec"),
+        Column::text("outcome", 9),
+        Column::text("family", 64),
+        Column::number("kappa"),
+        Column::text("workspace", 48),
+        Column::text("agent", 40),
+        Column::text("companions", 400),
+    ];
+    let cells: Vec<Vec<String>> = entries
+        .iter()
+        .map(|e| {
+            let d = &e.decision;
+            let companions: Vec<String> = d
+                .companions
+                .iter()
+                .map(|c| {
+                    if d.accepted.as_deref() == Some(c.path.as_str()) {
+                        format!("{}*", c.path)
+                    } else {
+                        c.path.clone()
+                    }
+                })
+                .collect();
+            vec![
+                e.resolution_seq.to_string(),
+                d.seq.to_string(),
+                d.outcome.name().to_string(),
+                d.family.clone(),
+                format!("{:.2}", d.kappa),
+                d.workspace.clone(),
+                d.agent.clone(),
+                companions.join(","),
+            ]
+        })
+        .collect();
+    let mut out = table::render(&columns, &cells, "");
     out.push_str("(* = the accepted companion)\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(family: &str, workspace: &str) -> HistoryEntry {
+        serde_json::from_value(serde_json::json!({
+            "resolution_seq": 1,
+            "decision": {"seq": 1, "workspace": workspace, "agent": "a", "family": family,
+                "kappa": 0.9, "companions": [{"path": "Documentation/INDEX.md", "score": 0.775,
+                "values": [1.0, 0.5, 1.0, 0.5, 0.3, 0.3]}],
+                "weights": [0.35, 0.0, 0.25, 0.25, 0.15, 0.0],
+                "enabled": ["scope", "graph", "prior", "literal", "history", "accept"],
+                "outcome": "accepted", "silence": null, "accepted": "Documentation/INDEX.md",
+                "store": "redb"},
+            "moves": []
+        }))
+        .expect("a history entry")
+    }
+
+    /// A long family or workspace name widens its column: every later column still starts at
+    /// the same place on every line.
+    #[test]
+    fn history_columns_stay_aligned_on_long_names() {
+        let long = "src-very-long-family-name-from-a-mined-pack";
+        let text = history_table(&[
+            entry("Plan", "ws-1"),
+            entry(long, "workspace-with-a-long-key-1234"),
+        ]);
+        let lines: Vec<&str> = text.lines().collect();
+        let at = [
+            lines[0].find("workspace"),
+            lines[1].find("ws-1"),
+            lines[2].find("workspace-with"),
+        ];
+        assert!(at[0].is_some() && at.iter().all(|a| *a == at[0]), "{text}");
+        assert!(lines[2].contains(long), "{text}");
+        assert!(text.contains("Documentation/INDEX.md*"), "{text}");
+    }
 }
