@@ -170,6 +170,7 @@ test('every failure is an Error with the protocol code', async () => {
     ['wrong-type', () => engine.judge({ agent: 'a', tool: 'read', path: '/x', cwd: NaN })],
     ['wrong-type', () => engine.judge(cyclic)],
     ['wrong-type', () => engine.configure(nested(100000))],
+    ['unknown-tool', () => engine.judge({ agent: 'a', tool: 'bogus', path: '/x' })],
     ['relative-path-without-cwd', () => engine.judge({ agent: 'a', tool: 'read', path: 'X.md' })],
     ['relative-cwd', () => engine.judge({ agent: 'a', tool: 'read', path: 'X.md', cwd: 'rel' })],
     ['nul-byte', () => engine.judge({ agent: 'a', tool: 'read', path: '/w/a\u0000b.md' })],

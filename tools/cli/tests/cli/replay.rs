@@ -67,7 +67,8 @@ fn replay_json_matches_the_hand_computed_figures() {
         got,
         serde_json::json!({
             "requests": 16,
-            "errors": {"missing-field": 1},
+            // `bash` is no tool the engine judges: the host is told (`unknown-tool`).
+            "errors": {"missing-field": 1, "unknown-tool": 1},
             "judged": 11,
             "notes": 3,
             "accepts": 1,
@@ -84,7 +85,8 @@ fn replay_json_matches_the_hand_computed_figures() {
             "store": "memory",
         })
     );
-    assert_eq!(latency["samples"], 12);
+    // Every judge the engine answered (the `bash` one is refused before it).
+    assert_eq!(latency["samples"], 11);
     let p = |k: &str| latency[k].as_f64().expect("a number");
     assert!(
         0.0 < p("p50") && p("p50") <= p("p99") && p("p99") <= p("max"),
@@ -97,7 +99,7 @@ fn the_human_table_and_a_missing_trace() {
     let env = Env::new();
     let out = replay_trace(&env, &[]);
     for row in [
-        "  requests        16 (errors: 1 (missing-field 1))\n",
+        "  requests        16 (errors: 2 (missing-field 1, unknown-tool 1))\n",
         "  judged calls    11\n",
         "  precision       0.50 (accepts / (accepts + rejects))\n",
         "  abstained       7 (foreign-workspace 1, low-confidence 1, no-companions 1, no-signal 4)\n",

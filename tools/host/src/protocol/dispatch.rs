@@ -302,7 +302,25 @@ impl Dispatcher {
         self.engine.flush().map(Some)
     }
 
+    /// A tool name neither this config judges nor any default one (`bogus`, `Read`) is a
+    /// mistake of the host's, answered as one rather than with a silence that looks like
+    /// "nothing to say". A known tool the config leaves out stays a silence, as before.
+    fn check_tool(&self, tool: &str) -> Result<(), RequestError> {
+        let config = self.engine.config();
+        let known = |t: &String| t == tool;
+        if config.tools.iter().any(known)
+            || docsuggest_schema::Config::default().tools.iter().any(known)
+        {
+            return Ok(());
+        }
+        Err(RequestError::UnknownTool {
+            tool: docsuggest_schema::text::quoted(tool),
+            judged: config.tools.join(", "),
+        })
+    }
+
     fn judge(&mut self, mut call: Call) -> Result<Reply, RequestError> {
+        self.check_tool(&call.tool)?;
         if call.cwd.is_none() {
             call.cwd.clone_from(&self.default_cwd);
         }
@@ -323,6 +341,7 @@ impl Dispatcher {
 
     /// A dry run: its lines are answered, not appended to the log (nothing was decided).
     fn peek(&mut self, mut call: Call) -> Result<Reply, RequestError> {
+        self.check_tool(&call.tool)?;
         if call.cwd.is_none() {
             call.cwd.clone_from(&self.default_cwd);
         }

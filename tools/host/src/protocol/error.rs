@@ -73,6 +73,14 @@ pub enum RequestError {
         /// The bound.
         max: usize,
     },
+    /// A `judge` or `peek` of a tool no config judges (a misspelt or foreign name).
+    #[error("tool {tool} is not a tool the engine judges (this config judges: {judged})")]
+    UnknownTool {
+        /// The tool, quoted.
+        tool: String,
+        /// The tools the config judges.
+        judged: String,
+    },
     /// A request after `close`.
     #[error("the engine was closed; no further request is served")]
     Closed,
@@ -90,7 +98,7 @@ impl RequestError {
     /// The stable kebab-case code of the error answer.
     ///
     /// `invalid-utf8`, `invalid-json`, `line-too-long`, `not-an-object`, `missing-field`,
-    /// `wrong-type`, `conflicting-fields`, `unknown-op`, `invalid-config`, `unknown-workspace`,
+    /// `wrong-type`, `conflicting-fields`, `unknown-op`, `unknown-tool`, `invalid-config`, `unknown-workspace`,
     /// `store-failed`, `too-many-connections`, `closed`, `internal`, and the engine's own call codes: `empty-field`, `nul-byte`,
     /// `path-too-long`, `relative-path-without-cwd`, `relative-cwd`, `path-above-root`.
     pub fn code(&self) -> &'static str {
@@ -108,6 +116,7 @@ impl RequestError {
             RequestError::UnknownWorkspace(_) => "unknown-workspace",
             RequestError::StoreFailed(_) | RequestError::NoRateRows => "store-failed",
             RequestError::TooManyConnections { .. } => "too-many-connections",
+            RequestError::UnknownTool { .. } => "unknown-tool",
             RequestError::Closed => "closed",
             RequestError::Internal(_) => "internal",
         }

@@ -446,3 +446,26 @@ fn peek_answers_what_judge_would_and_keeps_nothing() {
     let bad = f.send(r#"{"id":9,"op":"peek","agent":"a","tool":"read","path":"X.md"}"#);
     assert_eq!(code(&bad), "relative-path-without-cwd");
 }
+
+#[test]
+fn a_tool_no_config_judges_is_an_error_and_a_default_one_left_out_is_ignored() {
+    let mut f = fixture();
+    let ws = f.ws();
+    let bogus = f.send(&format!(
+        r#"{{"id":1,"op":"judge","agent":"a","tool":"bogus","path":"Documentation/Plans/X.md","cwd":"{ws}"}}"#
+    ));
+    assert_eq!(code(&bogus), "unknown-tool", "{bogus}");
+    let detail = bogus["error"]["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("\"bogus\"") && detail.contains("read, grep"), "{detail}");
+    let peek = f.send(&format!(
+        r#"{{"id":2,"op":"peek","agent":"a","tool":"Read","path":"Documentation/Plans/X.md","cwd":"{ws}"}}"#
+    ));
+    assert_eq!(code(&peek), "unknown-tool", "{peek}");
+    // A default tool the config does not judge stays an empty answer, as the spec says.
+    f.send(r#"{"id":3,"op":"configure","config":{"tools":["read"]}}"#);
+    let write = f.send(&format!(
+        r#"{{"id":4,"op":"judge","agent":"a","tool":"write","path":"Documentation/Plans/X.md","cwd":"{ws}"}}"#
+    ));
+    assert_eq!(write["ok"], true, "{write}");
+    assert_eq!(write["ledger"], serde_json::json!([]), "{write}");
+}
