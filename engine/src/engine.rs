@@ -73,6 +73,9 @@ pub struct Engine<P: FileProbe = OsProbe> {
     /// The host's pack miner and what it mined, for git work trees with no pack
     /// (zero-config); `None` until the host sets one.
     mined: Option<MinedPacks>,
+    /// Git work trees whose pack could not be had, and why (the miner's reason, or the mined
+    /// pack's load error), for `stats`; at most `MAX_MINED_ROOTS`.
+    unmined: std::collections::BTreeMap<String, String>,
 }
 
 impl<P: FileProbe> Engine<P> {
@@ -94,6 +97,7 @@ impl<P: FileProbe> Engine<P> {
             scenes: Scenes::default(),
             path: String::new(),
             mined: None,
+            unmined: std::collections::BTreeMap::new(),
         }
     }
 
@@ -134,6 +138,13 @@ impl<P: FileProbe> Engine<P> {
     /// What the engine decided so far.
     pub fn stats(&self) -> &Stats {
         &self.stats
+    }
+
+    /// The git work trees (by root) the engine could get no pack for, and why: a mining job
+    /// that failed or panicked, a mined pack that does not load. A host shows it beside the
+    /// counts, so a silent repository is never silent without a reason.
+    pub fn unmined(&self) -> &std::collections::BTreeMap<String, String> {
+        &self.unmined
     }
 
     /// The store.
@@ -312,6 +323,21 @@ impl<P: FileProbe> Engine<P> {
             mined.resolve(&workspace.root, &workspace.key, self.store.as_mut());
         if forgot {
             self.packs.clear_mined();
+        }
+        let root = workspace.root.display().to_string();
+        match &resolved {
+            Resolved::Abstain(_, Some(why)) => {
+                if self.unmined.len() >= crate::mined::MAX_MINED_ROOTS
+                    && !self.unmined.contains_key(&root)
+                {
+                    self.unmined.clear();
+                }
+                self.unmined.insert(root, why.clone());
+            }
+            Resolved::Use(_) => {
+                self.unmined.remove(&root);
+            }
+            Resolved::Abstain(_, None) => {}
         }
         match resolved {
             Resolved::Use(pack) if Arc::ptr_eq(&pack, &workspace.pack) => Ok(false),

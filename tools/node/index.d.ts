@@ -271,6 +271,11 @@ export interface Stats {
   startup: Array<string>
   /** Where the store is, and what became of writes answered on memory. */
   storeHealth: StoreHealth
+  /**
+   * Git work trees the engine could get no pack for, by root, and why (a mining job that
+   * failed: the `docsuggest` binary missing, a refused repository); absent when none.
+   */
+  unmined?: Record<string, string>
 }
 
 /**

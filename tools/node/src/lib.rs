@@ -273,6 +273,10 @@ pub struct Stats {
     /// Where the store is, and what became of writes answered on memory.
     #[serde(rename = "storeHealth")]
     pub store_health: StoreHealth,
+    /// Git work trees the engine could get no pack for, by root, and why (a mining job that
+    /// failed: the `docsuggest` binary missing, a refused repository); absent when none.
+    #[serde(default)]
+    pub unmined: Option<std::collections::HashMap<String, String>>,
 }
 
 /// Where the store is, and what became of writes answered on memory while its file could not

@@ -84,6 +84,10 @@ pub(crate) enum Body {
         /// Where the store is and what became of writes answered on memory.
         #[serde(rename = "storeHealth")]
         store_health: StoreHealth,
+        /// Git work trees the engine could get no pack for, by root, and why; absent when
+        /// there are none (the answer stays byte for byte what it was).
+        #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+        unmined: std::collections::BTreeMap<String, String>,
     },
 }
 

@@ -244,6 +244,7 @@ impl Dispatcher {
                 store: self.engine.store().kind(),
                 startup: self.startup.clone(),
                 store_health: self.engine.store().health(),
+                unmined: self.engine.unmined().clone(),
             })),
             Op::Close if self.shared => self.flush_reply(),
             Op::Close => {

@@ -456,7 +456,10 @@ fn a_tool_no_config_judges_is_an_error_and_a_default_one_left_out_is_ignored() {
     ));
     assert_eq!(code(&bogus), "unknown-tool", "{bogus}");
     let detail = bogus["error"]["detail"].as_str().unwrap_or_default();
-    assert!(detail.contains("\"bogus\"") && detail.contains("read, grep"), "{detail}");
+    assert!(
+        detail.contains("\"bogus\"") && detail.contains("read, grep"),
+        "{detail}"
+    );
     let peek = f.send(&format!(
         r#"{{"id":2,"op":"peek","agent":"a","tool":"Read","path":"Documentation/Plans/X.md","cwd":"{ws}"}}"#
     ));
