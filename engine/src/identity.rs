@@ -17,6 +17,24 @@ pub trait RepoIdentifier: Send + Sync {
     /// none (no commit, shallow, unreadable). The same repository must give the same text on
     /// every machine.
     fn identify(&self, git_root: &Path) -> Option<String>;
+
+    /// [`RepoIdentifier::identify`] without waiting: an identifier that finds identities
+    /// slowly (by running another process) answers [`Identified::Pending`] while it looks,
+    /// and the workspace is keyed by its path until the answer comes (what was learned
+    /// meanwhile then moves to the repository's key, as for any root keyed by its path
+    /// first). By default, [`RepoIdentifier::identify`]'s answer.
+    fn try_identify(&self, git_root: &Path) -> Identified {
+        Identified::Found(self.identify(git_root))
+    }
+}
+
+/// An identifier's answer that may not be ready yet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Identified {
+    /// The identity, or `None` when the repository has none.
+    Found(Option<String>),
+    /// Still being looked for: ask again on a later call.
+    Pending,
 }
 
 /// How a workspace's key was derived.
@@ -130,10 +148,14 @@ impl Identities {
         if let Some(known) = self.known.get(git_root) {
             return known.clone();
         }
+        let found = match identifier.try_identify(git_root) {
+            Identified::Found(found) => found,
+            // Not remembered: the next call asks again.
+            Identified::Pending => return None,
+        };
         if self.known.len() >= MAX_REMEMBERED {
             self.known.clear();
         }
-        let found = identifier.identify(git_root);
         self.known.insert(git_root.to_path_buf(), found.clone());
         found
     }
@@ -152,6 +174,42 @@ mod tests {
             self.0.fetch_add(1, Ordering::SeqCst);
             self.1.map(String::from)
         }
+    }
+
+    /// Answers pending `pending` times, then the identity.
+    struct Later(AtomicUsize, usize);
+
+    impl RepoIdentifier for Later {
+        fn identify(&self, _: &Path) -> Option<String> {
+            Some("commit:abc".into())
+        }
+
+        fn try_identify(&self, git_root: &Path) -> Identified {
+            if self.0.fetch_add(1, Ordering::SeqCst) < self.1 {
+                Identified::Pending
+            } else {
+                Identified::Found(self.identify(git_root))
+            }
+        }
+    }
+
+    /// While the identity is pending the workspace is keyed by its path, asked again on every
+    /// call; once found it is keyed by the repository, and the path key's rows are due to move.
+    #[test]
+    fn a_pending_identity_keys_by_path_until_it_is_found() {
+        let mut ids = Identities::default();
+        ids.set_identifier(Some(Box::new(Later(AtomicUsize::new(0), 2))));
+        let root = Path::new("/home/a/clone");
+        for _ in 0..2 {
+            assert_eq!(
+                ids.key(root, Some(root)),
+                (workspace_key(root), KeySource::Path)
+            );
+        }
+        let (key, source) = ids.key(root, Some(root));
+        assert_eq!(key, repository_key("commit:abc", ""));
+        assert!(matches!(source, KeySource::Repository { .. }));
+        assert_eq!(ids.take_rekeys(), [(workspace_key(root), key)]);
     }
 
     #[test]

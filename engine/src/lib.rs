@@ -57,7 +57,7 @@ mod stats;
 pub mod testing;
 
 pub use engine::{BoxedStore, Call, Engine, VERSION, Verdict};
-pub use identity::{KeySource, RepoIdentifier};
+pub use identity::{Identified, KeySource, RepoIdentifier};
 pub use lines::{Ledger, Line};
 pub use mined::{MinedAnswer, PackMiner};
 pub use note::Note;

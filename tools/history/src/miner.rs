@@ -42,6 +42,11 @@ impl HistoryMiner for GitMiner {
             Err(e) => Err(e.to_string()),
         }
     }
+
+    /// It reads git in this process: fast enough for the judged call to wait.
+    fn identifies_at_once(&self) -> bool {
+        true
+    }
 }
 
 /// Whether HEAD is [`REMINE_AFTER`] or more first-parent commits past `head`, or off its chain.

@@ -8,8 +8,8 @@
 //! else the `docsuggest` binary run as a child ([`CommandMiner`]), so a host that links no git
 //! reader (the Node addon) still gets packs mined.
 
-use docsuggest_engine::RepoIdentifier;
 use docsuggest_engine::mined::{MinedAnswer, PackMiner};
+use docsuggest_engine::{Identified, RepoIdentifier};
 use docsuggest_schema::MinedPack;
 use std::collections::HashMap;
 use std::io::Read as _;
@@ -32,24 +32,88 @@ pub trait HistoryMiner: Send + Sync {
         let _ = root;
         Ok(None)
     }
+
+    /// Whether [`HistoryMiner::identify`] answers at once (a git reader in this process), or
+    /// takes long enough (running another process) that a judged call must not wait for it:
+    /// then the identity is found on a thread of its own and the workspace keyed by its path
+    /// meanwhile.
+    fn identifies_at_once(&self) -> bool {
+        false
+    }
 }
 
 /// The engine's [`RepoIdentifier`] over a [`HistoryMiner`]: what it cannot tell is logged
-/// and keyed by path.
-struct MinerIdentity(Arc<dyn HistoryMiner>);
+/// and keyed by path. A miner that does not identify at once is asked on a thread, one per
+/// work tree, and answers [`Identified::Pending`] until it is done.
+struct MinerIdentity {
+    miner: Arc<dyn HistoryMiner>,
+    /// Per work tree: `None` while its thread runs, then the answer.
+    asked: Arc<Mutex<HashMap<PathBuf, Option<Option<String>>>>>,
+}
 
-impl RepoIdentifier for MinerIdentity {
-    fn identify(&self, git_root: &Path) -> Option<String> {
-        self.0.identify(git_root).unwrap_or_else(|reason| {
+impl MinerIdentity {
+    fn identity(miner: &dyn HistoryMiner, git_root: &Path) -> Option<String> {
+        miner.identify(git_root).unwrap_or_else(|reason| {
             tracing::info!(root = %git_root.display(), %reason, "no repository identity; keyed by path");
             None
         })
     }
 }
 
+impl RepoIdentifier for MinerIdentity {
+    fn identify(&self, git_root: &Path) -> Option<String> {
+        MinerIdentity::identity(self.miner.as_ref(), git_root)
+    }
+
+    fn try_identify(&self, git_root: &Path) -> Identified {
+        if self.miner.identifies_at_once() {
+            return Identified::Found(self.identify(git_root));
+        }
+        let mut asked = lock(&self.asked);
+        match asked.get(git_root) {
+            Some(Some(found)) => return Identified::Found(found.clone()),
+            Some(None) => return Identified::Pending,
+            None => {}
+        }
+        if asked.len() >= MAX_ASKED {
+            asked.clear();
+        }
+        asked.insert(git_root.to_path_buf(), None);
+        drop(asked);
+        let (miner, answers, root) = (
+            self.miner.clone(),
+            self.asked.clone(),
+            git_root.to_path_buf(),
+        );
+        let spawned = std::thread::Builder::new()
+            .name("docsuggest-identify".into())
+            .spawn(move || {
+                let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    MinerIdentity::identity(miner.as_ref(), &root)
+                }))
+                .unwrap_or(None);
+                lock(&answers).insert(root, Some(found));
+            });
+        match spawned {
+            Ok(_) => Identified::Pending,
+            Err(_) => {
+                let found = self.identify(git_root);
+                lock(&self.asked).insert(git_root.to_path_buf(), Some(found.clone()));
+                Identified::Found(found)
+            }
+        }
+    }
+}
+
+/// At most this many work trees' identities are kept; past it all are forgotten (asked again).
+const MAX_ASKED: usize = 4096;
+
 /// The repository identifier hosts give the engine: through [`history_miner`].
 pub fn repo_identifier() -> Box<dyn RepoIdentifier> {
-    Box::new(MinerIdentity(history_miner()))
+    Box::new(MinerIdentity {
+        miner: history_miner(),
+        asked: Arc::default(),
+    })
 }
 
 static IN_PROCESS: OnceLock<Arc<dyn HistoryMiner>> = OnceLock::new();
@@ -291,5 +355,51 @@ impl HistoryMiner for CommandMiner {
         }
         serde_json::from_slice(&output.stdout)
             .map_err(|e| format!("{shown} mine-pack --identity answered no identity: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A miner that takes a while to identify, as one running another process does.
+    struct Slow(AtomicUsize);
+
+    impl HistoryMiner for Slow {
+        fn mine(&self, _: &Path, _: Option<&MinedPack>) -> Result<Option<MinedPack>, String> {
+            Ok(None)
+        }
+
+        fn identify(&self, _: &Path) -> Result<Option<String>, String> {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            Ok(Some("commit:abc".into()))
+        }
+    }
+
+    #[test]
+    fn a_slow_identifier_never_holds_the_call_and_answers_once_done() {
+        let slow = Arc::new(Slow(AtomicUsize::new(0)));
+        let identity = MinerIdentity {
+            miner: slow.clone(),
+            asked: Arc::default(),
+        };
+        let root = Path::new("/some/repo");
+        // The first asks answer at once, pending, and start one search only.
+        assert_eq!(identity.try_identify(root), Identified::Pending);
+        assert_eq!(identity.try_identify(root), Identified::Pending);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let found = loop {
+            match identity.try_identify(root) {
+                Identified::Pending => {
+                    assert!(std::time::Instant::now() < deadline, "never answered");
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                found => break found,
+            }
+        };
+        assert_eq!(found, Identified::Found(Some("commit:abc".into())));
+        assert_eq!(slow.0.load(Ordering::SeqCst), 1);
     }
 }
