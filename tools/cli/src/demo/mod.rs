@@ -25,6 +25,10 @@ use std::path::{Path, PathBuf};
 /// Where the demo workspace is built by default.
 pub const DEFAULT_DIR: &str = "~/.dsh/playform/demo-workspace";
 
+/// The demo's own store, beside the default one, used while another process (the hooks'
+/// daemon) holds the default store.
+pub const DEMO_STORE: &str = "demo.redb";
+
 /// The default seed of the simulated session.
 pub const DEFAULT_SEED: u64 = 7;
 
@@ -129,7 +133,27 @@ pub fn run(options: &DemoOptions) -> Result<DemoReport, DemoError> {
         Some(path) => StoreChoice::File(path.clone()),
         None => StoreChoice::Configured,
     };
-    let host = host::start(Config::default(), &choice, false);
+    let mut host = host::start(Config::default(), &choice, false);
+    // The default store is held while the hooks' daemon runs (any hook or MCP call starts
+    // it): the demo then learns in a store of its own beside it, rather than on memory.
+    if options.store.is_none() && host.engine.store().kind() == StoreKind::Memory {
+        let own = host
+            .store_path
+            .as_ref()
+            .and_then(|p| p.parent())
+            .map(|dir| dir.join(DEMO_STORE));
+        if let Some(own) = own {
+            let beside = host::start(Config::default(), &StoreChoice::File(own.clone()), false);
+            if beside.engine.store().kind() == StoreKind::Redb {
+                host = beside;
+                host.startup.push(format!(
+                    "doc-suggester: the default store is in use by another process (the hooks' \
+                     daemon); this demo learns in its own store {}",
+                    own.display()
+                ));
+            }
+        }
+    }
     let startup = host.startup.clone();
     let store_path = host.store_path.clone();
     let mut dispatcher = Dispatcher::for_host(host);
@@ -292,7 +316,15 @@ impl fmt::Display for DemoReport {
         let _ = writeln!(out, "how to read it\n{LEGEND}\n");
         let _ = write!(
             out,
-            "Run the demo again: the rates start where this run ended."
+            "{}",
+            match self.store {
+                StoreKind::Redb => "Run the demo again: the rates start where this run ended.",
+                StoreKind::Memory => {
+                    "This run learned on memory (its store file could not be used: the first \
+                     lines say why), so nothing it learned was kept; pass --store PATH to keep \
+                     what a run learns."
+                }
+            }
         );
         f.write_str(&out)
     }

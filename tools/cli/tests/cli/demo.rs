@@ -95,3 +95,62 @@ fn the_demo_never_deletes_a_foreign_directory() {
         "keep me"
     );
 }
+
+/// While another process (the hooks' daemon) holds the default store, the demo learns in a
+/// store of its own beside it and says so; a store it cannot use at all is said too, never
+/// "the rates start where this run ended".
+#[test]
+fn a_held_default_store_gives_the_demo_its_own_and_memory_is_never_called_kept() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    let env = Env::new();
+    let default = env.home().join(".dsh/playform/hook-dsh-doc-suggester.redb");
+    let mut holder = env
+        .command(&["serve", "--store", &default.display().to_string()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("serve starts");
+    let mut input = holder.stdin.take().expect("stdin");
+    writeln!(input, r#"{{"id":1,"op":"hello"}}"#).expect("hello");
+    let mut hello = String::new();
+    BufReader::new(holder.stdout.take().expect("stdout"))
+        .read_line(&mut hello)
+        .expect("serve answers");
+    assert!(hello.contains(r#""store":"redb""#), "{hello}");
+
+    let dir = env.home().join("demo-ws").display().to_string();
+    let out = env.ok(&["demo", "--dir", &dir, "--calls", "50", "--json"], b"");
+    let report: Value = serde_json::from_str(&out).expect("a JSON report");
+    assert_eq!(report["store"], "redb", "{report}");
+    let own = env.home().join(".dsh/playform/demo.redb");
+    assert_eq!(report["storePath"], own.display().to_string(), "{report}");
+    let human = env.ok(&["demo", "--dir", &dir, "--calls", "50"], b"");
+    assert!(
+        human.contains("this demo learns in its own store"),
+        "{human}"
+    );
+    assert!(
+        human.contains("the rates start where this run ended"),
+        "{human}"
+    );
+
+    // The held file named with --store: the run is on memory, and says nothing was kept.
+    let held = env.ok(
+        &[
+            "demo",
+            "--store",
+            &default.display().to_string(),
+            "--dir",
+            &dir,
+            "--calls",
+            "50",
+        ],
+        b"",
+    );
+    assert!(held.contains("learned on memory"), "{held}");
+    assert!(!held.contains("start where this run ended"), "{held}");
+    drop(input);
+    assert!(holder.wait().expect("serve ends").success());
+}
