@@ -508,3 +508,27 @@ fn hook_exits_0_silently_on_any_argument_it_cannot_use() {
             .contains("hook - bad-arguments: invalid value 'claude'")
     );
 }
+
+/// Claude Code's own validator accepts the plugin and its marketplace with no warning. Needs
+/// the `claude` CLI (no network): where it is not installed, the test says so and checks
+/// nothing.
+#[test]
+fn claude_plugin_validate_passes_with_no_warning() {
+    let run = Command::new("claude")
+        .args(["plugin", "validate", "."])
+        .current_dir(repo())
+        .output();
+    let Ok(run) = run else {
+        eprintln!(
+            "MISSING: the `claude` CLI is not on PATH; `claude plugin validate .` was not run"
+        );
+        return;
+    };
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(run.status.success(), "{said}");
+    assert!(!said.to_lowercase().contains("warning"), "{said}");
+}
