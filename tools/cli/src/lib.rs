@@ -9,6 +9,7 @@
 //! The commands are described in `docs/PROTOCOL.md`.
 #![deny(missing_docs)]
 
+pub mod check_change;
 pub mod demo;
 pub mod evaluate;
 pub mod fleet_bin;

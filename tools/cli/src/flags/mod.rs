@@ -4,6 +4,7 @@
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
+mod change;
 mod engine;
 mod fleet;
 mod git;
@@ -72,6 +73,9 @@ pub enum Command {
     /// Explain what the engine does for a directory or file, and why it may give no notes:
     /// workspace, pack, family, store, daemon, config and hooks.
     Status(status::StatusArgs),
+    /// List the companions the engine names for a change's files that the change lacks: the
+    /// work tree's changes, --staged, --since REV, or paths; --strict exits 1 when any.
+    CheckChange(change::CheckChangeArgs),
     /// Print a completion script for a shell (bash, zsh, fish, elvish, powershell).
     Completions(status::CompletionsArgs),
     /// Serve the Model Context Protocol on stdin/stdout: the companions of a path and why a
@@ -105,6 +109,7 @@ pub fn run(command: &Command) -> Result<std::process::ExitCode> {
         Command::Bootstrap(a) => git::bootstrap(a),
         Command::Init(a) => git::init(a),
         Command::Status(a) => status::status(a),
+        Command::CheckChange(a) => return change::check_change(a),
         Command::Completions(a) => status::completions(a),
         Command::Mcp(a) => docsuggest_cli::mcp::run(a).map_err(Into::into),
         Command::MinePack(a) => git::mine_pack(a),

@@ -4,6 +4,7 @@
 mod backtest;
 mod backtest_history;
 mod bootstrap;
+mod check_change;
 mod commands;
 mod common;
 #[cfg(unix)]

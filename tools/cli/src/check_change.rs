@@ -1,0 +1,256 @@
+//! `docsuggest check-change`: what a whole change lacks. Given a change set — the work tree's
+//! changes (default), the staged ones, those since a revision, or paths — it asks the engine,
+//! for each changed file, which companions a note would name now (a `peek`, through the
+//! user's daemon as `docsuggest mcp` asks it: the pack in force, mined or written, and the
+//! learned rates; nothing recorded), and lists those the change does not touch, each with
+//! its family, confidence and the changed files that call for it. Nothing when the change is
+//! complete.
+//!
+//! The change set is read with `git` (`diff --name-only`, `ls-files --others` for new files
+//! of the work tree), bounded to [`MAX_FILES`] files.
+
+use crate::mcp::reach::{Reach, ReachError};
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// The most changed files one check asks about (a bulk change names nothing useful).
+pub const MAX_FILES: usize = 500;
+
+/// The agent the peeks are judged as: a fresh one, never remembered.
+const AGENT: &str = "docsuggest-check-change";
+
+/// How long the check waits for a repository's pack to be mined.
+const MINING_WAIT: Duration = Duration::from_secs(60);
+
+/// Which change is checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChangeSet {
+    /// The work tree's changes against HEAD, untracked files included.
+    WorkTree,
+    /// The staged changes.
+    Staged,
+    /// The changes since a revision (committed or not).
+    Since(String),
+    /// These files.
+    Paths(Vec<PathBuf>),
+}
+
+/// Why a check could not run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CheckError {
+    /// `git` failed (not a repository, an unknown revision, no git).
+    #[error("git {args}: {detail}")]
+    Git {
+        /// The arguments.
+        args: String,
+        /// What it said.
+        detail: String,
+    },
+    /// The engine could not be asked.
+    #[error(transparent)]
+    Reach(#[from] ReachError),
+}
+
+/// One companion the change lacks.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Missing {
+    /// The companion, as the note names it.
+    pub companion: String,
+    /// The family whose note names it.
+    pub family: String,
+    /// The highest confidence of those notes.
+    pub confidence: f64,
+    /// The changed files whose note names it.
+    pub for_files: Vec<String>,
+}
+
+/// What a check found.
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckReport {
+    /// The repository's root.
+    pub root: String,
+    /// The changed files asked about (relative to the root).
+    pub changed: Vec<String>,
+    /// Changed files past [`MAX_FILES`], not asked about.
+    pub not_asked: usize,
+    /// The companions the change lacks, most confident first.
+    pub missing: Vec<Missing>,
+}
+
+impl std::fmt::Display for CheckReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.missing.is_empty() {
+            return writeln!(
+                f,
+                "the change ({} file{}) lacks no companion the engine names",
+                self.changed.len(),
+                if self.changed.len() == 1 { "" } else { "s" }
+            );
+        }
+        writeln!(
+            f,
+            "the change ({} file{}) lacks {} companion{}:",
+            self.changed.len(),
+            if self.changed.len() == 1 { "" } else { "s" },
+            self.missing.len(),
+            if self.missing.len() == 1 { "" } else { "s" }
+        )?;
+        for m in &self.missing {
+            writeln!(
+                f,
+                "- {} ({} {:.2}; for {})",
+                m.companion,
+                m.family,
+                m.confidence,
+                m.for_files.join(", ")
+            )?;
+        }
+        if self.not_asked > 0 {
+            writeln!(
+                f,
+                "({} more changed files were not asked about)",
+                self.not_asked
+            )?;
+        }
+        Ok(())
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) -> Result<String, CheckError> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .map_err(|e| CheckError::Git {
+            args: args.join(" "),
+            detail: e.to_string(),
+        })?;
+    if !out.status.success() {
+        return Err(CheckError::Git {
+            args: args.join(" "),
+            detail: docsuggest_schema::text::bounded(
+                String::from_utf8_lossy(&out.stderr).trim(),
+                300,
+            ),
+        });
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The repository root of `dir` and the change set's files, relative to it.
+pub fn changed_files(dir: &Path, set: &ChangeSet) -> Result<(PathBuf, Vec<String>), CheckError> {
+    let root = PathBuf::from(git(dir, &["rev-parse", "--show-toplevel"])?.trim());
+    let lines = |text: String| -> Vec<String> {
+        text.lines()
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let mut files: BTreeSet<String> = BTreeSet::new();
+    match set {
+        ChangeSet::WorkTree => {
+            files.extend(lines(git(&root, &["diff", "--name-only", "HEAD"])?));
+            files.extend(lines(git(
+                &root,
+                &["ls-files", "--others", "--exclude-standard"],
+            )?));
+        }
+        ChangeSet::Staged => {
+            files.extend(lines(git(&root, &["diff", "--name-only", "--cached"])?));
+        }
+        ChangeSet::Since(rev) => {
+            files.extend(lines(git(
+                &root,
+                &["diff", "--name-only", rev.as_str(), "--"],
+            )?));
+        }
+        ChangeSet::Paths(paths) => {
+            for p in paths {
+                let abs = if p.is_absolute() {
+                    p.clone()
+                } else {
+                    dir.join(p)
+                };
+                if let Ok(rel) = abs.strip_prefix(&root) {
+                    files.insert(rel.to_string_lossy().into_owned());
+                }
+            }
+        }
+    }
+    Ok((root, files.into_iter().collect()))
+}
+
+/// Checks the change set `set` of the repository around `dir`, asking through `reach`.
+pub fn check(dir: &Path, set: &ChangeSet, reach: &Reach) -> Result<CheckReport, CheckError> {
+    let (root, mut changed) = changed_files(dir, set)?;
+    let not_asked = changed.len().saturating_sub(MAX_FILES);
+    changed.truncate(MAX_FILES);
+    let in_change: BTreeSet<&str> = changed.iter().map(String::as_str).collect();
+    let mut missing: BTreeMap<String, Missing> = BTreeMap::new();
+    for file in &changed {
+        let Some(note) = note_for(&root, file, reach)? else {
+            continue;
+        };
+        let family = note["family"].as_str().unwrap_or_default().to_string();
+        let confidence = note["confidence"].as_f64().unwrap_or_default();
+        for companion in note["companions"].as_array().into_iter().flatten() {
+            let Some(companion) = companion.as_str() else {
+                continue;
+            };
+            // A companion is named relative to its workspace, which may sit below the
+            // repository's root: the change has it when a changed file ends with it.
+            let touched = in_change
+                .iter()
+                .any(|c| *c == companion || c.ends_with(&format!("/{companion}")));
+            if touched {
+                continue;
+            }
+            let entry = missing
+                .entry(companion.to_string())
+                .or_insert_with(|| Missing {
+                    companion: companion.to_string(),
+                    family: family.clone(),
+                    confidence,
+                    for_files: Vec::new(),
+                });
+            entry.confidence = entry.confidence.max(confidence);
+            entry.for_files.push(file.clone());
+        }
+    }
+    let mut missing: Vec<Missing> = missing.into_values().collect();
+    missing.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
+    Ok(CheckReport {
+        root: root.display().to_string(),
+        changed,
+        not_asked,
+        missing,
+    })
+}
+
+/// The note the engine would give an edit of `file` now (a peek), waiting while the
+/// repository's pack is being mined.
+fn note_for(root: &Path, file: &str, reach: &Reach) -> Result<Option<Value>, CheckError> {
+    let request = json!({
+        "op": "peek", "agent": AGENT, "tool": "edit",
+        "path": root.join(file).display().to_string(),
+        "cwd": root.display().to_string(),
+    });
+    let deadline = Instant::now() + MINING_WAIT;
+    loop {
+        let (answer, _) = reach.ask(&request)?;
+        let mining = answer["ledger"].as_array().into_iter().flatten().any(|l| {
+            l.as_str()
+                .is_some_and(|l| l.contains("abstained pack-mining"))
+        });
+        if !mining || Instant::now() > deadline {
+            return Ok(Some(answer["note"].clone()).filter(|n| n.is_object()));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

@@ -1,0 +1,110 @@
+//! `docsuggest check-change` on a git repository holding the built-in pack's workspace: what
+//! the work tree's change, the staged one and one since a revision lack, through the daemon
+//! the command starts as a hook would; `--strict` and `--json`.
+
+use crate::common::Env;
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.email=t@example.invalid", "-c", "user.name=t"])
+        .args(args)
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git {args:?}");
+}
+
+/// Stops the daemon the checks started in the test's HOME.
+struct StopDaemon<'e>(&'e Env);
+
+impl Drop for StopDaemon<'_> {
+    fn drop(&mut self) {
+        let pid = self.0.home().join(".dsh/playform/docsuggest.sock.pid");
+        if let Ok(pid) = std::fs::read_to_string(pid) {
+            let _ = Command::new("kill").args(["-TERM", pid.trim()]).status();
+        }
+    }
+}
+
+#[test]
+fn a_change_lacking_companions_lists_them_and_strict_fails() {
+    let env = Env::new();
+    let _stop = StopDaemon(&env);
+    let ws = env.ws();
+    git(&ws, &["init", "--quiet"]);
+    git(&ws, &["add", "."]);
+    git(&ws, &["commit", "--quiet", "-m", "c0"]);
+    let check = |args: &[&str]| {
+        let mut all = vec!["check-change"];
+        all.extend_from_slice(args);
+        env.command(&all)
+            .current_dir(&ws)
+            .output()
+            .expect("check-change runs")
+    };
+
+    let clean = check(&[]);
+    assert!(clean.status.success(), "{clean:?}");
+    assert!(
+        String::from_utf8_lossy(&clean.stdout).contains("lacks no companion"),
+        "{clean:?}"
+    );
+
+    std::fs::write(ws.join("Documentation/Plans/X.md"), "changed\n").expect("edit the plan");
+    let json = check(&["--json"]);
+    assert!(json.status.success(), "{json:?}");
+    let report: Value = serde_json::from_slice(&json.stdout).expect("a JSON report");
+    assert_eq!(
+        report["changed"],
+        serde_json::json!(["Documentation/Plans/X.md"])
+    );
+    let missing: Vec<&str> = report["missing"]
+        .as_array()
+        .expect("missing")
+        .iter()
+        .filter_map(|m| m["companion"].as_str())
+        .collect();
+    assert!(missing.contains(&"Documentation/INDEX.md"), "{report}");
+    assert_eq!(report["missing"][0]["family"], "Plan", "{report}");
+    assert_eq!(
+        report["missing"][0]["for_files"],
+        serde_json::json!(["Documentation/Plans/X.md"])
+    );
+    let strict = check(&["--strict"]);
+    assert_eq!(strict.status.code(), Some(1), "{strict:?}");
+    let text = String::from_utf8_lossy(&strict.stdout);
+    assert!(text.contains("- Documentation/INDEX.md (Plan "), "{text}");
+
+    // The index in the change: it is not listed any more (staged, and since HEAD).
+    std::fs::write(ws.join("Documentation/INDEX.md"), "changed\n").expect("edit the index");
+    git(
+        &ws,
+        &["add", "Documentation/Plans/X.md", "Documentation/INDEX.md"],
+    );
+    for args in [&["--staged", "--json"][..], &["--since", "HEAD", "--json"]] {
+        let out = check(args);
+        let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+        let named = report["missing"].to_string();
+        assert!(
+            !named.contains("\"Documentation/INDEX.md\""),
+            "{args:?}: {report}"
+        );
+        assert_eq!(
+            report["changed"].as_array().map(Vec::len),
+            Some(2),
+            "{report}"
+        );
+    }
+    // An unknown revision is one error line.
+    let bad = check(&["--since", "no-such-rev"]);
+    assert_eq!(bad.status.code(), Some(1), "{bad:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&bad.stderr).lines().count(),
+        1,
+        "{bad:?}"
+    );
+}
