@@ -127,26 +127,10 @@ pub fn load_average() -> String {
         .join(" ")
 }
 
-/// `secs` since the Unix epoch as an RFC 3339 UTC timestamp (`2026-04-14T09:30:00Z`).
+/// `secs` since the Unix epoch as an RFC 3339 UTC timestamp (`2026-04-14T09:30:00Z`): the
+/// hook log's formatter.
 pub fn utc_timestamp(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
+    docsuggest_cli::hook::rfc3339(secs)
 }
 
 /// How a ratio is judged against its target.

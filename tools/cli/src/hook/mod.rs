@@ -548,31 +548,13 @@ fn append_log(options: &HookOptions, harness: &str, kind: &str, detail: &str) {
 }
 
 /// `secs` after the Unix epoch as an RFC 3339 UTC time to the second,
-/// `2026-12-03T01:48:41Z`.
+/// `2026-12-03T01:48:41Z` (jiff's formatting; past year 9999, `@<secs>`). The one formatter
+/// of the hook log and the bench reports.
 pub fn rfc3339(secs: u64) -> String {
-    let (year, month, day) = civil_from_days(secs / 86_400);
-    let s = secs % 86_400;
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        s / 3600,
-        s % 3600 / 60,
-        s % 60
-    )
-}
-
-/// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's
-/// `civil_from_days`: eras of 400 years, years starting on 1 March so the leap day is last).
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z % 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + u64::from(month <= 2);
-    (year, month, day)
+    i64::try_from(secs)
+        .ok()
+        .and_then(|secs| jiff::Timestamp::from_second(secs).ok())
+        .map_or_else(|| format!("@{secs}"), |t| t.to_string())
 }
 
 #[cfg(test)]
