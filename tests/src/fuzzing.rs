@@ -73,6 +73,16 @@ pub fn hook_event(bytes: &[u8]) {
             text("hook_event_name"),
             Some("Stop" | "SessionEnd" | "SubagentStop")
         )),
+        Action::Commit { cwd } => {
+            assert_eq!(text("hook_event_name"), Some("PreToolUse"));
+            assert_eq!(text("tool_name"), Some("Bash"));
+            assert_eq!(text("cwd"), Some(cwd.as_str()));
+            let command = event["tool_input"]["command"].as_str().unwrap_or_default();
+            assert!(
+                command.contains("git") && command.contains("commit"),
+                "{command:?}"
+            );
+        }
     }
 }
 

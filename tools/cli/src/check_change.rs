@@ -54,6 +54,9 @@ pub enum CheckError {
     /// The engine could not be asked.
     #[error(transparent)]
     Reach(#[from] ReachError),
+    /// The engine could not be asked (through another transport).
+    #[error("asking the engine failed: {0}")]
+    Ask(String),
 }
 
 /// One companion the change lacks.
@@ -118,6 +121,29 @@ impl std::fmt::Display for CheckReport {
             )?;
         }
         Ok(())
+    }
+}
+
+impl CheckReport {
+    /// The report as the agent is told it before a commit: `None` when nothing is lacking.
+    pub fn before_commit(&self) -> Option<String> {
+        if self.missing.is_empty() {
+            return None;
+        }
+        let mut text = String::from(
+            "[doc-suggester] the staged change may be missing companions this repository's \
+             changes conventionally include:",
+        );
+        for m in &self.missing {
+            text.push_str(&format!(
+                "\n- {} ({} {:.2}; for {})",
+                m.companion,
+                m.family,
+                m.confidence,
+                m.for_files.join(", ")
+            ));
+        }
+        Some(text)
     }
 }
 
@@ -188,13 +214,29 @@ pub fn changed_files(dir: &Path, set: &ChangeSet) -> Result<(PathBuf, Vec<String
 
 /// Checks the change set `set` of the repository around `dir`, asking through `reach`.
 pub fn check(dir: &Path, set: &ChangeSet, reach: &Reach) -> Result<CheckReport, CheckError> {
+    check_with(dir, set, Instant::now() + MINING_WAIT, |request| {
+        reach
+            .ask(request)
+            .map(|(answer, _)| answer)
+            .map_err(CheckError::from)
+    })
+}
+
+/// [`check`], asking the engine through `ask` (a protocol request without `id` in, the success
+/// answer out), waiting for a repository's pack to be mined until `deadline` at most.
+pub fn check_with(
+    dir: &Path,
+    set: &ChangeSet,
+    deadline: Instant,
+    mut ask: impl FnMut(&Value) -> Result<Value, CheckError>,
+) -> Result<CheckReport, CheckError> {
     let (root, mut changed) = changed_files(dir, set)?;
     let not_asked = changed.len().saturating_sub(MAX_FILES);
     changed.truncate(MAX_FILES);
     let in_change: BTreeSet<&str> = changed.iter().map(String::as_str).collect();
     let mut missing: BTreeMap<String, Missing> = BTreeMap::new();
     for file in &changed {
-        let Some(note) = note_for(&root, file, reach)? else {
+        let Some(note) = note_for(&root, file, deadline, &mut ask)? else {
             continue;
         };
         let family = note["family"].as_str().unwrap_or_default().to_string();
@@ -203,12 +245,7 @@ pub fn check(dir: &Path, set: &ChangeSet, reach: &Reach) -> Result<CheckReport, 
             let Some(companion) = companion.as_str() else {
                 continue;
             };
-            // A companion is named relative to its workspace, which may sit below the
-            // repository's root: the change has it when a changed file ends with it.
-            let touched = in_change
-                .iter()
-                .any(|c| *c == companion || c.ends_with(&format!("/{companion}")));
-            if touched {
+            if in_change.iter().any(|file| covers(companion, file)) {
                 continue;
             }
             let entry = missing
@@ -233,17 +270,62 @@ pub fn check(dir: &Path, set: &ChangeSet, reach: &Reach) -> Result<CheckReport, 
     })
 }
 
+/// Whether the changed `file` (relative to the repository's root) is the companion
+/// `companion` (relative to its workspace, which may sit below the root), as a note's
+/// follow-through counts it: a literal by its path, a glob or a `<placeholder>` (any name) by
+/// matching.
+fn covers(companion: &str, file: &str) -> bool {
+    // The file as seen from each directory it may lie under: the workspace is one of them.
+    let suffixes: Vec<&str> = std::iter::once(file)
+        .chain(file.match_indices('/').map(|(at, _)| &file[at + 1..]))
+        .collect();
+    let pattern = placeholders_as_stars(companion);
+    if pattern == companion && !companion.contains(['*', '?', '[', '{']) {
+        return suffixes.contains(&companion);
+    }
+    let Ok(glob) = globset::GlobBuilder::new(&pattern)
+        .literal_separator(true)
+        .build()
+    else {
+        return false;
+    };
+    let matcher = glob.compile_matcher();
+    suffixes.iter().any(|s| matcher.is_match(s))
+}
+
+/// `companion` with each `<placeholder>` as `*`.
+fn placeholders_as_stars(companion: &str) -> String {
+    let mut out = String::with_capacity(companion.len());
+    let mut rest = companion;
+    while let Some(open) = rest.find('<') {
+        match rest[open..].find('>') {
+            Some(close) => {
+                out.push_str(&rest[..open]);
+                out.push('*');
+                rest = &rest[open + close + 1..];
+            }
+            None => break,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The note the engine would give an edit of `file` now (a peek), waiting while the
-/// repository's pack is being mined.
-fn note_for(root: &Path, file: &str, reach: &Reach) -> Result<Option<Value>, CheckError> {
+/// repository's pack is being mined, until `deadline`.
+fn note_for(
+    root: &Path,
+    file: &str,
+    deadline: Instant,
+    ask: &mut impl FnMut(&Value) -> Result<Value, CheckError>,
+) -> Result<Option<Value>, CheckError> {
     let request = json!({
         "op": "peek", "agent": AGENT, "tool": "edit",
         "path": root.join(file).display().to_string(),
         "cwd": root.display().to_string(),
     });
-    let deadline = Instant::now() + MINING_WAIT;
     loop {
-        let (answer, _) = reach.ask(&request)?;
+        let answer = ask(&request)?;
         let mining = answer["ledger"].as_array().into_iter().flatten().any(|l| {
             l.as_str()
                 .is_some_and(|l| l.contains("abstained pack-mining"))
@@ -252,5 +334,35 @@ fn note_for(root: &Path, file: &str, reach: &Reach) -> Result<Option<Value>, Che
             return Ok(Some(answer["note"].clone()).filter(|n| n.is_object()));
         }
         std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::covers;
+
+    #[test]
+    fn a_change_covers_a_companion_as_the_follow_through_counts_it() {
+        for (companion, file, expect) in [
+            ("CHANGELOG.md", "CHANGELOG.md", true),
+            ("CHANGELOG.md", "docs/CHANGELOG.md", true),
+            ("CHANGELOG.md", "CHANGELOG.mdx", false),
+            ("Documentation/Plans/*.md", "Documentation/Plans/X.md", true),
+            (
+                "Documentation/Plans/*.md",
+                "Documentation/Plans/a/X.md",
+                false,
+            ),
+            (
+                "Documentation/Plans/<Plan>.md",
+                "Documentation/Plans/New.md",
+                true,
+            ),
+            ("changelog.d/<name>.<ext>", "changelog.d/12.fix.md", true),
+            ("tests/test_a.py", "src/tests/test_a.py", true),
+            ("tests/test_a.py", "tests/test_b.py", false),
+        ] {
+            assert_eq!(covers(companion, file), expect, "{companion} / {file}");
+        }
     }
 }

@@ -31,6 +31,11 @@ pub enum Action {
     },
     /// Make everything decided so far durable (the agent stopped or its session ended).
     Flush,
+    /// The agent is about to run `git commit`: what the staged change lacks.
+    Commit {
+        /// The command's working directory.
+        cwd: String,
+    },
 }
 
 /// One judged call in the engine's terms.
@@ -107,8 +112,42 @@ pub fn parse(bytes: &[u8]) -> Result<Action, Skip> {
             turn_id,
         }),
         "Stop" | "SessionEnd" | "SubagentStop" => Ok(Action::Flush),
+        "PreToolUse" => {
+            let tool = need("tool_name")?;
+            let command = event
+                .get("tool_input")
+                .and_then(|input| text(input, "command"))
+                .unwrap_or_default();
+            if tool == "Bash" && is_git_commit(command) {
+                Ok(Action::Commit { cwd: need("cwd")? })
+            } else {
+                Err(Skip::UnknownTool(tool))
+            }
+        }
         _ => Err(Skip::UnknownEvent(name)),
     }
+}
+
+/// Whether the shell command `command` runs `git commit` (as one of its commands: after
+/// `&&`, `;` or `|`, with options before the subcommand).
+fn is_git_commit(command: &str) -> bool {
+    command.split(['&', ';', '|', '\n']).any(|part| {
+        let mut words = part.split_whitespace();
+        if words.next() != Some("git") {
+            return false;
+        }
+        while let Some(word) = words.next() {
+            match word {
+                // Options that take the next word as their value.
+                "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" => {
+                    words.next();
+                }
+                w if w.starts_with('-') => {}
+                w => return w == "commit",
+            }
+        }
+        false
+    })
 }
 
 /// The judged calls of one tool use; empty when the tool names no file.
@@ -291,7 +330,11 @@ mod tests {
         let cases: &[(&[u8], &str)] = &[
             (b"", "the event is not a JSON object: EOF while parsing a value at line 1 column 0"),
             (b"[1]", "the event is not a JSON object: found an array"),
-            (br#"{"hook_event_name":"PreToolUse"}"#, r#"event "PreToolUse" is not handled"#),
+            (br#"{"hook_event_name":"Notification"}"#, r#"event "Notification" is not handled"#),
+            (br#"{"hook_event_name":"PreToolUse"}"#,
+             r#"the PreToolUse event has no string field "tool_name""#),
+            (br#"{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Bash","tool_input":{"command":"git status"}}"#,
+             r#"tool "Bash" names no judged file"#),
             (br#"{"hook_event_name":"PostToolUse","cwd":"/w","tool_name":"Read"}"#,
              r#"the PostToolUse event has no string field "session_id""#),
             (br#"{"hook_event_name":"PostToolUse","session_id":"s","cwd":"/w","tool_name":"Bash","tool_input":{"command":"ls"}}"#,
@@ -299,6 +342,30 @@ mod tests {
             (br#"{"hook_event_name":"PostToolUse","session_id":"s","cwd":"/w","tool_name":"Read","tool_input":{}}"#,
              r#"tool "Read" names no judged file"#),
         ];
+        for command in [
+            "git commit -m x",
+            "git add . && git commit",
+            "cd a; git -C b commit --amend",
+            "git -c user.name=x commit",
+        ] {
+            let event = json!({"hook_event_name": "PreToolUse", "cwd": "/w", "tool_name": "Bash",
+                "tool_input": {"command": command}});
+            assert_eq!(
+                parse(event.to_string().as_bytes()),
+                Ok(Action::Commit { cwd: "/w".into() }),
+                "{command}"
+            );
+        }
+        for command in [
+            "git status",
+            "echo git commit",
+            "git log --grep commit",
+            "gitcommit",
+        ] {
+            let event = json!({"hook_event_name": "PreToolUse", "cwd": "/w", "tool_name": "Bash",
+                "tool_input": {"command": command}});
+            assert!(parse(event.to_string().as_bytes()).is_err(), "{command}");
+        }
         for (input, expect) in cases {
             match parse(input) {
                 Err(skip) => assert_eq!(skip.to_string(), *expect),

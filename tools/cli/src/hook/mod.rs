@@ -371,6 +371,22 @@ pub fn answer(
             }
             Ok(output(harness, "PostToolUse", &notes))
         }
+        Action::Commit { cwd } => {
+            // No wait for a pack being mined: a hook answers within its budget.
+            let checked = crate::check_change::check_with(
+                Path::new(cwd),
+                &crate::check_change::ChangeSet::Staged,
+                Instant::now(),
+                |request| {
+                    engine
+                        .request(request.clone())
+                        .map_err(|e| crate::check_change::CheckError::Ask(e.to_string()))
+                },
+            );
+            // A commit is never held up: what cannot be checked is not said.
+            let note = checked.ok().and_then(|report| report.before_commit());
+            Ok(note.and_then(|text| output(harness, "PreToolUse", &[text])))
+        }
     }
 }
 

@@ -108,3 +108,53 @@ fn a_change_lacking_companions_lists_them_and_strict_fails() {
         "{bad:?}"
     );
 }
+
+/// A Claude Code `PreToolUse` event for a `git commit` (a hook entry on `Bash` the user adds)
+/// is answered with what the staged change lacks, as additional context; any other command,
+/// and a complete change, get nothing.
+#[test]
+fn the_hook_before_a_commit_names_what_the_staged_change_lacks() {
+    let env = Env::new();
+    let _stop = StopDaemon(&env);
+    let ws = env.ws();
+    git(&ws, &["init", "--quiet"]);
+    git(&ws, &["add", "."]);
+    git(&ws, &["commit", "--quiet", "-m", "c0"]);
+    std::fs::write(ws.join("Documentation/Plans/X.md"), "changed\n").expect("edit the plan");
+    git(&ws, &["add", "Documentation/Plans/X.md"]);
+    let hook = |command: &str| {
+        let event = serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "s",
+            "cwd": ws, "tool_name": "Bash", "tool_input": {"command": command}});
+        let out = env.run(
+            &["hook", "--harness", "claude-code", "--timeout-ms", "5000"],
+            event.to_string().as_bytes(),
+        );
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    let said: Value = serde_json::from_str(&hook("git commit -m 'a plan'")).expect("an answer");
+    assert_eq!(
+        said["hookSpecificOutput"]["hookEventName"], "PreToolUse",
+        "{said}"
+    );
+    let context = said["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .expect("context");
+    assert!(
+        context.contains("- Documentation/INDEX.md (Plan "),
+        "{context}"
+    );
+    assert!(hook("git status").is_empty());
+    std::fs::write(ws.join("Documentation/INDEX.md"), "changed\n").expect("edit the index");
+    for file in [
+        "Documentation/INDEX.md",
+        "Documentation/ARCHIVE-STYLE.md",
+        "POC-BRIEF.md",
+        "CHANGELOG.md",
+    ] {
+        std::fs::write(ws.join(file), "changed\n").expect("edit");
+        git(&ws, &["add", file]);
+    }
+    let complete = hook("git commit -m 'the plan and its companions'");
+    assert!(complete.trim().is_empty(), "{complete}");
+}
