@@ -238,6 +238,13 @@ fn glob(text: &str) -> Result<Glob, globset::Error> {
     GlobBuilder::new(text).literal_separator(true).build()
 }
 
+/// What a follow-through matches for a companion a note named (a template already
+/// substituted): its path as a glob, `<Name>`s matching any name. For hosts that count a
+/// change's files against a note's companions as the engine counts an agent's next calls.
+pub fn companion_matcher(companion: &str) -> Result<GlobMatcher, globset::Error> {
+    glob(&placeholder_glob(companion)).map(|g| g.compile_matcher())
+}
+
 /// `<Name>` becomes `*`, so an illustrative companion still matches the file an agent opens.
 fn placeholder_glob(path: &str) -> String {
     let mut out = String::with_capacity(path.len());

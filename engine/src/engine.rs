@@ -324,9 +324,10 @@ impl<P: FileProbe> Engine<P> {
         if forgot {
             self.packs.clear_mined();
         }
-        let root = workspace.root.display().to_string();
+        // The judged call's path allocates nothing here unless a root's state changes.
         match &resolved {
             Resolved::Abstain(_, Some(why)) => {
+                let root = workspace.root.display().to_string();
                 if self.unmined.len() >= crate::mined::MAX_MINED_ROOTS
                     && !self.unmined.contains_key(&root)
                 {
@@ -334,10 +335,10 @@ impl<P: FileProbe> Engine<P> {
                 }
                 self.unmined.insert(root, why.clone());
             }
-            Resolved::Use(_) => {
-                self.unmined.remove(&root);
+            Resolved::Use(_) if !self.unmined.is_empty() => {
+                self.unmined.remove(&workspace.root.display().to_string());
             }
-            Resolved::Abstain(_, None) => {}
+            _ => {}
         }
         match resolved {
             Resolved::Use(pack) if Arc::ptr_eq(&pack, &workspace.pack) => Ok(false),

@@ -245,7 +245,10 @@ pub fn check_with(
             let Some(companion) = companion.as_str() else {
                 continue;
             };
-            if in_change.iter().any(|file| covers(companion, file)) {
+            // Compiled once per companion, matched against every changed file.
+            let touched = docsuggest_engine::compiled::companion_matcher(companion)
+                .is_ok_and(|matcher| in_change.iter().any(|file| covers(&matcher, file)));
+            if touched {
                 continue;
             }
             let entry = missing
@@ -274,41 +277,11 @@ pub fn check_with(
 /// `companion` (relative to its workspace, which may sit below the root), as a note's
 /// follow-through counts it: a literal by its path, a glob or a `<placeholder>` (any name) by
 /// matching.
-fn covers(companion: &str, file: &str) -> bool {
+fn covers(companion: &globset::GlobMatcher, file: &str) -> bool {
     // The file as seen from each directory it may lie under: the workspace is one of them.
-    let suffixes: Vec<&str> = std::iter::once(file)
+    std::iter::once(file)
         .chain(file.match_indices('/').map(|(at, _)| &file[at + 1..]))
-        .collect();
-    let pattern = placeholders_as_stars(companion);
-    if pattern == companion && !companion.contains(['*', '?', '[', '{']) {
-        return suffixes.contains(&companion);
-    }
-    let Ok(glob) = globset::GlobBuilder::new(&pattern)
-        .literal_separator(true)
-        .build()
-    else {
-        return false;
-    };
-    let matcher = glob.compile_matcher();
-    suffixes.iter().any(|s| matcher.is_match(s))
-}
-
-/// `companion` with each `<placeholder>` as `*`.
-fn placeholders_as_stars(companion: &str) -> String {
-    let mut out = String::with_capacity(companion.len());
-    let mut rest = companion;
-    while let Some(open) = rest.find('<') {
-        match rest[open..].find('>') {
-            Some(close) => {
-                out.push_str(&rest[..open]);
-                out.push('*');
-                rest = &rest[open + close + 1..];
-            }
-            None => break,
-        }
-    }
-    out.push_str(rest);
-    out
+        .any(|suffix| companion.is_match(suffix))
 }
 
 /// The note the engine would give an edit of `file` now (a peek), waiting while the
@@ -362,7 +335,9 @@ mod tests {
             ("tests/test_a.py", "src/tests/test_a.py", true),
             ("tests/test_a.py", "tests/test_b.py", false),
         ] {
-            assert_eq!(covers(companion, file), expect, "{companion} / {file}");
+            let matcher =
+                docsuggest_engine::compiled::companion_matcher(companion).expect("a glob");
+            assert_eq!(covers(&matcher, file), expect, "{companion} / {file}");
         }
     }
 }

@@ -14,19 +14,8 @@ const path = require('node:path')
 const root = path.join(__dirname, '..')
 const crate = 'docsuggest-node'
 const binaryName = require('../package.json').napi.binaryName
-
-/** The `platformArchABI` napi gives this machine (`linux-x64-gnu`, `darwin-arm64`, …). */
-function platformArchAbi () {
-  const { platform, arch } = process
-  if (platform === 'linux') {
-    const report = process.report && process.report.getReport()
-    const glibc = report && report.header && report.header.glibcVersionRuntime
-    return `linux-${arch}-${glibc ? 'gnu' : 'musl'}`
-  }
-  if (platform === 'darwin') return `darwin-${arch}`
-  if (platform === 'win32') return `win32-${arch}-msvc`
-  throw new Error(`no build recipe for ${platform}-${arch}; use \`npx napi build --platform\``)
-}
+// The `platformArchABI` napi gives this machine, as the npm packages name platforms.
+const { platformArchAbi } = require('../../npm/lib/platform')
 
 /** What cargo names the cdylib of `docsuggest_node` on this platform. */
 function cdylib () {

@@ -10,6 +10,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { makeWorkspace, removeWorkspace } = require('../support/workspace')
+const { platformArchAbi } = require('../../npm/lib/platform')
 
 const root = path.join(__dirname, '..')
 const manifest = require('../package.json')
@@ -19,17 +20,6 @@ after(() => {
   fs.rmSync(work, { recursive: true, force: true })
   removeWorkspace(ws)
 })
-
-/** This machine's napi `platformArchAbi`, as scripts/build.js names the module. */
-function platformArchAbi () {
-  const { platform, arch } = process
-  if (platform === 'linux') {
-    const glibc = process.report.getReport().header.glibcVersionRuntime
-    return `linux-${arch}-${glibc ? 'gnu' : 'musl'}`
-  }
-  if (platform === 'darwin') return `darwin-${arch}`
-  return `win32-${arch}-msvc`
-}
 
 /** Packs `dir` into `work`; answers the tarball's path. */
 function pack (dir) {

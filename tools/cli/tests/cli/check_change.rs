@@ -30,14 +30,20 @@ impl Drop for StopDaemon<'_> {
     }
 }
 
-#[test]
-fn a_change_lacking_companions_lists_them_and_strict_fails() {
-    let env = Env::new();
-    let _stop = StopDaemon(&env);
+/// The HOME's workspace as a git repository of one commit holding all of it.
+fn committed_workspace(env: &Env) -> std::path::PathBuf {
     let ws = env.ws();
     git(&ws, &["init", "--quiet"]);
     git(&ws, &["add", "."]);
     git(&ws, &["commit", "--quiet", "-m", "c0"]);
+    ws
+}
+
+#[test]
+fn a_change_lacking_companions_lists_them_and_strict_fails() {
+    let env = Env::new();
+    let _stop = StopDaemon(&env);
+    let ws = committed_workspace(&env);
     let check = |args: &[&str]| {
         let mut all = vec!["check-change"];
         all.extend_from_slice(args);
@@ -116,10 +122,7 @@ fn a_change_lacking_companions_lists_them_and_strict_fails() {
 fn the_hook_before_a_commit_names_what_the_staged_change_lacks() {
     let env = Env::new();
     let _stop = StopDaemon(&env);
-    let ws = env.ws();
-    git(&ws, &["init", "--quiet"]);
-    git(&ws, &["add", "."]);
-    git(&ws, &["commit", "--quiet", "-m", "c0"]);
+    let ws = committed_workspace(&env);
     std::fs::write(ws.join("Documentation/Plans/X.md"), "changed\n").expect("edit the plan");
     git(&ws, &["add", "Documentation/Plans/X.md"]);
     let hook = |command: &str| {
