@@ -54,6 +54,16 @@ pub fn fit(text: &str, max: usize) -> String {
     format!("…{keep}")
 }
 
+/// A cell as a terminal may show it: a key or path from another machine's file may hold
+/// control characters (an escape sequence, a newline), which are written escaped.
+fn visible(cell: &str) -> std::borrow::Cow<'_, str> {
+    if docsuggest_schema::text::has_invisible(cell) {
+        std::borrow::Cow::Owned(docsuggest_schema::text::bounded(cell, usize::MAX))
+    } else {
+        std::borrow::Cow::Borrowed(cell)
+    }
+}
+
 /// The table of `rows` under `columns`, each line indented by `indent` and ended by a newline,
 /// with no trailing spaces.
 pub fn render(columns: &[Column], rows: &[Vec<String>], indent: &str) -> String {
@@ -62,7 +72,7 @@ pub fn render(columns: &[Column], rows: &[Vec<String>], indent: &str) -> String 
         .map(|row| {
             row.iter()
                 .zip(columns)
-                .map(|(cell, c)| fit(cell, c.max))
+                .map(|(cell, c)| fit(&visible(cell), c.max))
                 .collect()
         })
         .collect();
@@ -117,6 +127,12 @@ mod tests {
         assert_eq!(
             render(&columns, &rows, "  "),
             "  name           n note\n  a              1 x\n  …ong/name.md 200\n"
+        );
+        let rows = vec![vec!["a\u{1b}[2Jb\nc".into(), "1".into(), "".into()]];
+        let shown = render(&columns, &rows, "");
+        assert!(
+            !shown.contains('\u{1b}') && shown.lines().count() == 2,
+            "{shown:?}"
         );
     }
 

@@ -5,7 +5,7 @@
 use crate::FleetError;
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use docsuggest_schema::{RateEvent, RateModel};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
@@ -14,12 +14,17 @@ use std::sync::Arc;
 pub const FORMAT_KEY: &str = "docsuggest.format";
 /// The key-value metadata key of the format's version.
 pub const VERSION_KEY: &str = "docsuggest.version";
-/// The version of every format this build writes.
-pub const FORMAT_VERSION: &str = "1";
+/// The version of every format this build writes and reads (2: every file carries a digest).
+pub const FORMAT_VERSION: &str = "2";
+/// The key-value metadata key of the digest of a file's rows ([`crate::digest`]).
+pub const DIGEST_KEY: &str = "docsuggest.digest";
 /// A rates file's rate model (`evidence`, `beta`, `step`).
 pub const MODEL_KEY: &str = "docsuggest.model";
 /// A rates file's held marks: per store id, the last resolution number merged (JSON).
 pub const HELD_KEY: &str = "docsuggest.held";
+
+/// The key under which Arrow's writer embeds its schema (a flatbuffer) in a Parquet file.
+const ARROW_SCHEMA_KEY: &str = "ARROW:schema";
 
 /// The prefix of an export's moves files.
 pub const MOVES_PREFIX: &str = "moves-";
@@ -124,10 +129,40 @@ pub fn open_parquet(file: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>
         path: file.to_path_buf(),
         source,
     })?;
-    ParquetRecordBatchReaderBuilder::try_new(handle).map_err(|e| FleetError::BadFile {
+    let bad = |problem: String| FleetError::BadFile {
         file: file.to_path_buf(),
-        problem: format!("not a readable Parquet file ({e})"),
-    })
+        problem,
+    };
+    // The types come from the Parquet schema: an embedded Arrow schema (which this build never
+    // writes) is a flatbuffer whose damage the Arrow reader does not survive, so it is never
+    // decoded, and a file carrying one is refused before DataFusion would decode it.
+    let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
+    let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(handle, options)
+        .map_err(|e| bad(format!("not a readable Parquet file ({e})")))?;
+    let foreign = builder
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .is_some_and(|kv| kv.iter().any(|kv| kv.key == ARROW_SCHEMA_KEY));
+    if foreign {
+        return Err(bad(format!(
+            "not written by this build ({ARROW_SCHEMA_KEY} in its metadata)"
+        )));
+    }
+    // Likewise the page locators this build never writes: a reader would trust their offsets.
+    let located = builder.metadata().row_groups().iter().any(|group| {
+        group.columns().iter().any(|c| {
+            c.offset_index_offset().is_some()
+                || c.column_index_offset().is_some()
+                || c.bloom_filter_offset().is_some()
+        })
+    });
+    if located {
+        return Err(bad(
+            "not written by this build (it has a page index or bloom filter)".into(),
+        ));
+    }
+    Ok(builder)
 }
 
 /// Checks that `found` (a file's schema) has every column of `expected`, of its type.
@@ -151,8 +186,14 @@ pub fn check_schema(file: &Path, found: &Schema, expected: &Schema) -> Result<()
     Ok(())
 }
 
+/// The longest directory name a key is written as whole; a longer one (a directory name can
+/// be as long as a file name may be, and the key adds its hash) is cut and a hash of the
+/// whole key added, so every key makes a name any file system takes.
+const MAX_KEY_DIR: usize = 64;
+
 /// The name of the directory holding a workspace key's files: the key, with any byte other
-/// than `A-Za-z0-9._-` written `%XX` (a key holds a directory's name, which may be odd).
+/// than `A-Za-z0-9._-` written `%XX` (a key holds a directory's name, which may be odd); past
+/// [`MAX_KEY_DIR`] bytes, its first 40 and 16 hex digits of the whole key's SHA-256.
 pub fn key_dir(key: &str) -> String {
     let mut out = String::with_capacity(key.len());
     for b in key.bytes() {
@@ -165,6 +206,16 @@ pub fn key_dir(key: &str) -> String {
     // `.` and `..` name no directory of their own.
     if out.chars().all(|c| c == '.') {
         out = out.replace('.', "%2E");
+    }
+    if out.len() > MAX_KEY_DIR {
+        use sha2::Digest;
+        let hash = sha2::Sha256::digest(key.as_bytes());
+        // The escaped text is ASCII, so any byte index is a character boundary.
+        out.truncate(40);
+        out.push('-');
+        for byte in hash.iter().take(8) {
+            out.push_str(&format!("{byte:02x}"));
+        }
     }
     out
 }
@@ -187,6 +238,12 @@ mod tests {
         assert_eq!(key_dir("git-0123abcdef01"), "git-0123abcdef01");
         assert_eq!(key_dir("my dir/x"), "my%20dir%2Fx");
         assert_eq!(key_dir(".."), "%2E%2E");
+        // A name as long as a file name may be: cut, hashed, distinct from its neighbour's.
+        let long = format!("{}-0123abcdef01", "d".repeat(255));
+        let other = format!("{}-0123abcdef02", "d".repeat(255));
+        assert_eq!(key_dir(&long).len(), 57);
+        assert!(key_dir(&long).starts_with(&"d".repeat(40)));
+        assert_ne!(key_dir(&long), key_dir(&other));
         assert_eq!(store_id_text(255), "00000000000000ff");
     }
 }

@@ -9,7 +9,7 @@
 
 use crate::FleetError;
 use crate::columns::{
-    self, DECISIONS_PREFIX, FORMAT_KEY, FORMAT_VERSION, MOVES_PREFIX, VERSION_KEY,
+    self, DECISIONS_PREFIX, DIGEST_KEY, FORMAT_KEY, FORMAT_VERSION, MOVES_PREFIX, VERSION_KEY,
 };
 use datafusion::arrow::array::{
     ArrayRef, Float64Builder, Int32Builder, Int64Builder, ListBuilder, StringBuilder,
@@ -20,9 +20,10 @@ use docsuggest_host::stores;
 use docsuggest_schema::{HistoryEntry, StoreContents};
 use docsuggest_store::{RedbStore, StoreOptions};
 use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_writer::ArrowWriterOptions;
 use parquet::basic::Compression;
 use parquet::file::metadata::KeyValue;
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -113,20 +114,32 @@ pub fn export(options: &ExportOptions) -> Result<Exported, FleetError> {
         return Ok(report);
     }
     let refs: Vec<&HistoryEntry> = entries.iter().collect();
-    for file in write_export(&options.out, &id, &refs)? {
+    let written = write_each(&options.out, &id, &refs);
+    for file in written.files {
         report.files.push(file.display().to_string());
+    }
+    if let Some((first, error)) = written.failed {
+        // The workspaces written reach the fleet; the mark stops before the failed one's
+        // first entry, so it is written again next time (what is written twice counts once).
+        let through = first.saturating_sub(1);
+        if through > since {
+            store.set_exported_through(through)?;
+        }
+        return Err(error);
     }
     store.set_exported_through(report.through)?;
     Ok(report)
 }
 
-/// Writes `entries` (in resolution order) of the store `store_id` as export files under
-/// `out`: a moves and a decisions file per workspace key. Answers the files written.
-pub fn write_export(
-    out: &Path,
-    store_id: &str,
-    entries: &[&HistoryEntry],
-) -> Result<Vec<PathBuf>, FleetError> {
+/// What [`write_each`] wrote, and the first workspace it could not write (the resolution
+/// number of its first entry, and why).
+struct Written {
+    files: Vec<PathBuf>,
+    failed: Option<(u64, FleetError)>,
+}
+
+/// Writes each workspace's files; one that fails does not keep the others from being written.
+fn write_each(out: &Path, store_id: &str, entries: &[&HistoryEntry]) -> Written {
     let mut by_workspace: BTreeMap<&str, Vec<&HistoryEntry>> = BTreeMap::new();
     for entry in entries {
         by_workspace
@@ -134,32 +147,67 @@ pub fn write_export(
             .or_default()
             .push(entry);
     }
-    let mut files = Vec::new();
+    let mut written = Written {
+        files: Vec::new(),
+        failed: None,
+    };
     for (workspace, entries) in by_workspace {
-        let dir = out.join(columns::key_dir(workspace));
-        std::fs::create_dir_all(&dir).map_err(|source| FleetError::Io {
-            doing: "creating",
-            path: dir.clone(),
-            source,
-        })?;
-        let range = format!(
-            "{store_id}-{}-{}.parquet",
-            entries.first().map_or(0, |e| e.resolution_seq),
-            entries.last().map_or(0, |e| e.resolution_seq)
-        );
-        let moves = dir.join(format!("{MOVES_PREFIX}{range}"));
-        write(&moves, &moves_batch(store_id, &entries)?, "moves", &[])?;
-        let decisions = dir.join(format!("{DECISIONS_PREFIX}{range}"));
-        write(
-            &decisions,
-            &decisions_batch(store_id, &entries)?,
-            "decisions",
-            &[],
-        )?;
-        files.push(moves);
-        files.push(decisions);
+        match write_workspace(out, store_id, workspace, &entries) {
+            Ok(files) => written.files.extend(files),
+            Err(error) => {
+                let first = entries.first().map_or(0, |e| e.resolution_seq);
+                if written.failed.as_ref().is_none_or(|(f, _)| first < *f) {
+                    written.failed = Some((first, error));
+                }
+            }
+        }
     }
-    Ok(files)
+    written
+}
+
+/// Writes `entries` (in resolution order) of the store `store_id` as export files under
+/// `out`: a moves and a decisions file per workspace key. Answers the files written, or the
+/// first failure once every workspace that could be written was.
+pub fn write_export(
+    out: &Path,
+    store_id: &str,
+    entries: &[&HistoryEntry],
+) -> Result<Vec<PathBuf>, FleetError> {
+    let written = write_each(out, store_id, entries);
+    match written.failed {
+        Some((_, error)) => Err(error),
+        None => Ok(written.files),
+    }
+}
+
+/// One workspace's moves and decisions files.
+fn write_workspace(
+    out: &Path,
+    store_id: &str,
+    workspace: &str,
+    entries: &[&HistoryEntry],
+) -> Result<[PathBuf; 2], FleetError> {
+    let dir = out.join(columns::key_dir(workspace));
+    std::fs::create_dir_all(&dir).map_err(|source| FleetError::Io {
+        doing: "creating",
+        path: dir.clone(),
+        source,
+    })?;
+    let range = format!(
+        "{store_id}-{}-{}.parquet",
+        entries.first().map_or(0, |e| e.resolution_seq),
+        entries.last().map_or(0, |e| e.resolution_seq)
+    );
+    let moves = dir.join(format!("{MOVES_PREFIX}{range}"));
+    write(&moves, &moves_batch(store_id, entries)?, "moves", &[])?;
+    let decisions = dir.join(format!("{DECISIONS_PREFIX}{range}"));
+    write(
+        &decisions,
+        &decisions_batch(store_id, entries)?,
+        "decisions",
+        &[],
+    )?;
+    Ok([moves, decisions])
 }
 
 fn to_i64(n: u64) -> i64 {
@@ -258,9 +306,11 @@ pub(crate) fn batch(schema: SchemaRef, columns: Vec<ArrayRef>) -> Result<RecordB
     RecordBatch::try_new(schema, columns).map_err(|e| FleetError::Query(Box::new(e.into())))
 }
 
-/// Writes `batch` to `file` whole: under a temporary name in its directory, then renamed.
-/// `format` and `extra` go into the file's key-value metadata.
-pub(crate) fn write(
+/// Writes `batch` to `file` whole, as a docsuggest fleet file of `format`: under a temporary
+/// name in its directory, then renamed. `extra` goes into the file's key-value metadata (a
+/// key given twice keeps its last value), and the digest of the rows and that metadata
+/// ([`crate::digest`]) with it.
+pub fn write(
     file: &Path,
     batch: &RecordBatch,
     format: &str,
@@ -273,26 +323,39 @@ pub(crate) fn write(
         source,
     };
     let staged = tempfile::NamedTempFile::new_in(dir).map_err(failed)?;
-    let mut metadata = vec![
-        KeyValue::new(FORMAT_KEY.to_string(), format.to_string()),
-        KeyValue::new(VERSION_KEY.to_string(), FORMAT_VERSION.to_string()),
-    ];
-    metadata.extend(
-        extra
-            .iter()
-            .map(|(k, v)| KeyValue::new((*k).to_string(), v.clone())),
-    );
+    let mut metadata: BTreeMap<String, String> = BTreeMap::from([
+        (FORMAT_KEY.to_string(), format.to_string()),
+        (VERSION_KEY.to_string(), FORMAT_VERSION.to_string()),
+    ]);
+    metadata.extend(extra.iter().map(|(k, v)| ((*k).to_string(), v.clone())));
+    let digest = crate::digest::of_file(batch, &metadata)?;
+    metadata.insert(DIGEST_KEY.to_string(), digest);
+    // Pages only, read in order: no page index, statistics or bloom filter, which locate or
+    // skip pages by offsets a damaged file may get wrong and which a merge has no use for.
     let properties = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
-        .set_key_value_metadata(Some(metadata))
+        .set_statistics_enabled(EnabledStatistics::None)
+        .set_offset_index_disabled(true)
+        .set_bloom_filter_enabled(false)
+        .set_key_value_metadata(Some(
+            metadata
+                .into_iter()
+                .map(|(k, v)| KeyValue::new(k, v))
+                .collect(),
+        ))
         .build();
     let wrote = |source| FleetError::Write {
         file: file.to_path_buf(),
         source,
     };
     let handle = staged.as_file().try_clone().map_err(failed)?;
+    // No embedded Arrow schema: readers take the types from the Parquet schema, and a reader
+    // never has to decode a flatbuffer another machine may have damaged.
+    let options = ArrowWriterOptions::new()
+        .with_properties(properties)
+        .with_skip_arrow_metadata(true);
     let mut writer =
-        ArrowWriter::try_new(handle, batch.schema(), Some(properties)).map_err(wrote)?;
+        ArrowWriter::try_new_with_options(handle, batch.schema(), options).map_err(wrote)?;
     writer.write(batch).map_err(wrote)?;
     writer.close().map_err(wrote)?;
     staged.as_file().sync_all().map_err(failed)?;

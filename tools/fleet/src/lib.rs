@@ -15,10 +15,12 @@
 #![deny(missing_docs)]
 
 pub mod columns;
+pub mod digest;
 pub mod export;
 mod fold;
 pub mod merge;
 pub mod seed;
+pub mod verify;
 
 use docsuggest_schema::StoreError;
 use std::path::PathBuf;

@@ -110,8 +110,9 @@ impl std::fmt::Display for Merged {
 /// Merges the exports below `options.inputs` into `options.out`.
 pub fn merge(options: &MergeOptions) -> Result<Merged, FleetError> {
     let files = export_files(&options.inputs)?;
+    // Every file is read whole and checked (one at a time) before the query reads any.
     for file in &files {
-        check_moves_file(file)?;
+        crate::verify::moves_file(file)?;
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .build()
@@ -120,7 +121,15 @@ pub fn merge(options: &MergeOptions) -> Result<Merged, FleetError> {
             path: options.out.clone(),
             source,
         })?;
-    let (rows, held, spilled) = runtime.block_on(query(&files, options.memory_limit))?;
+    let (rows, held, spilled) = match runtime.block_on(query(&files, options.memory_limit)) {
+        Ok(merged) => merged,
+        Err(FleetError::Query(error)) => {
+            return Err(runtime
+                .block_on(unreadable(&files))
+                .unwrap_or(FleetError::Query(error)));
+        }
+        Err(other) => return Err(other),
+    };
     let moves = held.values().map(|h| h.moves).sum();
     let held_marks: BTreeMap<&str, i64> = held
         .iter()
@@ -166,7 +175,10 @@ async fn query(
         .set_usize(
             "datafusion.execution.sort_spill_reservation_bytes",
             merge_reserve,
-        );
+        )
+        // The pages are read as the check read them, in order, not located through the page
+        // index (which the merge, filtering nothing, has no use for and the check never read).
+        .set_bool("datafusion.execution.parquet.enable_page_index", false);
     // Fair shares: what cannot spill (merging sorted runs) is served first, the sorts share
     // the rest and spill to the temporary directory when their share is full.
     let runtime = RuntimeEnvBuilder::new()
@@ -188,6 +200,31 @@ async fn query(
     }
     let (rows, held) = fold.finish();
     Ok((rows, held, spills(plan.as_ref())))
+}
+
+/// The file the query could not read, when the query failed: each is read alone as the query
+/// reads it (the check reads pages its own way, and a damaged page locator can pass it).
+async fn unreadable(files: &[PathBuf]) -> Option<FleetError> {
+    let ctx = SessionContext::new();
+    for file in files {
+        let read = async {
+            let frame = ctx
+                .read_parquet(file.display().to_string(), ParquetReadOptions::default())
+                .await?;
+            let mut stream = frame.execute_stream().await?;
+            while let Some(batch) = stream.next().await {
+                batch?;
+            }
+            Ok::<(), datafusion::error::DataFusionError>(())
+        };
+        if let Err(e) = read.await {
+            return Some(FleetError::BadFile {
+                file: file.clone(),
+                problem: format!("damaged: cannot be read ({e})"),
+            });
+        }
+    }
+    None
 }
 
 /// The spills of every operator of a finished plan: how many, and their bytes.
@@ -292,13 +329,6 @@ fn collect(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) -> Result<(), Fle
         }
     }
     Ok(())
-}
-
-/// Opens a moves file's footer: a truncated or foreign file is refused by name before the
-/// query runs.
-fn check_moves_file(file: &Path) -> Result<(), FleetError> {
-    let builder = columns::open_parquet(file)?;
-    columns::check_schema(file, builder.schema(), &columns::moves())
 }
 
 #[cfg(test)]

@@ -7,10 +7,11 @@
 //! fleet's rows. One durable transaction: an error leaves the store as it was.
 
 use crate::FleetError;
-use crate::columns::{self, FORMAT_KEY, FORMAT_VERSION, HELD_KEY, MODEL_KEY, VERSION_KEY};
-use datafusion::arrow::array::AsArray;
+use crate::columns::{self, HELD_KEY, MODEL_KEY};
+use datafusion::arrow::array::{AsArray, RecordBatch};
 use datafusion::arrow::datatypes::{Float64Type, Int64Type};
 use docsuggest_host::stores;
+use docsuggest_schema::text::quoted;
 use docsuggest_schema::{RateKey, RateModel, RateRow, StoreContents};
 use docsuggest_store::{ReadOnlyStore, RedbStore, StoreOptions};
 use serde::Serialize;
@@ -73,130 +74,109 @@ pub struct FleetRates {
     pub model: String,
 }
 
-/// Reads and checks a rates file written by `fleet merge`.
+/// Reads and checks a rates file written by `fleet merge`: its metadata, every value, its
+/// digest.
 pub fn read_rates(file: &Path) -> Result<FleetRates, FleetError> {
     let bad = |problem: String| FleetError::BadFile {
         file: file.to_path_buf(),
         problem,
     };
-    let builder = columns::open_parquet(file)?;
-    let metadata: BTreeMap<String, String> = builder
-        .metadata()
-        .file_metadata()
-        .key_value_metadata()
-        .into_iter()
-        .flatten()
-        .filter_map(|kv| Some((kv.key.clone(), kv.value.clone()?)))
-        .collect();
-    match metadata.get(FORMAT_KEY).map(String::as_str) {
-        Some("fleet-rates") => {}
-        Some(other) => {
-            return Err(bad(format!(
-                "a docsuggest `{other}` file, not fleet rates (`docsuggest fleet merge` writes those)"
-            )));
-        }
-        None => {
-            return Err(bad(
-                "not a docsuggest fleet rates file (no docsuggest.format)".into(),
-            ));
-        }
-    }
-    if metadata.get(VERSION_KEY).map(String::as_str) != Some(FORMAT_VERSION) {
-        return Err(bad(format!(
-            "fleet rates of version {}, this build reads version {FORMAT_VERSION}",
-            metadata.get(VERSION_KEY).map_or("(none)", String::as_str)
-        )));
-    }
-    columns::check_schema(file, builder.schema(), &columns::rates())?;
-    let model = metadata.get(MODEL_KEY).cloned().unwrap_or_default();
-    let held = match metadata.get(HELD_KEY) {
+    let opened = crate::verify::open(file, "fleet-rates", columns::rates())?;
+    let model = opened.metadata.get(MODEL_KEY).cloned().unwrap_or_default();
+    let held: BTreeMap<String, i64> = match opened.metadata.get(HELD_KEY) {
         Some(json) => serde_json::from_str(json)
             .map_err(|e| bad(format!("its held marks do not read ({e})")))?,
         None => BTreeMap::new(),
     };
-    let reader = builder
-        .build()
-        .map_err(|e| bad(format!("cannot be read ({e})")))?;
-    let mut rows = Vec::new();
-    for batch in reader {
-        let batch = batch.map_err(|e| bad(format!("cannot be read ({e})")))?;
-        let column = |name: &str| batch.column_by_name(name).cloned();
-        let (Some(ws), Some(fam), Some(comp)) =
-            (column("workspace"), column("family"), column("companion"))
-        else {
-            return Err(bad("a batch lacks its key columns".into()));
-        };
-        let int = |name: &str| -> Result<Vec<u64>, FleetError> {
-            let array = column(name).ok_or_else(|| bad(format!("no column `{name}`")))?;
-            let array = array
-                .as_primitive_opt::<Int64Type>()
-                .ok_or_else(|| bad(format!("column `{name}` is not Int64")))?;
-            (0..array.len())
-                .map(|i| {
-                    u64::try_from(array.value(i)).map_err(|_| bad(format!("a negative `{name}`")))
-                })
-                .collect()
-        };
-        let float = |name: &str| -> Result<Vec<f64>, FleetError> {
-            let array = column(name).ok_or_else(|| bad(format!("no column `{name}`")))?;
-            let array = array
-                .as_primitive_opt::<Float64Type>()
-                .ok_or_else(|| bad(format!("column `{name}` is not Float64")))?;
-            Ok((0..array.len()).map(|i| array.value(i)).collect())
-        };
-        let (accepts, rejects, hits, misses) = (
-            int("accepts")?,
-            int("rejects")?,
-            int("shadow_hits")?,
-            int("shadow_misses")?,
-        );
-        let (step, recent_hits, recent_misses) = (
-            float("step")?,
-            float("recent_hits")?,
-            float("recent_misses")?,
-        );
-        let text = |array: &datafusion::arrow::array::ArrayRef, name: &str| {
-            array
-                .as_string_opt::<i32>()
-                .cloned()
-                .ok_or_else(|| bad(format!("column `{name}` is not Utf8")))
-        };
-        let (ws, fam, comp) = (
-            text(&ws, "workspace")?,
-            text(&fam, "family")?,
-            text(&comp, "companion")?,
-        );
-        for i in 0..batch.num_rows() {
-            let row = RateRow {
-                step: step[i],
-                accepts: accepts[i],
-                rejects: rejects[i],
-                shadow_hits: hits[i],
-                shadow_misses: misses[i],
-                recent_hits: recent_hits[i],
-                recent_misses: recent_misses[i],
-            };
-            if !row.step.is_finite()
-                || !(0.0..=1.0).contains(&row.step)
-                || !row.recent_hits.is_finite()
-                || !row.recent_misses.is_finite()
-                || row.recent_hits < 0.0
-                || row.recent_misses < 0.0
-            {
-                return Err(bad(format!(
-                    "the row of {}/{}/{} is out of range",
-                    ws.value(i),
-                    fam.value(i),
-                    comp.value(i)
-                )));
-            }
-            rows.push((
-                RateKey::companion(ws.value(i), fam.value(i), comp.value(i)),
-                row,
-            ));
-        }
+    if let Some((id, n)) = held.iter().find(|(_, n)| **n < 0) {
+        return Err(bad(format!(
+            "the held mark of store {} is negative ({n})",
+            quoted(id)
+        )));
     }
+    let mut rows = Vec::new();
+    opened.read(|batch, start| rows_of(batch, start, &mut rows))?;
     Ok(FleetRates { rows, held, model })
+}
+
+/// The rate rows of one batch of a rates file, each checked.
+fn rows_of(
+    batch: &RecordBatch,
+    start: usize,
+    rows: &mut Vec<(RateKey, RateRow)>,
+) -> Result<(), String> {
+    let text = |name: &str| {
+        batch
+            .column_by_name(name)
+            .and_then(|c| c.as_string_opt::<i32>())
+            .ok_or_else(|| format!("column `{name}` is not Utf8"))
+    };
+    let int = |name: &str| {
+        batch
+            .column_by_name(name)
+            .and_then(|c| c.as_primitive_opt::<Int64Type>())
+            .ok_or_else(|| format!("column `{name}` is not Int64"))
+    };
+    let float = |name: &str| {
+        batch
+            .column_by_name(name)
+            .and_then(|c| c.as_primitive_opt::<Float64Type>())
+            .ok_or_else(|| format!("column `{name}` is not Float64"))
+    };
+    let (ws, fam, comp) = (text("workspace")?, text("family")?, text("companion")?);
+    let counts = [
+        int("accepts")?,
+        int("rejects")?,
+        int("shadow_hits")?,
+        int("shadow_misses")?,
+    ];
+    let (step, recent_hits, recent_misses) = (
+        float("step")?,
+        float("recent_hits")?,
+        float("recent_misses")?,
+    );
+    for i in 0..batch.num_rows() {
+        let key = RateKey::companion(ws.value(i), fam.value(i), comp.value(i));
+        let at = |problem: &str| {
+            format!(
+                "row {}: the row of {}/{}/{} {problem}",
+                start + i + 1,
+                quoted(&key.workspace),
+                quoted(&key.family),
+                quoted(&key.companion)
+            )
+        };
+        if key.workspace.is_empty() || key.family.is_empty() {
+            return Err(at("has an empty workspace or family"));
+        }
+        let [accepts, rejects, shadow_hits, shadow_misses] =
+            counts.map(|c| u64::try_from(c.value(i)).ok());
+        let (Some(accepts), Some(rejects), Some(shadow_hits), Some(shadow_misses)) =
+            (accepts, rejects, shadow_hits, shadow_misses)
+        else {
+            return Err(at("has a negative count"));
+        };
+        let row = RateRow {
+            step: step.value(i),
+            accepts,
+            rejects,
+            shadow_hits,
+            shadow_misses,
+            recent_hits: recent_hits.value(i),
+            recent_misses: recent_misses.value(i),
+        };
+        if !row.step.is_finite()
+            || !(0.0..=1.0).contains(&row.step)
+            || !row.recent_hits.is_finite()
+            || !row.recent_misses.is_finite()
+            || row.recent_hits < 0.0
+            || row.recent_misses < 0.0
+        {
+            return Err(at("is out of range"));
+        }
+        rows.push((key, row));
+    }
+    Ok(())
 }
 
 /// Seeds the store's base rows from the fleet's rates.
@@ -260,12 +240,16 @@ pub fn seed(options: &SeedOptions) -> Result<SeedReport, FleetError> {
     }
     drop(existing);
     let mut store = RedbStore::open(StoreOptions::new(&file))?;
-    let held_through = match store.drawn_store_id()? {
-        Some(id) => fleet
+    // Only what this store exported itself, and the fleet says it merged, is dropped: a
+    // held mark past this store's own export mark (a file from a store that shares its id, or
+    // a crafted one) must not delete learning no export carries.
+    let held_through = match (store.drawn_store_id()?, store.exported_through()?) {
+        (Some(id), Some(exported)) => fleet
             .held
             .get(&columns::store_id_text(id))
-            .and_then(|n| u64::try_from(*n).ok()),
-        None => None,
+            .and_then(|n| u64::try_from(*n).ok())
+            .map(|held| held.min(exported)),
+        _ => None,
     };
     let seeded = store.seed_base(&wanted, &fleet.rows, held_through)?;
     Ok(SeedReport {

@@ -45,7 +45,7 @@ pub mod home;
 pub mod host;
 pub mod ledger_log;
 pub mod mining;
-mod panic_text;
+pub mod panic_text;
 pub mod protocol;
 pub mod stores;
 pub mod summary;

@@ -2,7 +2,7 @@
 
 /// The message of the panic `payload` (as `catch_unwind` hands it over), cut after 200 bytes
 /// with invisible code points escaped.
-pub(crate) fn message(payload: &(dyn std::any::Any + Send)) -> String {
+pub fn message(payload: &(dyn std::any::Any + Send)) -> String {
     let text = payload
         .downcast_ref::<&str>()
         .copied()

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 /// One machine's session in `clone`: rounds of an edit of the family's file, then either the
 /// changelog read (followed) or unrelated reads until the window closes (not followed).
-fn session(clone: &Path, agent: &str, rounds: usize, follow_every: usize) -> String {
+pub(crate) fn session(clone: &Path, agent: &str, rounds: usize, follow_every: usize) -> String {
     let cwd = clone.display().to_string();
     let mut lines = vec![format!(
         r#"{{"id":0,"op":"configure","config":{{"learnWindow":2,"threshold":0.3,"followThreshold":0.2}}}}"#
@@ -54,11 +54,11 @@ fn notes(out: &str) -> Vec<String> {
         .collect()
 }
 
-fn path(p: &Path) -> &str {
+pub(crate) fn path(p: &Path) -> &str {
     p.to_str().expect("a UTF-8 path")
 }
 
-fn rows(store: &Path) -> BTreeMap<RateKey, RateRow> {
+pub(crate) fn rows(store: &Path) -> BTreeMap<RateKey, RateRow> {
     ReadOnlyStore::open(store)
         .expect("the store opens")
         .view()
@@ -69,17 +69,17 @@ fn rows(store: &Path) -> BTreeMap<RateKey, RateRow> {
         .collect()
 }
 
-struct Fleet {
-    env: Env,
-    clones: Vec<PathBuf>,
-    stores: Vec<PathBuf>,
-    exports: Vec<PathBuf>,
+pub(crate) struct Fleet {
+    pub(crate) env: Env,
+    pub(crate) clones: Vec<PathBuf>,
+    pub(crate) stores: Vec<PathBuf>,
+    pub(crate) exports: Vec<PathBuf>,
     /// Each machine's store id, as its export reported it.
-    ids: Vec<String>,
+    pub(crate) ids: Vec<String>,
 }
 
 /// Three machines learn and export.
-fn three_machines() -> Fleet {
+pub(crate) fn three_machines() -> Fleet {
     let env = Env::new();
     let mut fleet = Fleet {
         clones: Vec::new(),
@@ -125,7 +125,7 @@ fn three_machines() -> Fleet {
     fleet
 }
 
-fn merge(env: &Env, dirs: &[&Path], out: &Path) -> std::process::Output {
+pub(crate) fn merge(env: &Env, dirs: &[&Path], out: &Path) -> std::process::Output {
     let mut args = vec!["fleet", "merge"];
     args.extend(dirs.iter().map(|d| path(d)));
     args.extend(["--out", path(out)]);
@@ -398,7 +398,10 @@ fn bad_fleet_input_is_refused_by_name_and_nothing_is_written() {
     let foreign = env.home().join("foreign");
     std::fs::create_dir_all(&foreign).expect("dir");
     std::fs::copy(&decisions, foreign.join("moves-foreign.parquet")).expect("copy");
-    refused(&[&fleet.exports[1], &foreign], "no column `move_index`");
+    refused(
+        &[&fleet.exports[1], &foreign],
+        "a docsuggest \"decisions\" file, not moves",
+    );
 
     // A truncated file.
     let moves = std::fs::read_dir(&key_dir)
