@@ -125,6 +125,21 @@ pub(crate) fn three_machines() -> Fleet {
     fleet
 }
 
+/// `export --format parquet` of `store` into `out`: its JSON report.
+pub(crate) fn parquet_export(env: &Env, store: &Path, out: &Path) -> Value {
+    let args = [
+        "export",
+        "--format",
+        "parquet",
+        "--out",
+        path(out),
+        "--store",
+        path(store),
+        "--json",
+    ];
+    serde_json::from_str(&env.ok(&args, b"")).expect("a JSON report")
+}
+
 pub(crate) fn merge(env: &Env, dirs: &[&Path], out: &Path) -> std::process::Output {
     let mut args = vec!["fleet", "merge"];
     args.extend(dirs.iter().map(|d| path(d)));
@@ -293,19 +308,7 @@ fn a_periodic_export_writes_only_what_is_new_and_the_import_does_not_count_it_tw
     let fleet = three_machines();
     let env = &fleet.env;
     let (clone, store, out) = (&fleet.clones[0], &fleet.stores[0], &fleet.exports[0]);
-    let export = || -> Value {
-        let args = [
-            "export",
-            "--format",
-            "parquet",
-            "--out",
-            path(out),
-            "--store",
-            path(store),
-            "--json",
-        ];
-        serde_json::from_str(&env.ok(&args, b"")).expect("a JSON report")
-    };
+    let export = || parquet_export(env, store, out);
     let nothing = export();
     assert_eq!(nothing["entries"], 0, "{nothing}");
     assert!(nothing["files"].as_array().is_some_and(Vec::is_empty));

@@ -4,7 +4,7 @@
 
 use crate::backtest::small_history;
 use crate::common::{Env, workspace_key};
-use crate::fleet::{merge, path, session, three_machines};
+use crate::fleet::{merge, parquet_export, path, session, three_machines};
 use datafusion::arrow::array::{
     ArrayRef, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
 };
@@ -229,20 +229,9 @@ fn an_import_drops_only_what_this_store_exported_whatever_the_held_mark_says() {
     let fleet = three_machines();
     let env = &fleet.env;
     let (clone, store, out) = (&fleet.clones[0], &fleet.stores[0], &fleet.exports[0]);
-    let export = |store: &Path| -> Value {
-        let args = [
-            "export",
-            "--format",
-            "parquet",
-            "--out",
-            path(out),
-            "--store",
-            path(store),
-            "--json",
-        ];
-        serde_json::from_str(&env.ok(&args, b"")).expect("a JSON report")
-    };
-    let exported = export(store)["through"].as_u64().expect("a mark");
+    let exported = parquet_export(env, store, out)["through"]
+        .as_u64()
+        .expect("a mark");
     // The machine learns on and does not export it.
     env.ok(
         &["serve", "--store", path(store)],
