@@ -39,7 +39,7 @@ impl Tx<'_> {
         &mut self,
         workspaces: &BTreeSet<String>,
         rows: &[(RateKey, RateRow)],
-        held_through: Option<u64>,
+        held: &dyn Fn(u64) -> bool,
     ) -> Result<Seeded, StoreError> {
         let path = self.path;
         let mine = |workspace: &str| workspaces.contains(workspace);
@@ -68,7 +68,7 @@ impl Tx<'_> {
             if !mine(&entry.decision.workspace) {
                 continue;
             }
-            if held_through.is_some_and(|through| entry.resolution_seq <= through) {
+            if held(entry.resolution_seq) {
                 self.history
                     .remove(entry.resolution_seq)
                     .at(path, "dropping history the fleet holds")?;
@@ -141,17 +141,17 @@ impl RedbStore {
     }
 
     /// Seeds the base rows of `workspaces` from fleet `rows` (rows of other workspaces are
-    /// ignored), drops those workspaces' history entries up to `held_through` (this store's
-    /// own entries the fleet already holds), and folds their live rows again, in one durable
+    /// ignored), drops those workspaces' history entries `held` says the fleet already holds
+    /// (given an entry's resolution number), and folds their live rows again, in one durable
     /// transaction. Other workspaces are untouched.
     pub fn seed_base(
         &mut self,
         workspaces: &BTreeSet<String>,
         rows: &[(RateKey, RateRow)],
-        held_through: Option<u64>,
+        held: &dyn Fn(u64) -> bool,
     ) -> Result<Seeded, StoreError> {
         let seeded = self.write("seeding base rows from fleet rates", |tx| {
-            tx.seed_base(workspaces, rows, held_through)
+            tx.seed_base(workspaces, rows, held)
         })?;
         self.flush()?;
         Ok(seeded)
@@ -167,7 +167,7 @@ impl RedbStore {
 
 /// A store id: random enough that two machines never draw the same (std's per-process
 /// random hash keys, the clock and the process id, mixed).
-fn fresh_id() -> u64 {
+pub(crate) fn fresh_id() -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     if let Ok(since) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
@@ -217,6 +217,47 @@ mod tests {
         assert_ne!(t.store_id().expect("id"), id);
     }
 
+    fn resolve_one(s: &mut RedbStore) {
+        let seq = s.record_pending(decision("Plan")).expect("record");
+        s.resolve(reject(seq, vec![mv(&RateKey::family("w", "Plan"), -0.1)]))
+            .expect("resolve");
+        s.flush().expect("flush");
+    }
+
+    #[test]
+    fn each_handle_that_resolves_records_its_own_run_and_a_copy_parts_from_its_original() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("s.redb");
+        let copy = dir.path().join("copy.redb");
+        let first = {
+            let mut s = RedbStore::open(StoreOptions::new(&file)).expect("open");
+            assert_eq!(s.lineage().expect("lineage").starts(), []);
+            resolve_one(&mut s);
+            resolve_one(&mut s);
+            let lineage = s.lineage().expect("lineage");
+            assert_eq!(lineage.starts().len(), 1, "{lineage:?}");
+            assert_eq!(lineage.starts()[0].0, 1);
+            lineage.run_of(2)
+        };
+        assert_ne!(first, 0);
+        // A handle that resolves nothing records no run.
+        drop(RedbStore::open(StoreOptions::new(&file)).expect("open"));
+        std::fs::copy(&file, &copy).expect("copy");
+        let mut original = RedbStore::open(StoreOptions::new(&file)).expect("open");
+        let mut copied = RedbStore::open(StoreOptions::new(&copy)).expect("open");
+        resolve_one(&mut original);
+        resolve_one(&mut copied);
+        let (a, b) = (
+            original.lineage().expect("lineage"),
+            copied.lineage().expect("lineage"),
+        );
+        // Both numbered their new entry 3; the runs tell them apart, the shared ones agree.
+        assert_eq!((a.starts().len(), b.starts().len()), (2, 2));
+        assert_eq!((a.run_of(2), b.run_of(2)), (first, first));
+        assert_ne!(a.run_of(3), b.run_of(3));
+        assert!(a.run_of(3) != first && b.run_of(3) != first);
+    }
+
     #[test]
     fn seeding_replaces_the_base_drops_what_the_fleet_holds_and_keeps_the_fold() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -242,7 +283,9 @@ mod tests {
         ];
         let workspaces = BTreeSet::from(["a".to_string()]);
         // The fleet holds this store's first two entries (a, a).
-        let seeded = s.seed_base(&workspaces, &rows, Some(2)).expect("seed");
+        let seeded = s
+            .seed_base(&workspaces, &rows, &|seq| seq <= 2)
+            .expect("seed");
         assert_eq!(
             (seeded.base, seeded.dropped_history, seeded.rates),
             (1, 2, 1)

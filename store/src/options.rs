@@ -27,6 +27,11 @@ pub struct StoreOptions {
     /// what hosts use) means the file. `path` still names the store in messages and places
     /// the upgrade backup.
     pub backend: Option<BackendFactory>,
+    /// The run id this handle's resolutions are recorded under (the `lineage` table, which
+    /// tells a copied store file from its original); `None` (the default, and what every host
+    /// must use) draws one at random. Fixed only where a file must come out the same byte for
+    /// byte (tests).
+    pub run: Option<u64>,
 }
 
 /// `RefUnwindSafe`, so options stay unwind-safe and opening can sit in `catch_unwind`.
@@ -90,6 +95,7 @@ impl StoreOptions {
             ring_capacity: config.ring_capacity,
             multi_process: false,
             backend: None,
+            run: None,
         }
     }
 }

@@ -91,6 +91,8 @@ pub struct RedbStore {
     deferred: Deferred,
     report: OpenReport,
     crash: CrashHook,
+    /// The run this handle resolves under (`crate::lineage`).
+    run: crate::lineage::Run,
 }
 
 impl std::fmt::Debug for RedbStore {
@@ -213,6 +215,7 @@ impl RedbStore {
             deferred: Deferred::default(),
             report,
             crash,
+            run: crate::lineage::Run::new(options.run),
         };
         store.committed = store.read_marks()?;
         store.durable = store.committed;
@@ -221,6 +224,12 @@ impl RedbStore {
             store.report.abandoned = store.abandon_pending_durably()?;
         }
         Ok(store)
+    }
+
+    /// Where each run of this file starts: which handle resolved each history entry
+    /// (`crate::lineage`).
+    pub fn lineage(&self) -> Result<crate::Lineage, StoreError> {
+        crate::Lineage::read(self.db()?.as_ref(), &self.label)
     }
 
     /// The store file.
@@ -439,15 +448,29 @@ impl RedbStore {
             txn.set_durability(redb::Durability::None)
                 .at(label, doing)?;
         }
-        let (out, marks) = {
+        let (out, marks, run_started) = {
             let mut tx = Tx::open(&txn, label)?;
+            // Where this handle's run starts, until it is recorded (one meta read per commit).
+            let run_from = match self.run.recorded {
+                true => None,
+                false => Some(tx.marks()?.resolution_seq + 1),
+            };
             // Handed out before `op`, so they come first: numbers stay in order.
             self.deferred.write_into(&mut tx)?;
             let out = op(&mut tx)?;
+            let marks = tx.marks()?;
+            let run_started = match run_from {
+                Some(first) if marks.resolution_seq >= first => {
+                    crate::lineage::record(&txn, label, first, self.run.id)?;
+                    true
+                }
+                _ => false,
+            };
             tx.evict(self.ring_capacity)?;
-            (out, tx.marks()?)
+            (out, tx.marks()?, run_started)
         };
         txn.commit().at(label, doing)?;
+        self.run.recorded |= run_started;
         self.deferred.clear();
         self.crash.reached(CrashPoint::AfterCommit);
         self.committed = marks;

@@ -21,7 +21,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use docsuggest_bench::recompute::{KeySpace, SyntheticContents};
 use docsuggest_bench::report::{self, Machine};
-use docsuggest_fleet::export::write_export;
+use docsuggest_fleet::export::{Ran, write_export};
 use docsuggest_fleet::merge::{DEFAULT_MEMORY_LIMIT, MergeOptions, merge};
 use docsuggest_schema::{HistoryEntry, RateModel};
 use docsuggest_store::recompute::{RecomputeOptions, recompute};
@@ -94,8 +94,8 @@ fn write_fleet(dir: &Path, args: &Args) -> Result<()> {
                     HistoryEntry::closing(decision, resolution, seq)
                 })
                 .collect();
-            let refs: Vec<&HistoryEntry> = entries.iter().collect();
-            write_export(&dir.join(format!("machine{machine}")), &id, &refs)?;
+            let ran = Ran::all_in(&entries, machine);
+            write_export(&dir.join(format!("machine{machine}")), &id, &ran)?;
             start = end;
         }
     }

@@ -14,13 +14,15 @@ use std::sync::Arc;
 pub const FORMAT_KEY: &str = "docsuggest.format";
 /// The key-value metadata key of the format's version.
 pub const VERSION_KEY: &str = "docsuggest.version";
-/// The version of every format this build writes and reads (2: every file carries a digest).
-pub const FORMAT_VERSION: &str = "2";
+/// The version of every format this build writes and reads (2: every file carries a digest;
+/// 3: every entry names its run, and held marks are per run).
+pub const FORMAT_VERSION: &str = "3";
 /// The key-value metadata key of the digest of a file's rows ([`crate::digest`]).
 pub const DIGEST_KEY: &str = "docsuggest.digest";
 /// A rates file's rate model (`evidence`, `beta`, `step`).
 pub const MODEL_KEY: &str = "docsuggest.model";
-/// A rates file's held marks: per store id, the last resolution number merged (JSON).
+/// A rates file's held marks: per store id, per run, the last resolution number merged
+/// (JSON: `{"<store id>": {"<run>": n}}`).
 pub const HELD_KEY: &str = "docsuggest.held";
 
 /// The key under which Arrow's writer embeds its schema (a flatbuffer) in a Parquet file.
@@ -39,6 +41,7 @@ fn text(name: &str) -> Field {
 pub fn moves() -> SchemaRef {
     Arc::new(Schema::new(vec![
         text("store_id"),
+        text("run"),
         Field::new("resolution_seq", DataType::Int64, false),
         Field::new("decision_seq", DataType::Int64, false),
         Field::new("move_index", DataType::Int32, false),
@@ -54,6 +57,7 @@ pub fn moves() -> SchemaRef {
 pub fn decisions() -> SchemaRef {
     Arc::new(Schema::new(vec![
         text("store_id"),
+        text("run"),
         Field::new("resolution_seq", DataType::Int64, false),
         Field::new("decision_seq", DataType::Int64, false),
         text("workspace"),
@@ -117,9 +121,14 @@ pub fn model_name(model: RateModel) -> String {
     }
 }
 
-/// A store id as the files write it.
+/// A store id (or a run id) as the files write it: 16 hex digits.
 pub fn store_id_text(id: u64) -> String {
     format!("{id:016x}")
+}
+
+/// Whether `id` is a store id or run id as the files write them.
+pub fn is_id_text(id: &str) -> bool {
+    id.len() == 16 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// Opens a Parquet file's footer: a missing, truncated or foreign file is an error naming it.

@@ -113,7 +113,14 @@ pub fn export(options: &ExportOptions) -> Result<Exported, FleetError> {
     if entries.is_empty() {
         return Ok(report);
     }
-    let refs: Vec<&HistoryEntry> = entries.iter().collect();
+    let lineage = store.lineage()?;
+    let refs: Vec<Ran<'_>> = entries
+        .iter()
+        .map(|entry| Ran {
+            run: columns::store_id_text(lineage.run_of(entry.resolution_seq)),
+            entry,
+        })
+        .collect();
     let written = write_each(&options.out, &id, &refs);
     for file in written.files {
         report.files.push(file.display().to_string());
@@ -138,14 +145,37 @@ struct Written {
     failed: Option<(u64, FleetError)>,
 }
 
+/// A history entry and the run that resolved it (`docsuggest_store::Lineage`), as 16 hex
+/// digits.
+pub struct Ran<'a> {
+    /// The run.
+    pub run: String,
+    /// The entry.
+    pub entry: &'a HistoryEntry,
+}
+
+impl<'a> Ran<'a> {
+    /// `entries`, every one resolved by the run `run` (synthetic exports: tests, benchmarks).
+    pub fn all_in(entries: &'a [HistoryEntry], run: u64) -> Vec<Ran<'a>> {
+        let run = columns::store_id_text(run);
+        entries
+            .iter()
+            .map(|entry| Ran {
+                run: run.clone(),
+                entry,
+            })
+            .collect()
+    }
+}
+
 /// Writes each workspace's files; one that fails does not keep the others from being written.
-fn write_each(out: &Path, store_id: &str, entries: &[&HistoryEntry]) -> Written {
-    let mut by_workspace: BTreeMap<&str, Vec<&HistoryEntry>> = BTreeMap::new();
-    for entry in entries {
+fn write_each(out: &Path, store_id: &str, entries: &[Ran<'_>]) -> Written {
+    let mut by_workspace: BTreeMap<&str, Vec<&Ran<'_>>> = BTreeMap::new();
+    for ran in entries {
         by_workspace
-            .entry(entry.decision.workspace.as_str())
+            .entry(ran.entry.decision.workspace.as_str())
             .or_default()
-            .push(entry);
+            .push(ran);
     }
     let mut written = Written {
         files: Vec::new(),
@@ -155,7 +185,7 @@ fn write_each(out: &Path, store_id: &str, entries: &[&HistoryEntry]) -> Written 
         match write_workspace(out, store_id, workspace, &entries) {
             Ok(files) => written.files.extend(files),
             Err(error) => {
-                let first = entries.first().map_or(0, |e| e.resolution_seq);
+                let first = entries.first().map_or(0, |r| r.entry.resolution_seq);
                 if written.failed.as_ref().is_none_or(|(f, _)| first < *f) {
                     written.failed = Some((first, error));
                 }
@@ -171,7 +201,7 @@ fn write_each(out: &Path, store_id: &str, entries: &[&HistoryEntry]) -> Written 
 pub fn write_export(
     out: &Path,
     store_id: &str,
-    entries: &[&HistoryEntry],
+    entries: &[Ran<'_>],
 ) -> Result<Vec<PathBuf>, FleetError> {
     let written = write_each(out, store_id, entries);
     match written.failed {
@@ -180,12 +210,14 @@ pub fn write_export(
     }
 }
 
-/// One workspace's moves and decisions files.
+/// One workspace's moves and decisions files, named by the store, the run of their last entry
+/// and their range: a restored older copy of a store exporting the same range again (under
+/// another run) never replaces its original's files.
 fn write_workspace(
     out: &Path,
     store_id: &str,
     workspace: &str,
-    entries: &[&HistoryEntry],
+    entries: &[&Ran<'_>],
 ) -> Result<[PathBuf; 2], FleetError> {
     let dir = out.join(columns::key_dir(workspace));
     std::fs::create_dir_all(&dir).map_err(|source| FleetError::Io {
@@ -194,9 +226,10 @@ fn write_workspace(
         source,
     })?;
     let range = format!(
-        "{store_id}-{}-{}.parquet",
-        entries.first().map_or(0, |e| e.resolution_seq),
-        entries.last().map_or(0, |e| e.resolution_seq)
+        "{store_id}-{}-{}-{}.parquet",
+        entries.last().map_or("", |r| r.run.as_str()),
+        entries.first().map_or(0, |r| r.entry.resolution_seq),
+        entries.last().map_or(0, |r| r.entry.resolution_seq)
     );
     let moves = dir.join(format!("{MOVES_PREFIX}{range}"));
     write(&moves, &moves_batch(store_id, entries)?, "moves", &[])?;
@@ -214,9 +247,10 @@ fn to_i64(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-fn moves_batch(id: &str, entries: &[&HistoryEntry]) -> Result<RecordBatch, FleetError> {
-    let n: usize = entries.iter().map(|e| e.moves.len()).sum();
+fn moves_batch(id: &str, entries: &[&Ran<'_>]) -> Result<RecordBatch, FleetError> {
+    let n: usize = entries.iter().map(|r| r.entry.moves.len()).sum();
     let mut store_id = StringBuilder::with_capacity(n, n * id.len());
+    let mut run = StringBuilder::with_capacity(n, n * id.len());
     let mut resolution = Int64Builder::with_capacity(n);
     let mut decision = Int64Builder::with_capacity(n);
     let mut index = Int32Builder::with_capacity(n);
@@ -227,9 +261,11 @@ fn moves_batch(id: &str, entries: &[&HistoryEntry]) -> Result<RecordBatch, Fleet
         StringBuilder::new(),
     );
     let mut step = Float64Builder::with_capacity(n);
-    for entry in entries {
+    for ran in entries {
+        let entry = ran.entry;
         for (i, mv) in entry.moves.iter().enumerate() {
             store_id.append_value(id);
+            run.append_value(&ran.run);
             resolution.append_value(to_i64(entry.resolution_seq));
             decision.append_value(to_i64(entry.decision.seq));
             index.append_value(i32::try_from(i).unwrap_or(i32::MAX));
@@ -242,6 +278,7 @@ fn moves_batch(id: &str, entries: &[&HistoryEntry]) -> Result<RecordBatch, Fleet
     }
     let columns: Vec<ArrayRef> = vec![
         Arc::new(store_id.finish()),
+        Arc::new(run.finish()),
         Arc::new(resolution.finish()),
         Arc::new(decision.finish()),
         Arc::new(index.finish()),
@@ -254,8 +291,9 @@ fn moves_batch(id: &str, entries: &[&HistoryEntry]) -> Result<RecordBatch, Fleet
     batch(columns::moves(), columns)
 }
 
-fn decisions_batch(id: &str, entries: &[&HistoryEntry]) -> Result<RecordBatch, FleetError> {
+fn decisions_batch(id: &str, entries: &[&Ran<'_>]) -> Result<RecordBatch, FleetError> {
     let mut store_id = StringBuilder::new();
+    let mut run = StringBuilder::new();
     let mut resolution = Int64Builder::new();
     let mut decision = Int64Builder::new();
     let (mut workspace, mut agent, mut family, mut outcome, mut accepted) = (
@@ -268,9 +306,10 @@ fn decisions_batch(id: &str, entries: &[&HistoryEntry]) -> Result<RecordBatch, F
     let mut kappa = Float64Builder::new();
     let mut companions = ListBuilder::new(StringBuilder::new());
     let mut moves = Int32Builder::new();
-    for entry in entries {
-        let d = &entry.decision;
+    for ran in entries {
+        let (entry, d) = (ran.entry, &ran.entry.decision);
         store_id.append_value(id);
+        run.append_value(&ran.run);
         resolution.append_value(to_i64(entry.resolution_seq));
         decision.append_value(to_i64(d.seq));
         workspace.append_value(&d.workspace);
@@ -287,6 +326,7 @@ fn decisions_batch(id: &str, entries: &[&HistoryEntry]) -> Result<RecordBatch, F
     }
     let columns: Vec<ArrayRef> = vec![
         Arc::new(store_id.finish()),
+        Arc::new(run.finish()),
         Arc::new(resolution.finish()),
         Arc::new(decision.finish()),
         Arc::new(workspace.finish()),

@@ -1,8 +1,10 @@
-//! The fold of the merge: the moves arrive sorted by key, then store id, resolution number
-//! and move number (`MERGE_SQL`), and each key's run is folded through `RateRow::apply`, the
-//! function every store applies live, as the batches stream by — nothing but the finished
-//! rows is held. A move seen again (the same export given twice, an export written again
-//! after a cut) arrives right after itself and is skipped.
+//! The fold of the merge: the moves arrive sorted by key, then store id, resolution number,
+//! run and move number (`MERGE_SQL`), and each key's run of moves is folded through
+//! `RateRow::apply`, the function every store applies live, as the batches stream by —
+//! nothing but the finished rows is held. A move seen again (the same export given twice, an
+//! export written again after a cut, an entry a copy of a store shares with its original)
+//! arrives right after itself and is skipped; a different move under the same identity is
+//! refused ([`FleetError::Diverged`]), since keeping one would drop the other.
 
 use crate::FleetError;
 use crate::columns;
@@ -15,41 +17,58 @@ use docsuggest_schema::{RateEvent, RateKey, RateMove, RateRow};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// What one store's exports held: its last resolution number and its distinct moves.
+/// What one run of a store's exports held: its last resolution number and its distinct moves.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Held {
     pub through: i64,
     pub moves: u64,
 }
 
-/// The rows folded so far, the key being folded, and what each store held.
+/// Per store id, per run, what the merge held.
+pub(crate) type HeldRuns = BTreeMap<String, BTreeMap<String, Held>>;
+
+/// A move's identity and what it does: (store id, resolution, run, move number) and (event,
+/// step bits).
+#[derive(Clone, Debug, PartialEq)]
+struct LastMove {
+    store: String,
+    resolution: i64,
+    run: String,
+    index: i32,
+    event: RateEvent,
+    step: u64,
+}
+
+/// The rows folded so far, the key being folded, and what each store's runs held.
 #[derive(Default)]
 pub(crate) struct KeyFold {
     rows: Vec<(RateKey, RateRow)>,
     current: Option<(RateKey, RateRow)>,
-    /// The last move folded into the current key: (store id, resolution, move number).
-    last: Option<(String, i64, i32)>,
-    held: BTreeMap<String, Held>,
+    /// The last move folded into the current key.
+    last: Option<LastMove>,
+    held: HeldRuns,
 }
 
 impl KeyFold {
     /// Folds one batch of the sorted moves (the columns of `MERGE_SQL`).
     pub(crate) fn batch(&mut self, batch: &RecordBatch) -> Result<(), FleetError> {
-        let texts: Vec<ArrayRef> = [0, 1, 2, 3, 6]
+        let texts: Vec<ArrayRef> = [0, 1, 2, 3, 5, 7]
             .iter()
             .map(|&i| text(batch.column(i)))
             .collect::<Result<_, _>>()?;
-        let [workspace, family, companion, store, event] = [0, 1, 2, 3, 4].map(|i| &texts[i]);
-        let (workspace, family, companion, store, event) = (
+        let [workspace, family, companion, store, run, event] =
+            [0, 1, 2, 3, 4, 5].map(|i| &texts[i]);
+        let (workspace, family, companion, store, run, event) = (
             strings(workspace)?,
             strings(family)?,
             strings(companion)?,
             strings(store)?,
+            strings(run)?,
             strings(event)?,
         );
         let resolution: &PrimitiveArray<Int64Type> = primitive(batch.column(4))?;
-        let index: &PrimitiveArray<Int32Type> = primitive(batch.column(5))?;
-        let step: &PrimitiveArray<Float64Type> = primitive(batch.column(7))?;
+        let index: &PrimitiveArray<Int32Type> = primitive(batch.column(6))?;
+        let step: &PrimitiveArray<Float64Type> = primitive(batch.column(8))?;
         // `apply` reads a move's event and step only.
         let mut mv = RateMove {
             key: RateKey::family("", ""),
@@ -67,39 +86,57 @@ impl KeyFold {
                 self.current = Some((RateKey::companion(w, f, c), RateRow::default()));
                 self.last = None;
             }
-            let (s, seq, idx) = (store.value(i), resolution.value(i), index.value(i));
-            if self
-                .last
-                .as_ref()
-                .is_some_and(|(ls, lseq, lidx)| (ls.as_str(), *lseq, *lidx) == (s, seq, idx))
-            {
-                continue;
-            }
-            let Some((key, row)) = self.current.as_mut() else {
-                continue;
-            };
+            let (s, seq, r, idx) = (
+                store.value(i),
+                resolution.value(i),
+                run.value(i),
+                index.value(i),
+            );
             let name = event.value(i);
             mv.event = columns::event_of(name).ok_or_else(|| FleetError::BadFile {
                 file: PathBuf::from("(the merged moves)"),
-                problem: format!(
-                    "a move of {}/{}/{} has the unknown event {name:?}",
-                    key.workspace, key.family, key.companion
-                ),
+                problem: format!("a move of {w}/{f}/{c} has the unknown event {name:?}"),
             })?;
             mv.step = step.value(i);
-            *row = row.apply(&mv);
-            match self.last.as_mut() {
-                Some(last) => {
-                    if last.0 != s {
-                        s.clone_into(&mut last.0);
-                    }
-                    (last.1, last.2) = (seq, idx);
+            if let Some(last) = self.last.as_ref().filter(|l| {
+                (l.store.as_str(), l.resolution, l.run.as_str(), l.index) == (s, seq, r, idx)
+            }) {
+                if (last.event, last.step) != (mv.event, mv.step.to_bits()) {
+                    return Err(FleetError::Diverged {
+                        store: s.to_string(),
+                        run: r.to_string(),
+                        resolution: seq,
+                    });
                 }
-                None => self.last = Some((s.to_string(), seq, idx)),
+                continue;
             }
-            let held = match self.held.get_mut(s) {
-                Some(held) => held,
+            let Some((_, row)) = self.current.as_mut() else {
+                continue;
+            };
+            *row = row.apply(&mv);
+            let last = self.last.get_or_insert_with(|| LastMove {
+                store: String::new(),
+                resolution: 0,
+                run: String::new(),
+                index: 0,
+                event: RateEvent::Accept,
+                step: 0,
+            });
+            if last.store != s {
+                s.clone_into(&mut last.store);
+            }
+            if last.run != r {
+                r.clone_into(&mut last.run);
+            }
+            (last.resolution, last.index, last.event, last.step) =
+                (seq, idx, mv.event, mv.step.to_bits());
+            let runs = match self.held.get_mut(s) {
+                Some(runs) => runs,
                 None => self.held.entry(s.to_string()).or_default(),
+            };
+            let held = match runs.get_mut(r) {
+                Some(held) => held,
+                None => runs.entry(r.to_string()).or_default(),
             };
             held.through = held.through.max(seq);
             held.moves += 1;
@@ -108,7 +145,7 @@ impl KeyFold {
     }
 
     /// The rows, in key order, and what each store held.
-    pub(crate) fn finish(mut self) -> (Vec<(RateKey, RateRow)>, BTreeMap<String, Held>) {
+    pub(crate) fn finish(mut self) -> (Vec<(RateKey, RateRow)>, HeldRuns) {
         self.rows.extend(self.current.take());
         (self.rows, self.held)
     }

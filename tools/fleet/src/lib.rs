@@ -86,6 +86,20 @@ pub enum FleetError {
         #[source]
         source: parquet::errors::ParquetError,
     },
+    /// Two exports hold different moves under one entry's identity (store, run, resolution):
+    /// two machines went on from one store file without either drawing a run of its own (a
+    /// machine cloned while running), or a crafted file. Merging either would drop the other.
+    #[error(
+        "store {store}, run {run}: two exports hold different moves for resolution {resolution} (copies of one store file that kept running in one process, as a machine cloned while running, or a crafted file); nothing was written: leave one machine's exports of that store out"
+    )]
+    Diverged {
+        /// The store id.
+        store: String,
+        /// The run.
+        run: String,
+        /// The resolution number.
+        resolution: i64,
+    },
     /// The merge query failed.
     #[error("the merge query failed: {0}")]
     Query(#[source] Box<datafusion::error::DataFusionError>),

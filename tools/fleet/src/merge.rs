@@ -13,7 +13,7 @@
 
 use crate::FleetError;
 use crate::columns::{self, HELD_KEY, MODEL_KEY, MOVES_PREFIX};
-use crate::fold::{Held, KeyFold};
+use crate::fold::{HeldRuns, KeyFold};
 use datafusion::arrow::array::{
     ArrayRef, Float64Builder, Int64Builder, RecordBatch, StringBuilder,
 };
@@ -29,14 +29,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The merge, as DataFusion runs it over the table `moves` (every export's moves files): each
-/// key's moves in one order — store id, resolution number, move number (event and step only
-/// break the tie between a move and a damaged copy of it) — folded as they stream by
+/// key's moves in one order — store id, resolution number, run, move number (event and step
+/// only order two different moves under one identity, which the fold refuses) — folded as
+/// they stream by
 /// ([`crate::fold`]). The sort spills to disk past the memory limit, so a merge's memory does
 /// not grow with the fleet. The same text runs on Ballista or Spark SQL (docs/FLEET.md).
 pub const MERGE_SQL: &str = "\
-SELECT workspace, family, companion, store_id, resolution_seq, move_index, event, step
+SELECT workspace, family, companion, store_id, resolution_seq, run, move_index, event, step
 FROM moves
-ORDER BY workspace, family, companion, store_id, resolution_seq, move_index, event, step";
+ORDER BY workspace, family, companion, store_id, resolution_seq, run, move_index, event, step";
 
 /// The memory the merge query may hold before its sort spills to disk, by default.
 pub const DEFAULT_MEMORY_LIMIT: usize = 1 << 30;
@@ -66,6 +67,9 @@ pub struct Merged {
     pub files: usize,
     /// Stores whose exports were merged.
     pub stores: usize,
+    /// Their runs (a store's handles that resolved anything: a copy of a store file runs
+    /// apart from its original).
+    pub runs: usize,
     /// Distinct moves merged.
     pub moves: u64,
     /// Rate rows written.
@@ -130,10 +134,18 @@ pub fn merge(options: &MergeOptions) -> Result<Merged, FleetError> {
         }
         Err(other) => return Err(other),
     };
-    let moves = held.values().map(|h| h.moves).sum();
-    let held_marks: BTreeMap<&str, i64> = held
+    let moves = held
+        .values()
+        .flat_map(|runs| runs.values())
+        .map(|h| h.moves)
+        .sum();
+    let runs = held.values().map(BTreeMap::len).sum();
+    let held_marks: BTreeMap<&str, BTreeMap<&str, i64>> = held
         .iter()
-        .map(|(id, h)| (id.as_str(), h.through))
+        .map(|(id, runs)| {
+            let marks = runs.iter().map(|(run, h)| (run.as_str(), h.through));
+            (id.as_str(), marks.collect())
+        })
         .collect();
     let held_json = serde_json::to_string(&held_marks).unwrap_or_else(|_| "{}".into());
     let batch = rates_batch(&rows, options.model)?;
@@ -151,6 +163,7 @@ pub fn merge(options: &MergeOptions) -> Result<Merged, FleetError> {
     Ok(Merged {
         files: files.len(),
         stores: held_marks.len(),
+        runs,
         moves,
         rows: rows.len(),
         workspaces: workspaces.len(),
@@ -162,7 +175,7 @@ pub fn merge(options: &MergeOptions) -> Result<Merged, FleetError> {
 async fn query(
     files: &[PathBuf],
     memory_limit: usize,
-) -> Result<(Vec<(RateKey, RateRow)>, BTreeMap<String, Held>, Spills), FleetError> {
+) -> Result<(Vec<(RateKey, RateRow)>, HeldRuns, Spills), FleetError> {
     // Strings as plain Utf8 (DataFusion reads Parquet strings as views by default).
     // What each sort keeps back for merging its spilled runs (a batch of each): an eighth of
     // the limit, so the runs a limit makes can be merged within it.

@@ -68,8 +68,8 @@ impl std::fmt::Display for SeedReport {
 pub struct FleetRates {
     /// The rows, in key order.
     pub rows: Vec<(RateKey, RateRow)>,
-    /// Per store id, the last resolution number the merge held.
-    pub held: BTreeMap<String, i64>,
+    /// Per store id, per run, the last resolution number the merge held.
+    pub held: BTreeMap<String, BTreeMap<String, i64>>,
     /// The model its `rate` column was computed under.
     pub model: String,
 }
@@ -83,15 +83,20 @@ pub fn read_rates(file: &Path) -> Result<FleetRates, FleetError> {
     };
     let opened = crate::verify::open(file, "fleet-rates", columns::rates())?;
     let model = opened.metadata.get(MODEL_KEY).cloned().unwrap_or_default();
-    let held: BTreeMap<String, i64> = match opened.metadata.get(HELD_KEY) {
+    let held: BTreeMap<String, BTreeMap<String, i64>> = match opened.metadata.get(HELD_KEY) {
         Some(json) => serde_json::from_str(json)
             .map_err(|e| bad(format!("its held marks do not read ({e})")))?,
         None => BTreeMap::new(),
     };
-    if let Some((id, n)) = held.iter().find(|(_, n)| **n < 0) {
+    let negative = held
+        .iter()
+        .flat_map(|(id, runs)| runs.iter().map(move |(run, n)| (id, run, n)))
+        .find(|(_, _, n)| **n < 0);
+    if let Some((id, run, n)) = negative {
         return Err(bad(format!(
-            "the held mark of store {} is negative ({n})",
-            quoted(id)
+            "the held mark of store {} run {} is negative ({n})",
+            quoted(id),
+            quoted(run)
         )));
     }
     let mut rows = Vec::new();
@@ -240,18 +245,29 @@ pub fn seed(options: &SeedOptions) -> Result<SeedReport, FleetError> {
     }
     drop(existing);
     let mut store = RedbStore::open(StoreOptions::new(&file))?;
-    // Only what this store exported itself, and the fleet says it merged, is dropped: a
-    // held mark past this store's own export mark (a file from a store that shares its id, or
-    // a crafted one) must not delete learning no export carries.
-    let held_through = match (store.drawn_store_id()?, store.exported_through()?) {
+    // Only what this store exported itself, and the fleet says it merged, is dropped: an
+    // entry is the fleet's when the merge held its run (the handle that resolved it) up to it.
+    // A copy of this store resolved its own entries under other runs, so a held mark of a
+    // copy's — or a crafted one past this store's own export mark — drops nothing it never
+    // exported.
+    let lineage = store.lineage()?;
+    let runs = match (store.drawn_store_id()?, store.exported_through()?) {
         (Some(id), Some(exported)) => fleet
             .held
             .get(&columns::store_id_text(id))
-            .and_then(|n| u64::try_from(*n).ok())
-            .map(|held| held.min(exported)),
+            .map(|runs| (runs.clone(), exported)),
         _ => None,
     };
-    let seeded = store.seed_base(&wanted, &fleet.rows, held_through)?;
+    let held = |seq: u64| {
+        runs.as_ref().is_some_and(|(runs, exported)| {
+            seq <= *exported
+                && runs
+                    .get(&columns::store_id_text(lineage.run_of(seq)))
+                    .and_then(|n| u64::try_from(*n).ok())
+                    .is_some_and(|through| seq <= through)
+        })
+    };
+    let seeded = store.seed_base(&wanted, &fleet.rows, &held)?;
     Ok(SeedReport {
         store: file.display().to_string(),
         workspaces: wanted.into_iter().collect(),

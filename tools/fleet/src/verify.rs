@@ -141,8 +141,9 @@ pub fn moves_file(file: &Path) -> Result<MovesFile, FleetError> {
                 .column_by_name(name)
                 .and_then(|c| c.as_string_opt::<i32>())
         };
-        let (Some(store), Some(workspace), Some(family), Some(event)) = (
+        let (Some(store), Some(run), Some(workspace), Some(family), Some(event)) = (
             text("store_id"),
+            text("run"),
             text("workspace"),
             text("family"),
             text("event"),
@@ -172,7 +173,7 @@ pub fn moves_file(file: &Path) -> Result<MovesFile, FleetError> {
             let at = |problem: String| format!("row {}: {problem}", start + i + 1);
             let id = store.value(i);
             match &store_id {
-                None if is_store_id(id) => store_id = Some(id.to_string()),
+                None if columns::is_id_text(id) => store_id = Some(id.to_string()),
                 None => {
                     return Err(at(format!(
                         "the store id {} is not 16 hex digits",
@@ -186,6 +187,12 @@ pub fn moves_file(file: &Path) -> Result<MovesFile, FleetError> {
                     )));
                 }
                 Some(_) => {}
+            }
+            if !columns::is_id_text(run.value(i)) {
+                return Err(at(format!(
+                    "the run {} is not 16 hex digits",
+                    quoted(run.value(i))
+                )));
             }
             if resolution.value(i) < 1 || decision.value(i) < 1 || index.value(i) < 0 {
                 return Err(at(format!(
@@ -214,11 +221,6 @@ pub fn moves_file(file: &Path) -> Result<MovesFile, FleetError> {
         store_id: store_id.unwrap_or_default(),
         rows,
     })
-}
-
-/// Whether `id` is a store id as exports write it.
-fn is_store_id(id: &str) -> bool {
-    id.len() == 16 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// The first null value of a batch in a column `expected` holds no null in (whatever the

@@ -84,7 +84,8 @@ fn a_damaged_export_is_refused_by_name_or_merges_exactly_as_the_intact_one() {
     );
 }
 
-/// A moves file's rows: (store id, resolution, decision, move, workspace, event, step).
+/// A moves file's rows: (store id, resolution, decision, move, workspace, event, step); the
+/// store id may be followed by `/` and a run, which is otherwise a valid one.
 type Row<'a> = (&'a str, i64, i64, i32, Option<&'a str>, &'a str, f64);
 
 fn moves_batch(rows: &[Row<'_>]) -> RecordBatch {
@@ -98,8 +99,12 @@ fn moves_batch(rows: &[Row<'_>]) -> RecordBatch {
     let texts = |f: &dyn Fn(&Row<'_>) -> Option<String>| -> ArrayRef {
         Arc::new(StringArray::from(rows.iter().map(f).collect::<Vec<_>>()))
     };
+    fn split<'a>(r: &Row<'a>) -> (&'a str, &'a str) {
+        r.0.split_once('/').unwrap_or((r.0, "00000000000000bb"))
+    }
     let columns: Vec<ArrayRef> = vec![
-        texts(&|r| Some(r.0.to_string())),
+        texts(&|r| Some(split(r).0.to_string())),
+        texts(&|r| Some(split(r).1.to_string())),
         Arc::new(Int64Array::from(
             rows.iter().map(|r| r.1).collect::<Vec<_>>(),
         )),
@@ -182,6 +187,15 @@ fn garbage_in_an_export_is_refused_with_its_file_and_row() {
             "row 1: the store id \"zz\" is not 16 hex digits",
         ),
         (
+            with(
+                2,
+                ("00000000000000aa/run", 3, 3, 0, Some("ws-1"), "accept", 0.1),
+            ),
+            "moves",
+            vec![],
+            "row 3: the run \"run\" is not 16 hex digits",
+        ),
+        (
             with(0, good),
             "moves",
             vec![("docsuggest.version", "99".to_string())],
@@ -254,17 +268,23 @@ fn an_import_drops_only_what_this_store_exported_whatever_the_held_mark_says() {
         .collect();
     assert!(!unexported.is_empty());
 
-    // A rates file whose held mark for this store's id runs past its own export (a store that
-    // shares its id, or a crafted file), its digest right.
+    // A rates file whose held marks for every run of this store run past its own export (a
+    // store that shares its id, or a crafted file), its digest right.
     let dirs: Vec<&Path> = fleet.exports.iter().map(PathBuf::as_path).collect();
     let merged = env.home().join("fleet.parquet");
     assert!(merge(env, &dirs, &merged).status.success());
     let rates = read_rates(&merged).expect("reads");
     let mut held = rates.held.clone();
-    held.insert(
-        fleet.ids[0].clone(),
-        i64::try_from(exported).expect("small") + 10_000,
-    );
+    let lineage = docsuggest_store::RedbStore::open(docsuggest_store::StoreOptions::new(store))
+        .expect("opens")
+        .lineage()
+        .expect("lineage");
+    assert!(lineage.starts().len() >= 2, "the later session runs apart");
+    let past = i64::try_from(exported).expect("small") + 10_000;
+    let runs = held.entry(fleet.ids[0].clone()).or_default();
+    for &(_, run) in lineage.starts() {
+        runs.insert(format!("{run:016x}"), past);
+    }
     let reader =
         ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&merged).expect("open"))
             .expect("parquet")

@@ -13,6 +13,7 @@ mod damaged;
 mod deep;
 mod demo;
 mod fleet;
+mod fleet_copies;
 mod fleet_hostile;
 #[cfg(unix)]
 mod held;

@@ -1,5 +1,5 @@
 use super::{MergeOptions, merge};
-use crate::export::write_export;
+use crate::export::{Ran, write_export};
 use crate::seed::read_rates;
 use docsuggest_schema::{
     Decision, HistoryEntry, Outcome, RateEvent, RateKey, RateModel, RateMove, RateRow, StoreKind,
@@ -56,8 +56,7 @@ fn history(store: u64, entries: u64) -> Vec<HistoryEntry> {
 }
 
 fn export(dir: &Path, id: &str, entries: &[HistoryEntry]) {
-    let refs: Vec<&HistoryEntry> = entries.iter().collect();
-    write_export(dir, id, &refs).expect("export");
+    write_export(dir, id, &Ran::all_in(entries, 1)).expect("export");
 }
 
 #[test]
@@ -112,7 +111,78 @@ fn a_merge_past_its_memory_limit_spills_and_gives_the_same_exact_rows() {
         assert!(docsuggest_schema::rate::same_bits(row, want), "{key:?}");
     }
     assert_eq!(
-        rates.held.values().copied().collect::<Vec<_>>(),
+        rates
+            .held
+            .values()
+            .flat_map(|runs| runs.values().copied())
+            .collect::<Vec<_>>(),
         vec![ENTRIES as i64; 3]
     );
+}
+
+/// Merges `dir` into `dir/rates.parquet` with room to spare.
+fn merge_dir(dir: &Path) -> Result<super::Merged, crate::FleetError> {
+    merge(&MergeOptions {
+        inputs: vec![dir.join("exports")],
+        out: dir.join("rates.parquet"),
+        model: RateModel::Evidence,
+        memory_limit: super::DEFAULT_MEMORY_LIMIT,
+    })
+}
+
+#[test]
+fn a_copy_of_a_store_counts_what_it_shares_once_and_what_it_learned_apart_in_full() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let id = format!("{:016x}", 7);
+    // Entries 1..=20 resolved before the copy (run 1); then each went on from 21 under a run
+    // of its own, with different moves.
+    let shared = history(1, 20);
+    let original: Vec<HistoryEntry> = history(1, 30).split_off(20);
+    let copied: Vec<HistoryEntry> = history(2, 30).split_off(20);
+    let exports = dir.path().join("exports");
+    for (machine, run, tail) in [("a", 11, &original), ("b", 12, &copied)] {
+        let mut ran = Ran::all_in(&shared, 1);
+        ran.extend(Ran::all_in(tail, run));
+        write_export(&exports.join(machine), &id, &ran).expect("export");
+    }
+    let merged = merge_dir(dir.path()).expect("merge");
+    assert_eq!((merged.stores, merged.runs), (1, 3));
+    let moves: usize = [&shared, &original, &copied]
+        .iter()
+        .map(|entries| entries.iter().map(|e| e.moves.len()).sum::<usize>())
+        .sum();
+    assert_eq!(merged.moves, moves as u64, "every observation once");
+    let rates = read_rates(&dir.path().join("rates.parquet")).expect("rates");
+    let runs = &rates.held[&id];
+    let marks: Vec<(String, i64)> = runs.iter().map(|(r, n)| (r.clone(), *n)).collect();
+    assert_eq!(
+        marks,
+        [
+            (format!("{:016x}", 1), 20),
+            (format!("{:016x}", 11), 30),
+            (format!("{:016x}", 12), 30)
+        ]
+    );
+}
+
+#[test]
+fn two_histories_under_one_entry_identity_refuse_the_merge() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let id = format!("{:016x}", 7);
+    let exports = dir.path().join("exports");
+    // One run, numbered alike, moving the same rows differently: a machine cloned while
+    // running.
+    for (machine, nudge) in [("a", 0.0), ("b", 0.01)] {
+        let mut entries = history(1, 10);
+        for mv in entries.iter_mut().flat_map(|e| &mut e.moves) {
+            mv.step += nudge;
+        }
+        write_export(&exports.join(machine), &id, &Ran::all_in(&entries, 5)).expect("export");
+    }
+    let error = merge_dir(dir.path()).expect_err("refused");
+    assert!(
+        matches!(error, crate::FleetError::Diverged { ref store, .. } if *store == id),
+        "{error}"
+    );
+    assert!(!dir.path().join("rates.parquet").exists());
 }
