@@ -13,7 +13,8 @@
 //!   rows left out: a recompute reads moves), then `recompute` on all cores, timed alone; its
 //!   peak includes the history it holds.
 //!
-//! Writes `bench/fleet.json` and prints a Markdown table.
+//! Writes `bench/fleet.json` and prints a Markdown table. With `--exports-only DIR` it writes
+//! the exports into `DIR` and stops (to merge them by hand, under a descriptor limit).
 
 /// The allocator of every docsuggest binary.
 #[global_allocator]
@@ -52,6 +53,7 @@ struct Args {
     machines: u64,
     workspaces: usize,
     out: PathBuf,
+    exports_only: Option<PathBuf>,
 }
 
 fn args() -> Result<Args> {
@@ -60,6 +62,7 @@ fn args() -> Result<Args> {
         machines: 10,
         workspaces: 200,
         out: PathBuf::from("bench/fleet.json"),
+        exports_only: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -69,6 +72,7 @@ fn args() -> Result<Args> {
             "--machines" => args.machines = value.parse()?,
             "--workspaces" => args.workspaces = value.parse()?,
             "--out" => args.out = value.into(),
+            "--exports-only" => args.exports_only = Some(value.into()),
             _ => return Err(format!("unknown option {flag}").into()),
         }
     }
@@ -173,6 +177,7 @@ fn main() -> Result<()> {
             machines: 1,
             workspaces: 0,
             out: PathBuf::new(),
+            exports_only: None,
         };
         let mut it = raw.into_iter().skip(1);
         while let (Some(flag), Some(value)) = (it.next(), it.next()) {
@@ -185,6 +190,9 @@ fn main() -> Result<()> {
         return child(&what, &dir, &args);
     }
     let args = args()?;
+    if let Some(dir) = &args.exports_only {
+        return write_fleet(dir, &args);
+    }
     let scratch = tempfile::tempdir()?;
     let started = Instant::now();
     write_fleet(&scratch.path().join("exports"), &args)?;

@@ -13,16 +13,10 @@
 
 use crate::FleetError;
 use crate::columns::{self, HELD_KEY, MODEL_KEY, MOVES_PREFIX};
-use crate::fold::{HeldRuns, KeyFold};
 use datafusion::arrow::array::{
     ArrayRef, Float64Builder, Int64Builder, RecordBatch, StringBuilder,
 };
-use datafusion::execution::memory_pool::FairSpillPool;
-use datafusion::execution::runtime_env::RuntimeEnvBuilder;
-use datafusion::physical_plan::{ExecutionPlan, execute_stream};
-use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 use docsuggest_schema::{RateKey, RateModel, RateRow};
-use futures::StreamExt;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -92,6 +86,13 @@ pub struct Spills {
     pub spilled_bytes: usize,
 }
 
+impl std::ops::AddAssign for Spills {
+    fn add_assign(&mut self, other: Spills) {
+        self.spills += other.spills;
+        self.spilled_bytes += other.spilled_bytes;
+    }
+}
+
 impl std::fmt::Display for Merged {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(
@@ -125,11 +126,11 @@ pub fn merge(options: &MergeOptions) -> Result<Merged, FleetError> {
             path: options.out.clone(),
             source,
         })?;
-    let (rows, held, spilled) = match runtime.block_on(query(&files, options.memory_limit)) {
+    let (rows, held, spilled) = match runtime.block_on(query::run(&files, options.memory_limit)) {
         Ok(merged) => merged,
         Err(FleetError::Query(error)) => {
             return Err(runtime
-                .block_on(unreadable(&files))
+                .block_on(query::unreadable(&files))
                 .unwrap_or(FleetError::Query(error)));
         }
         Err(other) => return Err(other),
@@ -169,89 +170,6 @@ pub fn merge(options: &MergeOptions) -> Result<Merged, FleetError> {
         workspaces: workspaces.len(),
         spilled,
         out: options.out.display().to_string(),
-    })
-}
-
-async fn query(
-    files: &[PathBuf],
-    memory_limit: usize,
-) -> Result<(Vec<(RateKey, RateRow)>, HeldRuns, Spills), FleetError> {
-    // Strings as plain Utf8 (DataFusion reads Parquet strings as views by default).
-    // What each sort keeps back for merging its spilled runs (a batch of each): an eighth of
-    // the limit, so the runs a limit makes can be merged within it.
-    let merge_reserve = memory_limit / 8;
-    let config = SessionConfig::new()
-        .set_bool(
-            "datafusion.execution.parquet.schema_force_view_types",
-            false,
-        )
-        .set_usize(
-            "datafusion.execution.sort_spill_reservation_bytes",
-            merge_reserve,
-        )
-        // The pages are read as the check read them, in order, not located through the page
-        // index (which the merge, filtering nothing, has no use for and the check never read).
-        .set_bool("datafusion.execution.parquet.enable_page_index", false);
-    // Fair shares: what cannot spill (merging sorted runs) is served first, the sorts share
-    // the rest and spill to the temporary directory when their share is full.
-    let runtime = RuntimeEnvBuilder::new()
-        .with_memory_pool(Arc::new(FairSpillPool::new(memory_limit)))
-        .build_arc()?;
-    let ctx = SessionContext::new_with_config_rt(config, runtime);
-    let paths: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-    let moves = ctx
-        .read_parquet(paths, ParquetReadOptions::default())
-        .await?;
-    ctx.register_table("moves", moves.into_view())?;
-    let frame = ctx.sql(MERGE_SQL).await?;
-    let task = Arc::new(frame.task_ctx());
-    let plan = frame.create_physical_plan().await?;
-    let mut stream = execute_stream(Arc::clone(&plan), task)?;
-    let mut fold = KeyFold::default();
-    while let Some(batch) = stream.next().await {
-        fold.batch(&batch?)?;
-    }
-    let (rows, held) = fold.finish();
-    Ok((rows, held, spills(plan.as_ref())))
-}
-
-/// The file the query could not read, when the query failed: each is read alone as the query
-/// reads it (the check reads pages its own way, and a damaged page locator can pass it).
-async fn unreadable(files: &[PathBuf]) -> Option<FleetError> {
-    let ctx = SessionContext::new();
-    for file in files {
-        let read = async {
-            let frame = ctx
-                .read_parquet(file.display().to_string(), ParquetReadOptions::default())
-                .await?;
-            let mut stream = frame.execute_stream().await?;
-            while let Some(batch) = stream.next().await {
-                batch?;
-            }
-            Ok::<(), datafusion::error::DataFusionError>(())
-        };
-        if let Err(e) = read.await {
-            return Some(FleetError::BadFile {
-                file: file.clone(),
-                problem: format!("damaged: cannot be read ({e})"),
-            });
-        }
-    }
-    None
-}
-
-/// The spills of every operator of a finished plan: how many, and their bytes.
-fn spills(plan: &dyn ExecutionPlan) -> Spills {
-    let own = plan.metrics().map_or(Spills::default(), |m| Spills {
-        spills: m.spill_count().unwrap_or(0),
-        spilled_bytes: m.spilled_bytes().unwrap_or(0),
-    });
-    plan.children().into_iter().fold(own, |sum, child| {
-        let child = spills(child.as_ref());
-        Spills {
-            spills: sum.spills + child.spills,
-            spilled_bytes: sum.spilled_bytes + child.spilled_bytes,
-        }
     })
 }
 
@@ -343,6 +261,8 @@ fn collect(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) -> Result<(), Fle
     }
     Ok(())
 }
+
+mod query;
 
 #[cfg(test)]
 mod tests;

@@ -15,6 +15,7 @@ mod demo;
 mod fleet;
 mod fleet_copies;
 mod fleet_hostile;
+mod fleet_scale;
 #[cfg(unix)]
 mod held;
 #[cfg(unix)]

@@ -186,3 +186,50 @@ fn two_histories_under_one_entry_identity_refuse_the_merge() {
     );
     assert!(!dir.path().join("rates.parquet").exists());
 }
+
+#[test]
+fn more_files_than_one_query_reads_merge_in_levels_into_the_same_rows() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let exports = dir.path().join("exports");
+    // Three stores, each exporting its history in 30 parts of two workspaces' files: 180
+    // moves files, three groups of one query's files, and a part given twice in a group of
+    // its own.
+    let mut expected: BTreeMap<RateKey, RateRow> = BTreeMap::new();
+    let mut files = 0;
+    for s in 1..=3 {
+        let id = format!("{s:016x}");
+        let entries = history(s, 600);
+        for (part, chunk) in entries.chunks(20).enumerate() {
+            let out = exports.join(format!("{id}/{part}"));
+            files += write_export(&out, &id, &Ran::all_in(chunk, 1))
+                .expect("export")
+                .len()
+                / 2;
+        }
+        for mv in entries.iter().flat_map(|e| &e.moves) {
+            let row = expected.entry(mv.key.clone()).or_default();
+            *row = row.apply(mv);
+        }
+    }
+    assert!(files > 2 * super::query::FILES_PER_QUERY, "{files} files");
+    let again = history(2, 600);
+    write_export(
+        &exports.join("zz-again"),
+        &format!("{:016x}", 2),
+        &Ran::all_in(&again[100..120], 1),
+    )
+    .expect("export");
+    let merged = merge_dir(dir.path()).expect("merge");
+    assert_eq!(merged.files, files + 2);
+    assert_eq!(
+        merged.moves,
+        3 * 600 * 3,
+        "the part given twice counts once"
+    );
+    let rates = read_rates(&dir.path().join("rates.parquet")).expect("rates");
+    assert_eq!(rates.rows.len(), expected.len());
+    for ((key, row), (want_key, want)) in rates.rows.iter().zip(&expected) {
+        assert_eq!(key, want_key);
+        assert!(docsuggest_schema::rate::same_bits(row, want), "{key:?}");
+    }
+}
