@@ -13,16 +13,21 @@ use docsuggest_host::protocol::{Op, parse_line};
 use docsuggest_schema::Pack;
 use serde_json::Value;
 
+mod fleet;
+pub use fleet::fleet_moves;
+
 /// One target's check: panics on a finding.
 pub type Check = fn(&[u8]);
 
-/// The targets, by the name `cargo fuzz run` takes.
-pub const TARGETS: &[(&str, Check)] = &[
-    ("protocol_line", protocol_line),
-    ("hook_event", hook_event),
-    ("settings_file", settings_file),
-    ("codex_features", codex_features),
-    ("pack", pack),
+/// The targets, by the name `cargo fuzz run` takes, with the share of the generated inputs
+/// `cargo test` gives each (per mille): a fleet merge starts a query engine per input.
+pub const TARGETS: &[(&str, Check, u64)] = &[
+    ("protocol_line", protocol_line, 1000),
+    ("hook_event", hook_event, 1000),
+    ("settings_file", settings_file, 1000),
+    ("codex_features", codex_features, 1000),
+    ("pack", pack, 1000),
+    ("fleet_moves", fleet_moves, 50),
 ];
 
 /// A protocol request line: parsed without a panic; a line read as a request is a JSON
