@@ -16,7 +16,8 @@ use docsuggest_schema::{DecisionStore, RateKey, RateRow, StoreError, codec};
 use redb::{ReadableDatabase, ReadableTable};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// `meta` key: the store's id, drawn once, at its first export.
+/// `meta` key: the store's id, drawn once, with its first history entry (or its first
+/// export).
 const STORE_ID: &str = "store_id";
 /// `meta` key: the last resolution number an export wrote.
 const EXPORTED_THROUGH: &str = "exported_through";
@@ -99,27 +100,33 @@ impl Tx<'_> {
     }
 }
 
+impl Tx<'_> {
+    /// The store's id, `fresh` if it has none yet (another process may have drawn one: the
+    /// first one stays).
+    pub(crate) fn draw_store_id(&mut self, fresh: u64) -> Result<u64, StoreError> {
+        let existing = self
+            .meta
+            .get(STORE_ID)
+            .at(self.path, "reading meta")?
+            .map(|v| v.value());
+        match existing {
+            Some(existing) => Ok(existing),
+            None => self.set_meta(STORE_ID, fresh).map(|()| fresh),
+        }
+    }
+}
+
 impl RedbStore {
-    /// This store's id, drawn (and kept) at the first call: tells its exported history from
-    /// every other store's when a fleet merges them.
+    /// This store's id: drawn with the first history entry (so a copy of the file shares it,
+    /// and the entries they share count once in a fleet), or at the first call on a store
+    /// that has none; kept ever after. Tells its exported history from every other store's
+    /// when a fleet merges them.
     pub fn store_id(&mut self) -> Result<u64, StoreError> {
         if let Some(id) = self.meta_value(STORE_ID)? {
             return Ok(id);
         }
-        let id = fresh_id();
-        self.write("drawing the store id", |tx| {
-            // Another process may have drawn one meanwhile: the first one stays.
-            let existing = tx
-                .meta
-                .get(STORE_ID)
-                .at(tx.path, "reading meta")?
-                .map(|v| v.value());
-            match existing {
-                Some(existing) => Ok(existing),
-                None => tx.set_meta(STORE_ID, id).map(|()| id),
-            }
-        })
-        .and_then(|id| self.flush().map(|_| id))
+        self.write("drawing the store id", |tx| tx.draw_store_id(fresh_id()))
+            .and_then(|id| self.flush().map(|_| id))
     }
 
     /// This store's id if one was drawn (`None`: it never exported).

@@ -69,8 +69,8 @@ mod recovery;
 mod redb_store;
 mod rekey;
 mod tables;
-#[cfg(test)]
-mod testkit;
+#[cfg(any(test, feature = "testkit"))]
+pub mod testkit;
 mod tx;
 mod upgrade_v2;
 mod upgrade_v3;

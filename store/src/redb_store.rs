@@ -462,6 +462,9 @@ impl RedbStore {
             let run_started = match run_from {
                 Some(first) if marks.resolution_seq >= first => {
                     crate::lineage::record(&txn, label, first, self.run.id)?;
+                    // The store id comes with the first entry (the first run's id), so a
+                    // copy shares it.
+                    tx.draw_store_id(self.run.id)?;
                     true
                 }
                 _ => false,

@@ -1,11 +1,12 @@
-//! Builders shared by the unit tests.
+//! Builders of decisions and resolutions, shared by the unit tests and, behind the `testkit`
+//! feature, by other crates' tests.
 
 use docsuggest_schema::{
     Decision, Heuristic, Outcome, RateEvent, RateKey, RateMove, Resolution, StoreKind, Table,
 };
 
 /// A pending decision of `family` in workspace `ws`.
-pub(crate) fn decision(family: &str) -> Decision {
+pub fn decision(family: &str) -> Decision {
     Decision {
         seq: 0,
         workspace: "ws".into(),
@@ -23,7 +24,7 @@ pub(crate) fn decision(family: &str) -> Decision {
 }
 
 /// A move of the row of `companion` (empty: the family row) of `family`.
-pub(crate) fn mv(family: &str, companion: &str, step: f64) -> RateMove {
+pub fn mv(family: &str, companion: &str, step: f64) -> RateMove {
     RateMove {
         key: RateKey::companion("ws", family, companion),
         event: if step > 0.0 {
@@ -36,7 +37,7 @@ pub(crate) fn mv(family: &str, companion: &str, step: f64) -> RateMove {
 }
 
 /// A rejection of decision `seq` with the given moves.
-pub(crate) fn reject(seq: u64, moves: Vec<RateMove>) -> Resolution {
+pub fn reject(seq: u64, moves: Vec<RateMove>) -> Resolution {
     Resolution {
         decision_seq: seq,
         outcome: Outcome::Rejected,
@@ -46,7 +47,7 @@ pub(crate) fn reject(seq: u64, moves: Vec<RateMove>) -> Resolution {
 }
 
 /// An acceptance of decision `seq` naming `companion`, with the given moves.
-pub(crate) fn accept(seq: u64, companion: &str, moves: Vec<RateMove>) -> Resolution {
+pub fn accept(seq: u64, companion: &str, moves: Vec<RateMove>) -> Resolution {
     Resolution {
         decision_seq: seq,
         outcome: Outcome::Accepted,
