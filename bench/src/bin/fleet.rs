@@ -9,6 +9,8 @@
 //! with `--child`), so each peak resident size (`VmHWM`) is that measurement's alone:
 //!
 //! - `merge`: `fleet merge` of every export into a rates file;
+//! - `daily`: the same exports merged in ten steps, a day's at a time, each continuing the
+//!   last one's state (`--state`), its rows compared with the single merge's, byte for byte;
 //! - `recompute`: the same decisions held in memory as one store's history (their companion
 //!   rows left out: a recompute reads moves), then `recompute` on all cores, timed alone; its
 //!   peak includes the history it holds.
@@ -34,6 +36,9 @@ type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 /// Entries written per export call (per machine, one file per workspace each).
 const CHUNK: u64 = 1_000_000;
+
+/// The days the exports are written over: the merge by the day takes one day's at a time.
+const DAYS: u64 = 10;
 
 /// The peak resident size of this process, in MiB (`VmHWM`; `None` off Linux).
 fn peak_mib() -> Option<f64> {
@@ -79,17 +84,21 @@ fn args() -> Result<Args> {
     Ok(args)
 }
 
-/// Writes the synthetic history as `machines` machines' exports under `dir`.
+/// Writes the synthetic history as `machines` machines' exports under `dir`, each machine's
+/// in `days` contiguous parts (`dir/day<d>/machine<m>`).
 fn write_fleet(dir: &Path, args: &Args) -> Result<()> {
     let space = KeySpace::with_workspaces(args.workspaces);
     let per_machine = args.decisions.div_ceil(args.machines);
+    let per_day = per_machine.div_ceil(DAYS).max(1);
     for machine in 0..args.machines {
         let first = machine * per_machine;
         let last = (first + per_machine).min(args.decisions);
         let id = format!("{:016x}", machine + 1);
         let mut start = first;
         while start < last {
-            let end = (start + CHUNK).min(last);
+            let day = (start - first) / per_day;
+            let end = (start + CHUNK).min(last).min(first + (day + 1) * per_day);
+            let dir = dir.join(format!("day{day}"));
             let entries: Vec<HistoryEntry> = (start..end)
                 .map(|i| {
                     let (mut decision, resolution) = space.decision(i);
@@ -98,7 +107,7 @@ fn write_fleet(dir: &Path, args: &Args) -> Result<()> {
                     HistoryEntry::closing(decision, resolution, seq)
                 })
                 .collect();
-            let ran = Ran::all_in(&entries, machine);
+            let ran = Ran::all_in(&entries, machine + 1);
             write_export(&dir.join(format!("machine{machine}")), &id, &ran)?;
             start = end;
         }
@@ -116,6 +125,7 @@ fn child(what: &str, dir: &Path, args: &Args) -> Result<()> {
                 out: dir.join("fleet-rates.parquet"),
                 model: RateModel::Evidence,
                 memory_limit: DEFAULT_MEMORY_LIMIT,
+                state: None,
             })?;
             let seconds = started.elapsed().as_secs_f64();
             println!(
@@ -125,6 +135,30 @@ fn child(what: &str, dir: &Path, args: &Args) -> Result<()> {
                     "memory_limit_mib": DEFAULT_MEMORY_LIMIT >> 20,
                     "spills": merged.spilled.spills,
                     "spilled_mib": merged.spilled.spilled_bytes as f64 / f64::from(1 << 20)})
+            );
+        }
+        "daily" => {
+            let started = Instant::now();
+            let (mut moves, mut steps) = (0, Vec::new());
+            for day in 0..DAYS {
+                let step = Instant::now();
+                let merged = merge(&MergeOptions {
+                    inputs: vec![dir.join("exports").join(format!("day{day}"))],
+                    out: dir.join("fleet-rates-daily.parquet"),
+                    model: RateModel::Evidence,
+                    memory_limit: DEFAULT_MEMORY_LIMIT,
+                    state: Some(dir.join("fleet-state.parquet")),
+                })?;
+                moves += merged.moves;
+                steps.push(step.elapsed().as_secs_f64());
+            }
+            let seconds = started.elapsed().as_secs_f64();
+            let same = std::fs::read(dir.join("fleet-rates-daily.parquet"))?
+                == std::fs::read(dir.join("fleet-rates.parquet"))?;
+            println!(
+                "{}",
+                json!({"seconds": seconds, "peak_mib": peak_mib(), "moves": moves,
+                    "days": DAYS, "seconds_per_day": steps, "same_bytes_as_one_merge": same})
             );
         }
         "recompute" => {
@@ -201,6 +235,7 @@ fn main() -> Result<()> {
         started.elapsed().as_secs_f64()
     );
     let merge_figure = measure("merge", scratch.path(), &args)?;
+    let daily_figure = measure("daily", scratch.path(), &args)?;
     let recompute_figure = measure("recompute", scratch.path(), &args)?;
     let rate = |v: &Value| args.decisions as f64 / v["seconds"].as_f64().unwrap_or(f64::NAN);
     let (merge_rate, recompute_rate) = (rate(&merge_figure), rate(&recompute_figure));
@@ -217,6 +252,7 @@ fn main() -> Result<()> {
         "machines": args.machines,
         "workspaces": args.workspaces,
         "merge": merge_figure,
+        "merge_by_the_day": daily_figure,
         "recompute": recompute_figure,
         "merge_decisions_per_s": merge_rate,
         "recompute_decisions_per_s": recompute_rate,
@@ -227,6 +263,11 @@ fn main() -> Result<()> {
     println!("| --- | ---: | ---: | ---: |");
     for (name, figure, rate) in [
         ("fleet merge (DataFusion)", &merge_figure, merge_rate),
+        (
+            "fleet merge by the day (ten steps, --state)",
+            &daily_figure,
+            rate(&daily_figure),
+        ),
         (
             "recompute (one store, all cores)",
             &recompute_figure,
@@ -240,8 +281,9 @@ fn main() -> Result<()> {
         );
     }
     println!(
-        "recompute / merge throughput: {:.1}",
-        recompute_rate / merge_rate
+        "recompute / merge throughput: {:.1}; by the day, the same rows: {}",
+        recompute_rate / merge_rate,
+        daily_figure["same_bytes_as_one_merge"]
     );
     println!("written to {}", args.out.display());
     Ok(())

@@ -3,17 +3,18 @@
 
 use docsuggest_fleet::columns;
 use docsuggest_fleet::merge::{DEFAULT_MEMORY_LIMIT, MergeOptions, merge};
+use docsuggest_fleet::partial::{Combined, Partial};
 use docsuggest_fleet::seed::read_rates;
 use docsuggest_fleet::{FleetError, verify};
 use docsuggest_schema::{RateEvent, RateKey, RateModel, RateMove, RateRow};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// One move as the model reads it: its key, its identity (store, resolution, run, move
+/// One move as the model reads it: its key, its identity (store, run, resolution, move
 /// number), and what it does (event, step).
 struct Move {
     key: RateKey,
-    identity: (String, i64, String, i32),
+    identity: (String, String, i64, i32),
     event: RateEvent,
     step: f64,
 }
@@ -34,6 +35,7 @@ pub fn fleet_moves(bytes: &[u8]) {
         out: out.clone(),
         model: RateModel::Evidence,
         memory_limit: DEFAULT_MEMORY_LIMIT,
+        state: None,
     });
     let model = verify::moves_file(&file).and_then(|_| model(&file));
     match (merged, model) {
@@ -84,8 +86,8 @@ fn model(file: &Path) -> Result<Option<Vec<(RateKey, RateRow)>>, FleetError> {
                 key: RateKey::companion(workspace.value(i), family.value(i), companion.value(i)),
                 identity: (
                     store.value(i).to_string(),
-                    resolution.value(i),
                     run.value(i).to_string(),
+                    resolution.value(i),
                     index.value(i),
                 ),
                 event: columns::event_of(event.value(i)).ok_or("an unknown event")?,
@@ -95,7 +97,8 @@ fn model(file: &Path) -> Result<Option<Vec<(RateKey, RateRow)>>, FleetError> {
         Ok(())
     })?;
     moves.sort_by(|a, b| (&a.key, &a.identity).cmp(&(&b.key, &b.identity)));
-    let mut rows: BTreeMap<RateKey, RateRow> = BTreeMap::new();
+    // Each key's moves of each run folded in order, the runs combined in order.
+    let mut partials: BTreeMap<(RateKey, String, String), Partial> = BTreeMap::new();
     let mut previous: Option<&Move> = None;
     for mv in &moves {
         if let Some(p) = previous.filter(|p| (&p.key, &p.identity) == (&mv.key, &mv.identity)) {
@@ -104,13 +107,24 @@ fn model(file: &Path) -> Result<Option<Vec<(RateKey, RateRow)>>, FleetError> {
             }
             continue;
         }
-        let row = rows.entry(mv.key.clone()).or_default();
-        *row = row.apply(&RateMove {
-            key: mv.key.clone(),
-            event: mv.event,
-            step: mv.step,
-        });
+        let (store, run, seq, _) = &mv.identity;
+        partials
+            .entry((mv.key.clone(), store.clone(), run.clone()))
+            .or_default()
+            .apply(
+                &RateMove {
+                    key: mv.key.clone(),
+                    event: mv.event,
+                    step: mv.step,
+                },
+                *seq,
+            );
         previous = Some(mv);
     }
+    let mut rows: BTreeMap<RateKey, Combined> = BTreeMap::new();
+    for ((key, _, _), partial) in &partials {
+        rows.entry(key.clone()).or_default().add(partial);
+    }
+    let rows: BTreeMap<RateKey, RateRow> = rows.into_iter().map(|(k, c)| (k, c.row())).collect();
     Ok(Some(rows.into_iter().collect()))
 }

@@ -77,6 +77,11 @@ pub struct MergeArgs {
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_MEMORY_MIB,
         value_parser = clap::value_parser!(u64).range(64..=1 << 40))]
     pub memory_mib: u64,
+    /// Merge by the day: continue the merge whose state this file holds (when it exists) with
+    /// the exports in DIR..., and write the new state to it. The rows are those of a merge of
+    /// every export at once.
+    #[arg(long, value_name = "FILE")]
+    pub state: Option<PathBuf>,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -154,6 +159,7 @@ impl FleetCommand {
                 flag(&mut argv, "--out", Some(a.out.clone()));
                 flag(&mut argv, "--config", a.config.clone());
                 flag(&mut argv, "--memory-mib", Some(a.memory_mib.to_string()));
+                flag(&mut argv, "--state", a.state.clone());
             }
             FleetCommand::Export(a) => {
                 argv.push("export".into());
@@ -247,6 +253,7 @@ pub fn run(command: &FleetCommand) -> Result<FleetReport, FleetCommandError> {
                     out: a.out.clone(),
                     model: config.rate_model,
                     memory_limit: usize::try_from(a.memory_mib << 20).unwrap_or(usize::MAX),
+                    state: a.state.clone(),
                 },
             )?)
         }

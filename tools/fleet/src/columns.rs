@@ -25,6 +25,16 @@ pub const MODEL_KEY: &str = "docsuggest.model";
 /// (JSON: `{"<store id>": {"<run>": n}}`).
 pub const HELD_KEY: &str = "docsuggest.held";
 
+/// An export file's runs: per run, the first and last resolution of it the export covered
+/// (JSON: `{"<run>": [first, last]}`): every entry of those ranges of the file's workspace
+/// is in the file.
+pub const RUNS_KEY: &str = "docsuggest.runs";
+
+/// An export file's workspace key and store id (every row's).
+pub const WORKSPACE_KEY: &str = "docsuggest.workspace";
+/// See [`WORKSPACE_KEY`].
+pub const STORE_KEY: &str = "docsuggest.store";
+
 /// The key under which Arrow's writer embeds its schema (a flatbuffer) in a Parquet file.
 const ARROW_SCHEMA_KEY: &str = "ARROW:schema";
 

@@ -177,12 +177,21 @@ fn write_each(out: &Path, store_id: &str, entries: &[Ran<'_>]) -> Written {
             .or_default()
             .push(ran);
     }
+    // What the export covers of each run (a run's entries are contiguous in its store).
+    let mut runs: BTreeMap<&str, [u64; 2]> = BTreeMap::new();
+    for ran in entries {
+        let seq = ran.entry.resolution_seq;
+        let range = runs.entry(ran.run.as_str()).or_insert([seq, seq]);
+        range[0] = range[0].min(seq);
+        range[1] = range[1].max(seq);
+    }
+    let runs = serde_json::to_string(&runs).unwrap_or_else(|_| "{}".into());
     let mut written = Written {
         files: Vec::new(),
         failed: None,
     };
     for (workspace, entries) in by_workspace {
-        match write_workspace(out, store_id, workspace, &entries) {
+        match write_workspace(out, store_id, workspace, &entries, &runs) {
             Ok(files) => written.files.extend(files),
             Err(error) => {
                 let first = entries.first().map_or(0, |r| r.entry.resolution_seq);
@@ -218,6 +227,7 @@ fn write_workspace(
     store_id: &str,
     workspace: &str,
     entries: &[&Ran<'_>],
+    runs: &str,
 ) -> Result<[PathBuf; 2], FleetError> {
     let dir = out.join(columns::key_dir(workspace));
     std::fs::create_dir_all(&dir).map_err(|source| FleetError::Io {
@@ -232,13 +242,18 @@ fn write_workspace(
         entries.last().map_or(0, |r| r.entry.resolution_seq)
     );
     let moves = dir.join(format!("{MOVES_PREFIX}{range}"));
-    write(&moves, &moves_batch(store_id, entries)?, "moves", &[])?;
+    let metadata = [
+        (columns::RUNS_KEY, runs.to_string()),
+        (columns::WORKSPACE_KEY, workspace.to_string()),
+        (columns::STORE_KEY, store_id.to_string()),
+    ];
+    write(&moves, &moves_batch(store_id, entries)?, "moves", &metadata)?;
     let decisions = dir.join(format!("{DECISIONS_PREFIX}{range}"));
     write(
         &decisions,
         &decisions_batch(store_id, entries)?,
         "decisions",
-        &[],
+        &metadata,
     )?;
     Ok([moves, decisions])
 }

@@ -1,58 +1,72 @@
-//! The fold of the merge: the moves arrive sorted by key, then store id, resolution number,
-//! run and move number (`MERGE_SQL`), and each key's run of moves is folded through
-//! `RateRow::apply`, the function every store applies live, as the batches stream by —
-//! nothing but the finished rows is held. A move seen again (the same export given twice, an
-//! export written again after a cut, an entry a copy of a store shares with its original)
-//! arrives right after itself and is skipped; a different move under the same identity is
-//! refused ([`FleetError::Diverged`]), since keeping one would drop the other.
+//! The fold of the merge: the moves arrive sorted by key, then store id, run, resolution
+//! number and move number (`MERGE_SQL`), and each key's moves of each run are folded into a
+//! [`Partial`] as the batches stream by, continuing the previous merge's partial of that
+//! key and run when there is one ([`crate::state`]); a key's partials, in order, combine into
+//! its row. Nothing but the partials is held.
+//!
+//! A move seen again (the same export given twice, an export written again after a cut, an
+//! entry a copy of a store shares with its original) arrives right after itself and is
+//! skipped, as is a move the previous merge already folded (its resolution is in the
+//! [`Coverage`] of its workspace's run); a different move under the same identity is refused
+//! ([`FleetError::Diverged`]), since keeping one would drop the other.
 
 use crate::FleetError;
 use crate::columns;
+use crate::coverage::Coverage;
+use crate::partial::{Combined, Partial};
+use crate::state::RunPartial;
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, PrimitiveArray, RecordBatch, StringArray,
 };
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Float64Type, Int32Type, Int64Type};
 use docsuggest_schema::{RateEvent, RateKey, RateMove, RateRow};
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// What one run of a store's exports held: its last resolution number and its distinct moves.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Held {
-    pub through: i64,
-    pub moves: u64,
-}
-
-/// Per store id, per run, what the merge held.
-pub(crate) type HeldRuns = BTreeMap<String, BTreeMap<String, Held>>;
-
-/// A move's identity and what it does: (store id, resolution, run, move number) and (event,
-/// step bits).
-#[derive(Clone, Debug, PartialEq)]
+/// A move's identity and what it does: (resolution, move number) within its partial, and
+/// (event, step bits).
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct LastMove {
-    store: String,
     resolution: i64,
-    run: String,
     index: i32,
     event: RateEvent,
     step: u64,
 }
 
-/// The rows folded so far, the key being folded, and what each store's runs held.
-#[derive(Default)]
+/// The partials folded so far, the one being folded, and the previous merge's still to come.
 pub(crate) struct KeyFold {
+    /// Every partial finished, in order (the next state).
+    partials: Vec<RunPartial>,
+    /// The key's row so far, over its finished partials.
+    combined: Option<(RateKey, Combined)>,
     rows: Vec<(RateKey, RateRow)>,
-    current: Option<(RateKey, RateRow)>,
-    /// The last move folded into the current key.
-    last: Option<LastMove>,
-    held: HeldRuns,
+    /// The partial being folded, and its last move.
+    open: Option<(RunPartial, Option<LastMove>)>,
+    /// The previous merge's partials not reached yet, in order.
+    previous: std::iter::Peekable<std::vec::IntoIter<RunPartial>>,
+    /// What the previous merge folded.
+    merged: Coverage,
+    /// Moves folded by this merge.
+    pub(crate) moves: u64,
 }
 
 impl KeyFold {
+    /// A fold continuing `previous` (a state's partials, in order), which folded `merged`.
+    pub(crate) fn new(previous: Vec<RunPartial>, merged: Coverage) -> KeyFold {
+        KeyFold {
+            partials: Vec::new(),
+            combined: None,
+            rows: Vec::new(),
+            open: None,
+            previous: previous.into_iter().peekable(),
+            merged,
+            moves: 0,
+        }
+    }
+
     /// Folds one batch of the sorted moves (the columns of `MERGE_SQL`).
     pub(crate) fn batch(&mut self, batch: &RecordBatch) -> Result<(), FleetError> {
-        let texts: Vec<ArrayRef> = [0, 1, 2, 3, 5, 7]
+        let texts: Vec<ArrayRef> = [0, 1, 2, 3, 4, 7]
             .iter()
             .map(|&i| text(batch.column(i)))
             .collect::<Result<_, _>>()?;
@@ -66,7 +80,7 @@ impl KeyFold {
             strings(run)?,
             strings(event)?,
         );
-        let resolution: &PrimitiveArray<Int64Type> = primitive(batch.column(4))?;
+        let resolution: &PrimitiveArray<Int64Type> = primitive(batch.column(5))?;
         let index: &PrimitiveArray<Int32Type> = primitive(batch.column(6))?;
         let step: &PrimitiveArray<Float64Type> = primitive(batch.column(8))?;
         // `apply` reads a move's event and step only.
@@ -77,19 +91,10 @@ impl KeyFold {
         };
         for i in 0..batch.num_rows() {
             let (w, f, c) = (workspace.value(i), family.value(i), companion.value(i));
-            let same_key = self
-                .current
-                .as_ref()
-                .is_some_and(|(k, _)| k.workspace == w && k.family == f && k.companion == c);
-            if !same_key {
-                self.rows.extend(self.current.take());
-                self.current = Some((RateKey::companion(w, f, c), RateRow::default()));
-                self.last = None;
-            }
-            let (s, seq, r, idx) = (
+            let (s, r, seq, idx) = (
                 store.value(i),
-                resolution.value(i),
                 run.value(i),
+                resolution.value(i),
                 index.value(i),
             );
             let name = event.value(i);
@@ -98,10 +103,40 @@ impl KeyFold {
                 problem: format!("a move of {w}/{f}/{c} has the unknown event {name:?}"),
             })?;
             mv.step = step.value(i);
-            if let Some(last) = self.last.as_ref().filter(|l| {
-                (l.store.as_str(), l.resolution, l.run.as_str(), l.index) == (s, seq, r, idx)
-            }) {
-                if (last.event, last.step) != (mv.event, mv.step.to_bits()) {
+            let same = self.open.as_ref().is_some_and(|(p, _)| {
+                (
+                    p.key.workspace.as_str(),
+                    p.key.family.as_str(),
+                    p.key.companion.as_str(),
+                ) == (w, f, c)
+                    && (p.store.as_str(), p.run.as_str()) == (s, r)
+            });
+            if !same {
+                self.close_open();
+                let key = RateKey::companion(w, f, c);
+                self.reach(&key, s, r);
+                let base = self
+                    .previous
+                    .next_if(|p| p.order() == (&key, s, r))
+                    .unwrap_or_else(|| RunPartial {
+                        key,
+                        store: s.to_string(),
+                        run: r.to_string(),
+                        partial: Partial::default(),
+                    });
+                self.open = Some((base, None));
+            }
+            let Some((open, last)) = self.open.as_mut() else {
+                continue;
+            };
+            let this = LastMove {
+                resolution: seq,
+                index: idx,
+                event: mv.event,
+                step: mv.step.to_bits(),
+            };
+            if let Some(last) = last.filter(|l| (l.resolution, l.index) == (seq, idx)) {
+                if (last.event, last.step) != (this.event, this.step) {
                     return Err(FleetError::Diverged {
                         store: s.to_string(),
                         run: r.to_string(),
@@ -110,44 +145,65 @@ impl KeyFold {
                 }
                 continue;
             }
-            let Some((_, row)) = self.current.as_mut() else {
+            *last = Some(this);
+            let merged = (
+                open.key.workspace.clone(),
+                open.store.clone(),
+                open.run.clone(),
+            );
+            if self.merged.covers(&merged, seq) {
                 continue;
-            };
-            *row = row.apply(&mv);
-            let last = self.last.get_or_insert_with(|| LastMove {
-                store: String::new(),
-                resolution: 0,
-                run: String::new(),
-                index: 0,
-                event: RateEvent::Accept,
-                step: 0,
-            });
-            if last.store != s {
-                s.clone_into(&mut last.store);
             }
-            if last.run != r {
-                r.clone_into(&mut last.run);
-            }
-            (last.resolution, last.index, last.event, last.step) =
-                (seq, idx, mv.event, mv.step.to_bits());
-            let runs = match self.held.get_mut(s) {
-                Some(runs) => runs,
-                None => self.held.entry(s.to_string()).or_default(),
-            };
-            let held = match runs.get_mut(r) {
-                Some(held) => held,
-                None => runs.entry(r.to_string()).or_default(),
-            };
-            held.through = held.through.max(seq);
-            held.moves += 1;
+            open.partial.apply(&mv, seq);
+            self.moves += 1;
         }
         Ok(())
     }
 
-    /// The rows, in key order, and what each store held.
-    pub(crate) fn finish(mut self) -> (Vec<(RateKey, RateRow)>, HeldRuns) {
-        self.rows.extend(self.current.take());
-        (self.rows, self.held)
+    /// Finishes the previous merge's partials that come before (key, store, run).
+    fn reach(&mut self, key: &RateKey, store: &str, run: &str) {
+        while let Some(p) = self.previous.next_if(|p| p.order() < (key, store, run)) {
+            self.finish(p);
+        }
+    }
+
+    fn close_open(&mut self) {
+        if let Some((open, _)) = self.open.take() {
+            // A partial of moves all folded before (or all repeated) is the previous one.
+            if open.partial.through > 0 {
+                self.finish(open);
+            }
+        }
+    }
+
+    /// Adds a finished partial to its key's row (closing the key before, if another).
+    fn finish(&mut self, p: RunPartial) {
+        match self.combined.as_mut() {
+            Some((key, combined)) if *key == p.key => combined.add(&p.partial),
+            _ => {
+                self.close_key();
+                let mut combined = Combined::default();
+                combined.add(&p.partial);
+                self.combined = Some((p.key.clone(), combined));
+            }
+        }
+        self.partials.push(p);
+    }
+
+    fn close_key(&mut self) {
+        if let Some((key, combined)) = self.combined.take() {
+            self.rows.push((key, combined.row()));
+        }
+    }
+
+    /// The rows in key order, and every partial (the next state).
+    pub(crate) fn finish_all(mut self) -> (Vec<(RateKey, RateRow)>, Vec<RunPartial>) {
+        self.close_open();
+        while let Some(p) = self.previous.next() {
+            self.finish(p);
+        }
+        self.close_key();
+        (self.rows, self.partials)
     }
 }
 

@@ -15,11 +15,14 @@
 #![deny(missing_docs)]
 
 pub mod columns;
+pub mod coverage;
 pub mod digest;
 pub mod export;
 mod fold;
 pub mod merge;
+pub mod partial;
 pub mod seed;
+pub mod state;
 pub mod verify;
 
 use docsuggest_schema::StoreError;
@@ -99,6 +102,23 @@ pub enum FleetError {
         run: String,
         /// The resolution number.
         resolution: i64,
+    },
+    /// An export of a run reached a merge by the day after later resolutions of that run were
+    /// merged: folded now, its moves would come after moves that follow them.
+    #[error(
+        "{}: store {store}, run {run}: resolutions {first}..{last} arrive after later ones of that run were merged; nothing was written: merge every export again without --state (a new state), which folds them in order", file.display()
+    )]
+    Late {
+        /// The file.
+        file: PathBuf,
+        /// The store id.
+        store: String,
+        /// The run.
+        run: String,
+        /// The first resolution of the run the file covers.
+        first: i64,
+        /// The last.
+        last: i64,
     },
     /// The merge query failed.
     #[error("the merge query failed: {0}")]

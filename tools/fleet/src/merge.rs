@@ -13,6 +13,8 @@
 
 use crate::FleetError;
 use crate::columns::{self, HELD_KEY, MODEL_KEY, MOVES_PREFIX};
+use crate::coverage::{Coverage, Standing};
+use crate::fold::KeyFold;
 use datafusion::arrow::array::{
     ArrayRef, Float64Builder, Int64Builder, RecordBatch, StringBuilder,
 };
@@ -23,15 +25,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The merge, as DataFusion runs it over the table `moves` (every export's moves files): each
-/// key's moves in one order — store id, resolution number, run, move number (event and step
-/// only order two different moves under one identity, which the fold refuses) — folded as
-/// they stream by
+/// key's moves in one order — store id, run, resolution number, move number (event and step
+/// only order two different moves under one identity, which the fold refuses) — folded run
+/// by run as they stream by
 /// ([`crate::fold`]). The sort spills to disk past the memory limit, so a merge's memory does
 /// not grow with the fleet. The same text runs on Ballista or Spark SQL (docs/FLEET.md).
 pub const MERGE_SQL: &str = "\
-SELECT workspace, family, companion, store_id, resolution_seq, run, move_index, event, step
+SELECT workspace, family, companion, store_id, run, resolution_seq, move_index, event, step
 FROM moves
-ORDER BY workspace, family, companion, store_id, resolution_seq, run, move_index, event, step";
+ORDER BY workspace, family, companion, store_id, run, resolution_seq, move_index, event, step";
 
 /// The memory the merge query may hold before its sort spills to disk, by default.
 pub const DEFAULT_MEMORY_LIMIT: usize = 1 << 30;
@@ -52,19 +54,23 @@ pub struct MergeOptions {
     /// The memory the query may hold (bytes) before its sort spills to the temporary
     /// directory ([`DEFAULT_MEMORY_LIMIT`]).
     pub memory_limit: usize,
+    /// The merge's state: continued from when the file exists, written after (`--state`).
+    pub state: Option<PathBuf>,
 }
 
 /// What a merge read and wrote.
 #[derive(Clone, Debug, Serialize)]
 pub struct Merged {
-    /// Moves files read.
+    /// Moves files found.
     pub files: usize,
+    /// Those read (the others the previous merge had folded whole).
+    pub read: usize,
     /// Stores whose exports were merged.
     pub stores: usize,
     /// Their runs (a store's handles that resolved anything: a copy of a store file runs
     /// apart from its original).
     pub runs: usize,
-    /// Distinct moves merged.
+    /// Distinct moves this merge folded (onto the previous merge's, with `--state`).
     pub moves: u64,
     /// Rate rows written.
     pub rows: usize,
@@ -75,6 +81,8 @@ pub struct Merged {
     pub spilled: Spills,
     /// The file written.
     pub out: String,
+    /// The state written, if any.
+    pub state: Option<String>,
 }
 
 /// What a merge's sort spilled to disk.
@@ -114,41 +122,76 @@ impl std::fmt::Display for Merged {
 
 /// Merges the exports below `options.inputs` into `options.out`.
 pub fn merge(options: &MergeOptions) -> Result<Merged, FleetError> {
-    let files = export_files(&options.inputs)?;
-    // Every file is read whole and checked (one at a time) before the query reads any.
-    for file in &files {
-        crate::verify::moves_file(file)?;
-    }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .build()
-        .map_err(|source| FleetError::Io {
-            doing: "starting the query runtime for",
-            path: options.out.clone(),
-            source,
-        })?;
-    let (rows, held, spilled) = match runtime.block_on(query::run(&files, options.memory_limit)) {
-        Ok(merged) => merged,
-        Err(FleetError::Query(error)) => {
-            return Err(runtime
-                .block_on(query::unreadable(&files))
-                .unwrap_or(FleetError::Query(error)));
-        }
-        Err(other) => return Err(other),
+    let (previous, merged) = match options.state.as_deref().filter(|f| f.exists()) {
+        Some(file) => crate::state::read(file)?,
+        None => (Vec::new(), Coverage::default()),
     };
-    let moves = held
-        .values()
-        .flat_map(|runs| runs.values())
-        .map(|h| h.moves)
-        .sum();
+    let files = export_files(&options.inputs)?;
+    // What each file covers is in its metadata: a file the previous merge folded whole is
+    // left unread, one that comes too late refuses the merge, and every other one is read
+    // whole and checked (one at a time) before the query reads any.
+    let mut coverage = merged.clone();
+    let mut fresh = Vec::new();
+    for file in &files {
+        let (head, opened) = crate::verify::moves_head(file)?;
+        let mut new = false;
+        for (run, &(first, last)) in &head.runs {
+            let of = (head.workspace.clone(), head.store_id.clone(), run.clone());
+            match merged.standing(&of, first, last) {
+                Standing::Merged => {}
+                Standing::New => new = true,
+                Standing::Late => {
+                    return Err(FleetError::Late {
+                        file: file.clone(),
+                        store: head.store_id,
+                        run: run.clone(),
+                        first,
+                        last,
+                    });
+                }
+            }
+        }
+        if !new {
+            continue;
+        }
+        head.check(opened)?;
+        for (run, &(first, last)) in &head.runs {
+            let of = (head.workspace.clone(), head.store_id.clone(), run.clone());
+            coverage.add(of, first, last);
+        }
+        fresh.push(file.clone());
+    }
+    let mut fold = KeyFold::new(previous, merged);
+    let mut spilled = Spills::default();
+    if !fresh.is_empty() {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .build()
+            .map_err(|source| FleetError::Io {
+                doing: "starting the query runtime for",
+                path: options.out.clone(),
+                source,
+            })?;
+        spilled = match runtime.block_on(query::run(&fresh, options.memory_limit, &mut fold)) {
+            Ok(spilled) => spilled,
+            Err(FleetError::Query(error)) => {
+                return Err(runtime
+                    .block_on(query::unreadable(&fresh))
+                    .unwrap_or(FleetError::Query(error)));
+            }
+            Err(other) => return Err(other),
+        };
+    }
+    let moves = fold.moves;
+    let (rows, partials) = fold.finish_all();
+    // Per store, per run, the last resolution merged (of any workspace).
+    let mut held: BTreeMap<&str, BTreeMap<&str, i64>> = BTreeMap::new();
+    for ((_, store, run), ranges) in coverage.iter() {
+        let last = ranges.last().map_or(0, |&(_, last)| last);
+        let mark = held.entry(store).or_default().entry(run).or_default();
+        *mark = (*mark).max(last);
+    }
     let runs = held.values().map(BTreeMap::len).sum();
-    let held_marks: BTreeMap<&str, BTreeMap<&str, i64>> = held
-        .iter()
-        .map(|(id, runs)| {
-            let marks = runs.iter().map(|(run, h)| (run.as_str(), h.through));
-            (id.as_str(), marks.collect())
-        })
-        .collect();
-    let held_json = serde_json::to_string(&held_marks).unwrap_or_else(|_| "{}".into());
+    let held_json = serde_json::to_string(&held).unwrap_or_else(|_| "{}".into());
     let batch = rates_batch(&rows, options.model)?;
     crate::export::write(
         &options.out,
@@ -159,17 +202,22 @@ pub fn merge(options: &MergeOptions) -> Result<Merged, FleetError> {
             (HELD_KEY, held_json),
         ],
     )?;
+    if let Some(state) = &options.state {
+        crate::state::write(state, &partials, &coverage)?;
+    }
     let workspaces: std::collections::BTreeSet<&str> =
         rows.iter().map(|(k, _)| k.workspace.as_str()).collect();
     Ok(Merged {
         files: files.len(),
-        stores: held_marks.len(),
+        read: fresh.len(),
+        stores: held.len(),
         runs,
         moves,
         rows: rows.len(),
         workspaces: workspaces.len(),
         spilled,
         out: options.out.display().to_string(),
+        state: options.state.as_ref().map(|s| s.display().to_string()),
     })
 }
 

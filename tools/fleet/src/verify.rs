@@ -119,22 +119,78 @@ impl Opened {
     }
 }
 
-/// What a moves file holds, once checked.
+/// What a moves file holds, by its metadata; once [`MovesHead::check`]ed, by its rows too.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MovesFile {
+pub struct MovesHead {
     /// The file.
     pub file: PathBuf,
     /// The exporting store's id.
     pub store_id: String,
-    /// Its rows.
-    pub rows: u64,
+    /// The workspace key of every row.
+    pub workspace: String,
+    /// Per run, the resolutions the export covered (every entry of the workspace in them is in
+    /// the file).
+    pub runs: BTreeMap<String, (i64, i64)>,
+}
+
+/// Opens a moves file and reads what its metadata says it holds; its rows are not read.
+pub fn moves_head(file: &Path) -> Result<(MovesHead, Opened), FleetError> {
+    let opened = open(file, "moves", columns::moves())?;
+    let meta = |key: &str| {
+        opened
+            .metadata
+            .get(key)
+            .cloned()
+            .ok_or_else(|| bad(file, format!("no {key} in its metadata")))
+    };
+    let (store_id, workspace) = (meta(columns::STORE_KEY)?, meta(columns::WORKSPACE_KEY)?);
+    if !columns::is_id_text(&store_id) || workspace.is_empty() {
+        return Err(bad(
+            file,
+            format!(
+                "its store id {} or workspace {} is not one",
+                quoted(&store_id),
+                quoted(&workspace)
+            ),
+        ));
+    }
+    let runs: BTreeMap<String, (i64, i64)> = serde_json::from_str(&meta(columns::RUNS_KEY)?)
+        .map_err(|e| bad(file, format!("its {} do not read ({e})", columns::RUNS_KEY)))?;
+    if let Some((run, range)) = runs
+        .iter()
+        .find(|&(run, &(a, b))| !columns::is_id_text(run) || a < 1 || a > b)
+    {
+        return Err(bad(
+            file,
+            format!("its run {} has the range {range:?}", quoted(run)),
+        ));
+    }
+    let head = MovesHead {
+        file: file.to_path_buf(),
+        store_id,
+        workspace,
+        runs,
+    };
+    Ok((head, opened))
 }
 
 /// Checks a moves file whole: its metadata, every value, its digest.
-pub fn moves_file(file: &Path) -> Result<MovesFile, FleetError> {
-    let opened = open(file, "moves", columns::moves())?;
+pub fn moves_file(file: &Path) -> Result<MovesHead, FleetError> {
+    let (head, opened) = moves_head(file)?;
+    head.check(opened)?;
+    Ok(head)
+}
+
+impl MovesHead {
+    /// Reads every row of the file `opened` and checks it: its values, and that it is of the
+    /// head's store, workspace and runs' ranges.
+    pub fn check(&self, opened: Opened) -> Result<(), FleetError> {
+        check_rows(self, opened)
+    }
+}
+
+fn check_rows(head: &MovesHead, opened: Opened) -> Result<(), FleetError> {
     let mut store_id: Option<String> = None;
-    let mut rows = 0;
     opened.read(|batch, start| {
         let text = |name: &str| {
             batch
@@ -194,12 +250,32 @@ pub fn moves_file(file: &Path) -> Result<MovesFile, FleetError> {
                     quoted(run.value(i))
                 )));
             }
+            if id != head.store_id || workspace.value(i) != head.workspace {
+                return Err(at(format!(
+                    "store {} of workspace {}, not the file's {} of {}",
+                    quoted(id),
+                    quoted(workspace.value(i)),
+                    head.store_id,
+                    quoted(&head.workspace)
+                )));
+            }
             if resolution.value(i) < 1 || decision.value(i) < 1 || index.value(i) < 0 {
                 return Err(at(format!(
                     "a negative or zero number (resolution {}, decision {}, move {})",
                     resolution.value(i),
                     decision.value(i),
                     index.value(i)
+                )));
+            }
+            let within = head
+                .runs
+                .get(run.value(i))
+                .is_some_and(|&(a, b)| (a..=b).contains(&resolution.value(i)));
+            if !within {
+                return Err(at(format!(
+                    "resolution {} of run {} lies outside the ranges the file covers",
+                    resolution.value(i),
+                    run.value(i)
                 )));
             }
             if workspace.value(i).is_empty() || family.value(i).is_empty() {
@@ -213,13 +289,7 @@ pub fn moves_file(file: &Path) -> Result<MovesFile, FleetError> {
                 return Err(at(format!("the step {s} is not a step (-1..1)")));
             }
         }
-        rows += batch.num_rows() as u64;
         Ok(())
-    })?;
-    Ok(MovesFile {
-        file: file.to_path_buf(),
-        store_id: store_id.unwrap_or_default(),
-        rows,
     })
 }
 

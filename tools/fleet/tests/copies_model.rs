@@ -1,8 +1,9 @@
 //! Any interleaving of learning, exports, copies of a store file, restores of an older copy
 //! and imports: the fleet's merge counts every exported observation once — never one lost,
 //! never one twice — and a store that imports holds the fleet's counts plus what it has not
-//! exported, against a model that knows every observation. At the end, once every machine
-//! exported and imported, every store holds the fleet's counts.
+//! exported, against a model that knows every observation. Every merge is made twice, by the
+//! day (continuing the last merge's state) and of everything at once: the same bytes. At the
+//! end, once every machine exported and imported, every store holds the fleet's counts.
 
 use docsuggest_fleet::export::{ExportOptions, export};
 use docsuggest_fleet::merge::{DEFAULT_MEMORY_LIMIT, MergeOptions, merge};
@@ -150,14 +151,28 @@ impl Fleet {
         if !self.exports().exists() {
             return None;
         }
+        // By the day: each merge continues the last one's state, and gives the bytes of a
+        // merge of everything.
         let out = self.dir.path().join("fleet.parquet");
-        merge(&MergeOptions {
-            inputs: vec![self.exports()],
-            out: out.clone(),
-            model: RateModel::Evidence,
-            memory_limit: DEFAULT_MEMORY_LIMIT,
-        })
-        .expect("merge");
+        let full = self.dir.path().join("full.parquet");
+        for (file, state) in [
+            (&out, Some(self.dir.path().join("state.parquet"))),
+            (&full, None),
+        ] {
+            merge(&MergeOptions {
+                inputs: vec![self.exports()],
+                out: file.clone(),
+                model: RateModel::Evidence,
+                memory_limit: DEFAULT_MEMORY_LIMIT,
+                state,
+            })
+            .expect("merge");
+        }
+        assert_eq!(
+            std::fs::read(&out).expect("rates"),
+            std::fs::read(&full).expect("rates"),
+            "a merge by the day makes the rows of a merge of everything"
+        );
         let merged: Counts = read_rates(&out)
             .expect("reads")
             .rows

@@ -207,12 +207,43 @@ fn garbage_in_an_export_is_refused_with_its_file_and_row() {
             vec![],
             "a docsuggest \"decisions\" file, not moves",
         ),
+        (
+            with(2, (id, 4, 3, 0, Some("ws-1"), "accept", 0.1)),
+            "moves",
+            vec![],
+            "row 3: resolution 4 of run 00000000000000bb lies outside the ranges the file covers",
+        ),
+        (
+            with(0, good),
+            "moves",
+            vec![(columns::RUNS_KEY, "[".to_string())],
+            "its docsuggest.runs do not read",
+        ),
+        (
+            with(1, (id, 2, 2, 0, Some("ws-2"), "accept", 0.1)),
+            "moves",
+            vec![],
+            "row 2: store \"00000000000000aa\" of workspace \"ws-2\", not the file's",
+        ),
     ];
+    // What an export says of its file: its store, workspace and runs' ranges.
+    let head = |extra: &[(&'static str, String)]| {
+        let mut all = vec![
+            (columns::STORE_KEY, id.to_string()),
+            (columns::WORKSPACE_KEY, "ws-1".to_string()),
+            (
+                columns::RUNS_KEY,
+                r#"{"00000000000000bb":[1,3]}"#.to_string(),
+            ),
+        ];
+        all.extend(extra.iter().cloned());
+        all
+    };
     // The same rows with nothing wrong merge.
     let fine_dir = env.home().join("fine/ws");
     std::fs::create_dir_all(&fine_dir).expect("dir");
     let fine = fine_dir.join(format!("moves-{id}-1-3.parquet"));
-    write(&fine, &moves_batch(&with(0, good)), "moves", &[]).expect("write");
+    write(&fine, &moves_batch(&with(0, good)), "moves", &head(&[])).expect("write");
     let out = env.home().join("fine.parquet");
     let run = merge(&env, &[&env.home().join("fine")], &out);
     assert!(
@@ -224,7 +255,7 @@ fn garbage_in_an_export_is_refused_with_its_file_and_row() {
         let dir = env.home().join(format!("bad{n}/ws"));
         std::fs::create_dir_all(&dir).expect("dir");
         let file = dir.join(format!("moves-{id}-1-3.parquet"));
-        write(&file, &moves_batch(&rows), format, &extra).expect("write");
+        write(&file, &moves_batch(&rows), format, &head(&extra)).expect("write");
         let out = env.home().join(format!("bad{n}.parquet"));
         let run = merge(
             &env,

@@ -62,3 +62,74 @@ fn a_thousand_export_files_merge_within_a_hundred_descriptors() {
         "the rows of one copy"
     );
 }
+
+#[test]
+fn a_merge_by_the_day_reads_only_the_new_exports_and_gives_the_bytes_of_a_merge_of_everything() {
+    let env = Env::new();
+    let clone = env.home().join("repo");
+    small_history(&clone);
+    let store = env.home().join("s.redb");
+    let exports = env.home().join("exports");
+    let (state, daily) = (
+        env.home().join("state.parquet"),
+        env.home().join("daily.parquet"),
+    );
+    let by_day = |dir: &Path| -> serde_json::Value {
+        let out = env.ok(
+            &[
+                "fleet",
+                "merge",
+                path(dir),
+                "--out",
+                path(&daily),
+                "--state",
+                path(&state),
+                "--json",
+            ],
+            b"",
+        );
+        serde_json::from_str(&out).expect("a report")
+    };
+    let mut moves = 0;
+    for (day, (rounds, every)) in [(8, 2), (5, 1), (6, 3)].into_iter().enumerate() {
+        env.ok(
+            &["serve", "--store", path(&store)],
+            session(&clone, "agent", rounds, every).as_bytes(),
+        );
+        let dir = exports.join(format!("day{day}"));
+        parquet_export(&env, &store, &dir);
+        // Each day's merge is given every export so far: what was merged is left unread.
+        let report = by_day(&exports);
+        assert_eq!(
+            (report["files"].as_u64(), report["read"].as_u64()),
+            (Some(day as u64 + 1), Some(1)),
+            "{report}"
+        );
+        moves += report["moves"].as_u64().expect("moves");
+    }
+    let full = env.home().join("full.parquet");
+    let everything = merge(&env, &[&exports], &full);
+    assert!(everything.status.success());
+    assert_eq!(
+        std::fs::read(&daily).expect("rates"),
+        std::fs::read(&full).expect("rates"),
+        "the same bytes"
+    );
+    let report: serde_json::Value = serde_json::from_str(&env.ok(
+        &[
+            "fleet",
+            "merge",
+            path(&exports),
+            "--out",
+            path(&full),
+            "--json",
+        ],
+        b"",
+    ))
+    .expect("a report");
+    assert_eq!(
+        report["moves"].as_u64(),
+        Some(moves),
+        "each move folded once"
+    );
+}

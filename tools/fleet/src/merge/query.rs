@@ -11,13 +11,12 @@
 
 use super::{MERGE_SQL, Spills};
 use crate::FleetError;
-use crate::fold::{HeldRuns, KeyFold};
+use crate::fold::KeyFold;
 use datafusion::execution::memory_pool::FairSpillPool;
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::logical_expr::SortExpr;
 use datafusion::physical_plan::{ExecutionPlan, execute_stream};
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext, col};
-use docsuggest_schema::{RateKey, RateRow};
 use futures::StreamExt;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
@@ -35,19 +34,19 @@ const ORDER: [&str; 9] = [
     "family",
     "companion",
     "store_id",
-    "resolution_seq",
     "run",
+    "resolution_seq",
     "move_index",
     "event",
     "step",
 ];
 
-/// The merge query over `files`, folded: the rows, what each store's runs held, and what the
-/// sorts spilled.
+/// The merge query over `files`, streamed into `fold`; answers what the sorts spilled.
 pub(super) async fn run(
     files: &[PathBuf],
     memory_limit: usize,
-) -> Result<(Vec<(RateKey, RateRow)>, HeldRuns, Spills), FleetError> {
+    fold: &mut KeyFold,
+) -> Result<Spills, FleetError> {
     let scratch = tempfile::tempdir().map_err(|source| FleetError::Io {
         doing: "creating a scratch directory for the merge in",
         path: std::env::temp_dir(),
@@ -77,13 +76,11 @@ pub(super) async fn run(
     let task = Arc::new(frame.task_ctx());
     let plan = frame.create_physical_plan().await?;
     let mut stream = execute_stream(Arc::clone(&plan), task)?;
-    let mut fold = KeyFold::default();
     while let Some(batch) = stream.next().await {
         fold.batch(&batch?)?;
     }
-    let (rows, held) = fold.finish();
     spilled += spills(plan.as_ref());
-    Ok((rows, held, spilled))
+    Ok(spilled)
 }
 
 /// A session over `files` registered as the table `moves`, its sorts spilling past

@@ -87,6 +87,7 @@ fn a_merge_past_its_memory_limit_spills_and_gives_the_same_exact_rows() {
             out: out.clone(),
             model: RateModel::Evidence,
             memory_limit,
+            state: None,
         })
         .expect("merge");
         assert_eq!(merged.moves, 3 * ENTRIES * 3);
@@ -108,7 +109,7 @@ fn a_merge_past_its_memory_limit_spills_and_gives_the_same_exact_rows() {
     assert_eq!(rates.rows.len(), expected.len());
     for ((key, row), (want_key, want)) in rates.rows.iter().zip(&expected) {
         assert_eq!(key, want_key);
-        assert!(docsuggest_schema::rate::same_bits(row, want), "{key:?}");
+        close(row, want, key);
     }
     assert_eq!(
         rates
@@ -120,6 +121,28 @@ fn a_merge_past_its_memory_limit_spills_and_gives_the_same_exact_rows() {
     );
 }
 
+/// A merged row against one store's fold of the same moves, run after run: the same counts,
+/// the recent evidence and the step to rounding (each run's partial is combined, not replayed).
+fn close(row: &RateRow, want: &RateRow, key: &RateKey) {
+    assert_eq!(
+        (row.accepts, row.rejects, row.shadow_hits, row.shadow_misses),
+        (
+            want.accepts,
+            want.rejects,
+            want.shadow_hits,
+            want.shadow_misses
+        ),
+        "{key:?}"
+    );
+    for (a, b) in [
+        (row.step, want.step),
+        (row.recent_hits, want.recent_hits),
+        (row.recent_misses, want.recent_misses),
+    ] {
+        assert!((a - b).abs() < 1e-9, "{key:?}: {row:?} against {want:?}");
+    }
+}
+
 /// Merges `dir` into `dir/rates.parquet` with room to spare.
 fn merge_dir(dir: &Path) -> Result<super::Merged, crate::FleetError> {
     merge(&MergeOptions {
@@ -127,6 +150,7 @@ fn merge_dir(dir: &Path) -> Result<super::Merged, crate::FleetError> {
         out: dir.join("rates.parquet"),
         model: RateModel::Evidence,
         memory_limit: super::DEFAULT_MEMORY_LIMIT,
+        state: None,
     })
 }
 
@@ -230,6 +254,67 @@ fn more_files_than_one_query_reads_merge_in_levels_into_the_same_rows() {
     assert_eq!(rates.rows.len(), expected.len());
     for ((key, row), (want_key, want)) in rates.rows.iter().zip(&expected) {
         assert_eq!(key, want_key);
-        assert!(docsuggest_schema::rate::same_bits(row, want), "{key:?}");
+        close(row, want, key);
     }
+}
+
+#[test]
+fn a_merge_by_the_day_makes_the_bytes_of_a_merge_of_everything_and_refuses_a_late_day() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let exports = dir.path().join("exports");
+    // Three stores' histories, each exported over four days (a part given twice on day 3).
+    for s in 1..=3u64 {
+        let id = format!("{s:016x}");
+        let entries = history(s, 400);
+        for (day, part) in entries.chunks(100).enumerate() {
+            let out = exports.join(format!("day{day}/{id}"));
+            write_export(&out, &id, &Ran::all_in(part, 10 + s)).expect("export");
+        }
+        let again = exports.join(format!("day3/again-{id}"));
+        write_export(&again, &id, &Ran::all_in(&entries[100..200], 10 + s)).expect("export");
+    }
+    let full = dir.path().join("full.parquet");
+    let everything = merge(&MergeOptions {
+        inputs: vec![exports.clone()],
+        out: full.clone(),
+        model: RateModel::Evidence,
+        memory_limit: super::DEFAULT_MEMORY_LIMIT,
+        state: None,
+    })
+    .expect("merge");
+    let state = dir.path().join("state.parquet");
+    let daily = dir.path().join("daily.parquet");
+    let by_day = |day: usize| {
+        merge(&MergeOptions {
+            inputs: vec![exports.join(format!("day{day}"))],
+            out: daily.clone(),
+            model: RateModel::Evidence,
+            memory_limit: super::DEFAULT_MEMORY_LIMIT,
+            state: Some(state.clone()),
+        })
+    };
+    let mut moves = 0;
+    for day in 0..4 {
+        let merged = by_day(day).expect("a day's merge");
+        moves += merged.moves;
+        if day == 3 {
+            // The part given again was merged on day 1: left unread.
+            assert_eq!(merged.read + 6, merged.files, "{merged:?}");
+        }
+    }
+    assert_eq!(moves, everything.moves, "each move folded once");
+    assert_eq!(
+        std::fs::read(&daily).expect("rates"),
+        std::fs::read(&full).expect("rates"),
+        "the same bytes"
+    );
+    // Day 2 again changes nothing; a day that missed its turn is refused, nothing written.
+    assert_eq!(by_day(2).expect("merged already").moves, 0);
+    std::fs::remove_file(&state).expect("remove");
+    by_day(0).expect("day 0");
+    by_day(2).expect("day 2, after a gap");
+    let before = std::fs::read(&daily).expect("rates");
+    let late = by_day(1).expect_err("day 1 comes late");
+    assert!(matches!(late, crate::FleetError::Late { .. }), "{late}");
+    assert_eq!(std::fs::read(&daily).expect("rates"), before);
 }
