@@ -34,11 +34,7 @@ impl Coverage {
 
     /// Whether resolution `seq` of `run` was merged.
     pub fn covers(&self, run: &RunOf, seq: i64) -> bool {
-        let ranges = self.ranges(run);
-        let i = ranges.partition_point(|&(first, _)| first <= seq);
-        i.checked_sub(1)
-            .and_then(|i| ranges.get(i))
-            .is_some_and(|&(_, last)| seq <= last)
+        within(self.ranges(run), seq)
     }
 
     /// How `first..=last` of `run` stands.
@@ -88,6 +84,14 @@ impl Coverage {
     pub fn iter(&self) -> impl Iterator<Item = (&RunOf, &[(i64, i64)])> {
         self.0.iter().map(|(k, v)| (k, v.as_slice()))
     }
+}
+
+/// Whether `seq` lies in one of `ranges` (in order, disjoint).
+pub fn within(ranges: &[(i64, i64)], seq: i64) -> bool {
+    let i = ranges.partition_point(|&(first, _)| first <= seq);
+    i.checked_sub(1)
+        .and_then(|i| ranges.get(i))
+        .is_some_and(|&(_, last)| seq <= last)
 }
 
 #[cfg(test)]

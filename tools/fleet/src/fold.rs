@@ -40,8 +40,9 @@ pub(crate) struct KeyFold {
     /// The key's row so far, over its finished partials.
     combined: Option<(RateKey, Combined)>,
     rows: Vec<(RateKey, RateRow)>,
-    /// The partial being folded, and its last move.
-    open: Option<(RunPartial, Option<LastMove>)>,
+    /// The partial being folded, its last move, and what the previous merge folded of its
+    /// workspace's run.
+    open: Option<(RunPartial, Option<LastMove>, Vec<(i64, i64)>)>,
     /// The previous merge's partials not reached yet, in order.
     previous: std::iter::Peekable<std::vec::IntoIter<RunPartial>>,
     /// What the previous merge folded.
@@ -103,7 +104,7 @@ impl KeyFold {
                 problem: format!("a move of {w}/{f}/{c} has the unknown event {name:?}"),
             })?;
             mv.step = step.value(i);
-            let same = self.open.as_ref().is_some_and(|(p, _)| {
+            let same = self.open.as_ref().is_some_and(|(p, _, _)| {
                 (
                     p.key.workspace.as_str(),
                     p.key.family.as_str(),
@@ -124,9 +125,11 @@ impl KeyFold {
                         run: r.to_string(),
                         partial: Partial::default(),
                     });
-                self.open = Some((base, None));
+                let run = (w.to_string(), s.to_string(), r.to_string());
+                let merged = self.merged.ranges(&run).to_vec();
+                self.open = Some((base, None, merged));
             }
-            let Some((open, last)) = self.open.as_mut() else {
+            let Some((open, last, merged)) = self.open.as_mut() else {
                 continue;
             };
             let this = LastMove {
@@ -146,12 +149,7 @@ impl KeyFold {
                 continue;
             }
             *last = Some(this);
-            let merged = (
-                open.key.workspace.clone(),
-                open.store.clone(),
-                open.run.clone(),
-            );
-            if self.merged.covers(&merged, seq) {
+            if crate::coverage::within(merged, seq) {
                 continue;
             }
             open.partial.apply(&mv, seq);
@@ -168,7 +166,7 @@ impl KeyFold {
     }
 
     fn close_open(&mut self) {
-        if let Some((open, _)) = self.open.take() {
+        if let Some((open, _, _)) = self.open.take() {
             // A partial of moves all folded before (or all repeated) is the previous one.
             if open.partial.through > 0 {
                 self.finish(open);
