@@ -76,8 +76,16 @@ pub fn hook_event(bytes: &[u8]) {
         }
         Action::Flush => assert!(matches!(
             text("hook_event_name"),
-            Some("Stop" | "SessionEnd" | "SubagentStop")
+            Some("SessionEnd" | "SubagentStop")
         )),
+        Action::Stop { cwd, active } => {
+            assert_eq!(text("hook_event_name"), Some("Stop"));
+            assert_eq!(text("cwd"), cwd.as_deref());
+            assert_eq!(
+                event.get("stop_hook_active").and_then(Value::as_bool) == Some(true),
+                active
+            );
+        }
         Action::Commit { cwd } => {
             assert_eq!(text("hook_event_name"), Some("PreToolUse"));
             assert_eq!(text("tool_name"), Some("Bash"));

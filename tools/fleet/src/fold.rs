@@ -33,6 +33,14 @@ struct LastMove {
     step: u64,
 }
 
+/// The partial being folded, its last move, and what the previous merge folded of its
+/// workspace's run.
+struct Open {
+    partial: RunPartial,
+    last: Option<LastMove>,
+    merged: Vec<(i64, i64)>,
+}
+
 /// The partials folded so far, the one being folded, and the previous merge's still to come.
 pub(crate) struct KeyFold {
     /// Every partial finished, in order (the next state).
@@ -40,9 +48,8 @@ pub(crate) struct KeyFold {
     /// The key's row so far, over its finished partials.
     combined: Option<(RateKey, Combined)>,
     rows: Vec<(RateKey, RateRow)>,
-    /// The partial being folded, its last move, and what the previous merge folded of its
-    /// workspace's run.
-    open: Option<(RunPartial, Option<LastMove>, Vec<(i64, i64)>)>,
+    /// The partial being folded.
+    open: Option<Open>,
     /// The previous merge's partials not reached yet, in order.
     previous: std::iter::Peekable<std::vec::IntoIter<RunPartial>>,
     /// What the previous merge folded.
@@ -104,7 +111,7 @@ impl KeyFold {
                 problem: format!("a move of {w}/{f}/{c} has the unknown event {name:?}"),
             })?;
             mv.step = step.value(i);
-            let same = self.open.as_ref().is_some_and(|(p, _, _)| {
+            let same = self.open.as_ref().map(|o| &o.partial).is_some_and(|p| {
                 (
                     p.key.workspace.as_str(),
                     p.key.family.as_str(),
@@ -127,9 +134,18 @@ impl KeyFold {
                     });
                 let run = (w.to_string(), s.to_string(), r.to_string());
                 let merged = self.merged.ranges(&run).to_vec();
-                self.open = Some((base, None, merged));
+                self.open = Some(Open {
+                    partial: base,
+                    last: None,
+                    merged,
+                });
             }
-            let Some((open, last, merged)) = self.open.as_mut() else {
+            let Some(Open {
+                partial: open,
+                last,
+                merged,
+            }) = self.open.as_mut()
+            else {
                 continue;
             };
             let this = LastMove {
@@ -166,7 +182,7 @@ impl KeyFold {
     }
 
     fn close_open(&mut self) {
-        if let Some((open, _, _)) = self.open.take() {
+        if let Some(Open { partial: open, .. }) = self.open.take() {
             // A partial of moves all folded before (or all repeated) is the previous one.
             if open.partial.through > 0 {
                 self.finish(open);

@@ -25,6 +25,27 @@ impl From<HarnessArg> for hook::Harness {
     }
 }
 
+/// `--boundary`: what a Stop hook does about companions the work tree's change lacks.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum BoundaryArg {
+    /// Keep the agent going once, with the reason.
+    Remind,
+    /// Only tell the user.
+    Inform,
+    /// Say nothing.
+    Off,
+}
+
+impl From<BoundaryArg> for hook::Boundary {
+    fn from(b: BoundaryArg) -> hook::Boundary {
+        match b {
+            BoundaryArg::Remind => hook::Boundary::Remind,
+            BoundaryArg::Inform => hook::Boundary::Inform,
+            BoundaryArg::Off => hook::Boundary::Off,
+        }
+    }
+}
+
 #[derive(Args)]
 pub struct HookArgs {
     /// The harness sending the event.
@@ -43,6 +64,10 @@ pub struct HookArgs {
     #[arg(long, value_name = "SECS", default_value_t = hook::DEFAULT_IDLE_TIMEOUT.as_secs(),
           value_parser = clap::value_parser!(u64).range(1..))]
     idle_timeout: u64,
+    /// When the agent stops and the work tree's change lacks companions: remind it once
+    /// (the harness keeps it going with the reason), only tell the user, or say nothing.
+    #[arg(long, value_enum, default_value = "remind")]
+    boundary: BoundaryArg,
 }
 
 #[derive(Args)]
@@ -104,6 +129,7 @@ pub fn hook(args: &HookArgs) -> ExitCode {
     options.store = args.store.clone();
     options.budget = Duration::from_millis(args.timeout_ms);
     options.idle_timeout = Duration::from_secs(args.idle_timeout);
+    options.boundary = args.boundary.into();
     if let Some(answer) = hook::run_stdin(&options) {
         let _ = writeln!(std::io::stdout().lock(), "{answer}");
     }

@@ -29,8 +29,18 @@ pub enum Action {
         /// Codex's turn id, remembered so its tool calls do not start the turn again.
         turn_id: Option<String>,
     },
-    /// Make everything decided so far durable (the agent stopped or its session ended).
+    /// Make everything decided so far durable (the agent's session ended, or a subagent
+    /// stopped).
     Flush,
+    /// The agent stops: flush, and say what the work tree's change lacks (the change
+    /// boundary), unless the agent already went on from a stop hook.
+    Stop {
+        /// The session's working directory, when the event names one.
+        cwd: Option<String>,
+        /// The harness's `stop_hook_active`: the agent is already going on because a stop
+        /// hook told it to, so no second reminder (it could never stop).
+        active: bool,
+    },
     /// The agent is about to run `git commit`: what the staged change lacks.
     Commit {
         /// The command's working directory.
@@ -111,7 +121,14 @@ pub fn parse(bytes: &[u8]) -> Result<Action, Skip> {
             agent: need("session_id")?,
             turn_id,
         }),
-        "Stop" | "SessionEnd" | "SubagentStop" => Ok(Action::Flush),
+        "Stop" => Ok(Action::Stop {
+            cwd: text(&event, "cwd").map(str::to_string),
+            active: event
+                .get("stop_hook_active")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        }),
+        "SessionEnd" | "SubagentStop" => Ok(Action::Flush),
         "PreToolUse" => {
             let tool = need("tool_name")?;
             let command = event
@@ -323,10 +340,19 @@ mod tests {
                 turn_id: Some("t1".into())
             })
         );
-        for name in ["Stop", "SessionEnd"] {
+        for name in ["SubagentStop", "SessionEnd"] {
             let event = json!({"session_id": "s", "hook_event_name": name});
             assert_eq!(parse(event.to_string().as_bytes()), Ok(Action::Flush));
         }
+        let stop = json!({"session_id": "s", "hook_event_name": "Stop", "cwd": "/w",
+            "stop_hook_active": true});
+        assert_eq!(
+            parse(stop.to_string().as_bytes()),
+            Ok(Action::Stop {
+                cwd: Some("/w".into()),
+                active: true
+            })
+        );
         let cases: &[(&[u8], &str)] = &[
             (b"", "the event is not a JSON object: EOF while parsing a value at line 1 column 0"),
             (b"[1]", "the event is not a JSON object: found an array"),

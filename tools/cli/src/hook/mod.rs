@@ -83,6 +83,8 @@ pub struct HookOptions {
     pub budget: Duration,
     /// The idle timeout of a daemon started here.
     pub idle_timeout: Duration,
+    /// What a Stop hook does about companions the work tree's change lacks.
+    pub boundary: Boundary,
 }
 
 impl HookOptions {
@@ -94,6 +96,7 @@ impl HookOptions {
             store: None,
             budget: DEFAULT_BUDGET,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            boundary: Boundary::Remind,
         }
     }
 
@@ -318,6 +321,7 @@ fn ask(options: &HookOptions, action: &Action, deadline: Instant) -> Asked {
         action,
         &mut connected.client,
         &options.turns(),
+        options.boundary,
     ) {
         Ok(output) => Asked::Answer(output),
         Err(e) if daemon_gone(&e) => Asked::Gone(e),
@@ -334,6 +338,7 @@ pub fn answer(
     action: &Action,
     engine: &mut dyn Transport,
     turns: &Turns,
+    boundary: Boundary,
 ) -> Result<Option<String>, TransportError> {
     match action {
         Action::Turn { agent, turn_id } => {
@@ -346,6 +351,25 @@ pub fn answer(
         Action::Flush => {
             engine.request(json!({"op": "flush"}))?;
             Ok(None)
+        }
+        Action::Stop { cwd, active } => {
+            engine.request(json!({"op": "flush"}))?;
+            let (Some(cwd), false) = (cwd, *active || boundary == Boundary::Off) else {
+                return Ok(None);
+            };
+            let checked = crate::check_change::check_with(
+                Path::new(cwd),
+                &crate::check_change::ChangeSet::WorkTree,
+                Instant::now(),
+                |request| {
+                    engine
+                        .request(request.clone())
+                        .map_err(|e| crate::check_change::CheckError::Ask(e.to_string()))
+                },
+            );
+            // What cannot be checked is not said: a stop is never held up by the check.
+            let note = checked.ok().and_then(|report| report.at_stop());
+            Ok(note.map(|text| at_stop(boundary, &text)))
         }
         Action::Judge {
             agent,
@@ -387,6 +411,28 @@ pub fn answer(
             let note = checked.ok().and_then(|report| report.before_commit());
             Ok(note.and_then(|text| output(harness, "PreToolUse", &[text])))
         }
+    }
+}
+
+/// What a Stop hook does about companions the work tree's change lacks (`--boundary`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Boundary {
+    /// Keep the agent going once, with the reason (the harness's own way), unless it already
+    /// went on from a stop hook.
+    #[default]
+    Remind,
+    /// Only tell the user.
+    Inform,
+    /// Say nothing.
+    Off,
+}
+
+/// A Stop hook's answer: the harness's documented way to keep the agent going with a reason
+/// (`remind`), or a message for the user alone (`inform`).
+fn at_stop(boundary: Boundary, text: &str) -> String {
+    match boundary {
+        Boundary::Remind => json!({"decision": "block", "reason": text}).to_string(),
+        Boundary::Inform | Boundary::Off => json!({"systemMessage": text}).to_string(),
     }
 }
 

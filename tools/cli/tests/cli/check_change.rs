@@ -161,3 +161,56 @@ fn the_hook_before_a_commit_names_what_the_staged_change_lacks() {
     let complete = hook("git commit -m 'the plan and its companions'");
     assert!(complete.trim().is_empty(), "{complete}");
 }
+
+/// A Claude Code `Stop` event, when the work tree's change lacks companions: the agent is kept
+/// going once with the reason (`--boundary remind`, the default), never again while it goes
+/// on from a stop hook (`stop_hook_active`); `inform` only tells the user; `off` says nothing,
+/// nor does a complete change. Every Stop still flushes.
+#[test]
+fn the_stop_hook_reminds_once_of_what_the_change_lacks() {
+    let env = Env::new();
+    let _stop = StopDaemon(&env);
+    let ws = committed_workspace(&env);
+    std::fs::write(ws.join("Documentation/Plans/X.md"), "changed\n").expect("edit the plan");
+    let stop = |active: bool, boundary: &str| {
+        let event = serde_json::json!({"hook_event_name": "Stop", "session_id": "s",
+            "cwd": ws, "stop_hook_active": active});
+        let out = env.run(
+            &["hook", "--timeout-ms", "5000", "--boundary", boundary],
+            event.to_string().as_bytes(),
+        );
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    let said: Value = serde_json::from_str(&stop(false, "remind")).expect("an answer");
+    assert_eq!(said["decision"], "block", "{said}");
+    let reason = said["reason"].as_str().expect("a reason");
+    assert!(
+        reason.starts_with("[doc-suggester] before you finish"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("- Documentation/INDEX.md (Plan "),
+        "{reason}"
+    );
+    assert!(stop(true, "remind").trim().is_empty(), "no second reminder");
+    let told: Value = serde_json::from_str(&stop(false, "inform")).expect("an answer");
+    assert!(told.get("decision").is_none(), "{told}");
+    assert!(
+        told["systemMessage"]
+            .as_str()
+            .is_some_and(|m| m.contains("Documentation/INDEX.md")),
+        "{told}"
+    );
+    assert!(stop(false, "off").trim().is_empty());
+    for file in [
+        "Documentation/INDEX.md",
+        "Documentation/ARCHIVE-STYLE.md",
+        "POC-BRIEF.md",
+        "CHANGELOG.md",
+    ] {
+        std::fs::write(ws.join(file), "changed\n").expect("edit");
+    }
+    let complete = stop(false, "remind");
+    assert!(complete.trim().is_empty(), "{complete}");
+}

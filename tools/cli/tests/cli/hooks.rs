@@ -446,7 +446,11 @@ fn install_hooks_keeps_other_settings_and_is_idempotent() {
         let bytes = std::fs::read(&path).expect("read");
         assert_eq!(once["model"], before["model"]);
         assert_eq!(once["env"], before["env"]);
-        assert_eq!(once["hooks"]["PreToolUse"], before["hooks"]["PreToolUse"]);
+        // The user's own groups stay first, ours after them.
+        assert_eq!(
+            once["hooks"]["PreToolUse"][0],
+            before["hooks"]["PreToolUse"][0]
+        );
         assert_eq!(
             once["hooks"]["PostToolUse"][0],
             before["hooks"]["PostToolUse"][0]

@@ -347,7 +347,7 @@ fn the_hooks_run_docsuggest_from_path_unless_pinned() {
     let text = std::fs::read_to_string(&config).expect("read");
     assert_eq!(
         text.matches("hook --harness claude-code").count(),
-        3,
+        5,
         "{text}"
     );
 

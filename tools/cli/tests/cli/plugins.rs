@@ -361,6 +361,16 @@ fn sample(env: &Env, harness: Harness, event: &str, tool: Option<&str>) -> Vec<u
             stop.as_object_mut().expect("an object").remove("prompt");
             stop
         }
+        ("PreToolUse", Some("Bash")) => {
+            let mut pre = fixture("claude-post-tool-use-read");
+            pre["hook_event_name"] = json!("PreToolUse");
+            pre["tool_name"] = json!("Bash");
+            pre["tool_input"] = json!({"command": "git commit -m wip"});
+            pre.as_object_mut()
+                .expect("an object")
+                .remove("tool_response");
+            pre
+        }
         ("PostToolUse", Some("apply_patch")) => fixture("codex-post-tool-use-apply-patch"),
         ("PostToolUse", Some(tool)) => {
             let input = match tool {
@@ -428,10 +438,7 @@ fn every_plugin_hook_command_understands_its_events_and_exits_0() {
                         if !stdout.trim().is_empty() {
                             let answer: Value = serde_json::from_str(stdout.trim())
                                 .unwrap_or_else(|e| panic!("{what}: {e}: {stdout}"));
-                            assert_eq!(
-                                answer["hookSpecificOutput"]["hookEventName"],
-                                "PostToolUse"
-                            );
+                            assert_eq!(answer["hookSpecificOutput"]["hookEventName"], *event);
                             assert!(answer["hookSpecificOutput"]["additionalContext"].is_string());
                         }
                         // Understood: not refused, not skipped as an unknown event or tool.
@@ -450,8 +457,8 @@ fn every_plugin_hook_command_understands_its_events_and_exits_0() {
             }
         }
     }
-    // 7 + 2 Claude Code runs, 8 + 2 Codex runs.
-    assert_eq!(runs, 19);
+    // 7 + 4 Claude Code runs, 8 + 2 Codex runs.
+    assert_eq!(runs, 21);
 }
 
 #[test]

@@ -256,7 +256,13 @@ fn beside_a_running_daemon_with_hooks_installed() {
             ("/hooks/claudeCode/0/scope", json!("project")),
             (
                 "/hooks/claudeCode/0/events",
-                json!(["PostToolUse", "SessionEnd", "UserPromptSubmit"]),
+                json!([
+                    "PostToolUse",
+                    "PreToolUse",
+                    "SessionEnd",
+                    "Stop",
+                    "UserPromptSubmit"
+                ]),
             ),
         ],
     );

@@ -20,9 +20,12 @@ pub fn events(harness: Harness) -> &'static [(&'static str, Option<&'static str>
                 Some("Read|Write|Edit|MultiEdit|NotebookEdit|Grep|Glob"),
             ),
             ("UserPromptSubmit", None),
+            // The change boundary: before a `git commit`, and when the agent stops.
+            ("PreToolUse", Some("Bash")),
+            ("Stop", None),
             ("SessionEnd", None),
         ],
-        // Codex has no SessionEnd; its Stop ends each turn.
+        // Codex has no SessionEnd; its Stop ends each turn (and is the change boundary).
         Harness::Codex => &[
             (
                 "PostToolUse",
