@@ -26,6 +26,7 @@ pub mod explain;
 pub mod reach;
 pub mod transport;
 
+use crate::check_change::{ChangeSet, CheckError, CheckReport};
 use docsuggest_engine::paths::MAX_PATH_BYTES;
 use docsuggest_schema::text::{bounded, quoted};
 use reach::{Reach, ReachError};
@@ -36,7 +37,7 @@ use rmcp::{ErrorData, ServerHandler, ServiceExt, tool, tool_handler, tool_router
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The agent a peek is judged as when the client names none: never remembered by the engine.
 pub const DEFAULT_AGENT: &str = "docsuggest-mcp";
@@ -129,6 +130,22 @@ pub struct PathQuery {
         description = "The agent whose turn the path is judged in (a Claude Code or Codex session id), so its cooldown, dedupe and cap apply; a fresh agent without one."
     )]
     pub agent: Option<String>,
+}
+
+/// A change a tool is asked about.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub struct ChangeQuery {
+    /// The git repository (or a directory inside it), absolute.
+    #[schemars(description = "The git repository (or a directory inside it), absolute.")]
+    pub cwd: String,
+    /// Check the staged change instead of the work tree's.
+    #[serde(default)]
+    #[schemars(description = "Check the staged change instead of the work tree's.")]
+    pub staged: bool,
+    /// Check the changes since this revision (committed or not) instead.
+    #[serde(default)]
+    #[schemars(description = "Check the changes since this revision (committed or not) instead.")]
+    pub since: Option<String>,
 }
 
 /// The MCP server: the tools over one [`Reach`].
@@ -244,9 +261,68 @@ impl Server {
         });
         Ok(result(text, value))
     }
+
+    #[tool(
+        description = "What a whole change lacks: the companion files (tests, docs, changelog, \
+            ...) docsuggest expects for the files a git work tree's change touches (or its \
+            staged change, or the changes since a revision) and the change does not include, \
+            each with its family, confidence and the changed files that call for it. Call it \
+            before you finish or commit. Nothing is recorded; an empty `missing` means the \
+            change is complete.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn check_change(
+        &self,
+        Parameters(query): Parameters<ChangeQuery>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let report = match self.check(&query).await {
+            Ok(report) => report,
+            Err(why) => {
+                return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                    "cannot check the change in {}: {why}",
+                    quoted(&query.cwd)
+                ))]));
+            }
+        };
+        let text = report.to_string();
+        let value = serde_json::to_value(&report).unwrap_or(Value::Null);
+        Ok(result(text, value))
+    }
 }
 
 impl Server {
+    /// Checks the change `query` names off the async executor.
+    async fn check(&self, query: &ChangeQuery) -> Result<CheckReport, String> {
+        if query.cwd.len() > MAX_PATH_BYTES {
+            return Err(format!(
+                "cwd is {} bytes long (at most {MAX_PATH_BYTES})",
+                query.cwd.len()
+            ));
+        }
+        let set = match (&query.since, query.staged) {
+            (Some(rev), _) => ChangeSet::Since(rev.clone()),
+            (None, true) => ChangeSet::Staged,
+            (None, false) => ChangeSet::WorkTree,
+        };
+        let (reach, dir) = (self.reach.clone(), PathBuf::from(&query.cwd));
+        let checked = tokio::task::spawn_blocking(move || {
+            // A pack still being mined is waited for a little, as `check-change` does.
+            let deadline = Instant::now() + CHECK_WAIT;
+            crate::check_change::check_with(&dir, &set, deadline, |request| {
+                reach
+                    .ask(request)
+                    .map(|(answer, _)| answer)
+                    .map_err(|e| CheckError::Ask(e.to_string()))
+            })
+        })
+        .await;
+        match checked {
+            Ok(Ok(report)) => Ok(report),
+            Ok(Err(e)) => Err(bounded(&e.to_string(), ERROR_LIMIT).to_string()),
+            Err(join) => Err(bounded(&join.to_string(), ERROR_LIMIT).to_string()),
+        }
+    }
+
     /// Peeks at `query` off the async executor; a failure is already the tool error to answer.
     async fn peek(&self, query: &PathQuery) -> Result<(Value, reach::Via), CallToolResult> {
         // Refused here as the engine would refuse it, so a path past any sane length never
@@ -290,7 +366,8 @@ impl ServerHandler for Server {
                 "docsuggest names the companion files a documentation task conventionally \
                  needs (a plan's index, a changelog, a package's scheme). Before editing a \
                  file, call `companions` with its path to learn which other files the task \
-                 usually needs; `why_silent` explains an empty answer.",
+                 usually needs; `why_silent` explains an empty answer; before finishing or \
+                 committing, `check_change` lists what the whole change lacks.",
             )
     }
 }
@@ -314,6 +391,9 @@ fn result(text: String, value: Value) -> CallToolResult {
     result.structured_content = Some(value);
     result
 }
+
+/// How long `check_change` waits for a pack still being mined.
+const CHECK_WAIT: Duration = Duration::from_secs(10);
 
 /// The most bytes of an error another part wrote that a tool error quotes.
 const ERROR_LIMIT: usize = 400;

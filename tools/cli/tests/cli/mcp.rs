@@ -254,15 +254,26 @@ fn mcp_lists_its_tools_answers_through_the_daemon_and_records_nothing() {
     let list = mcp.request("tools/list", json!({}));
     let tools = list["result"]["tools"].as_array().expect("tools");
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names, ["companions", "why_silent"]);
+    assert_eq!(names, ["check_change", "companions", "why_silent"]);
     for tool in tools {
-        assert_eq!(tool["inputSchema"]["required"], json!(["path"]), "{tool}");
+        let change = tool["name"] == "check_change";
+        let required = if change {
+            json!(["cwd"])
+        } else {
+            json!(["path"])
+        };
+        assert_eq!(tool["inputSchema"]["required"], required, "{tool}");
         // Descriptions are read by a model: one paragraph each, no hard line breaks.
         assert!(
             !tool["description"].as_str().unwrap_or("\n").contains('\n'),
             "{tool}"
         );
-        for field in ["path", "cwd", "agent"] {
+        let fields: &[&str] = if change {
+            &["cwd", "staged", "since"]
+        } else {
+            &["path", "cwd", "agent"]
+        };
+        for field in fields {
             let description = tool["inputSchema"]["properties"][field]["description"]
                 .as_str()
                 .unwrap_or("\n");
@@ -500,4 +511,63 @@ fn mcp_answers_malformed_lines_and_bounds_what_it_quotes() {
     let list = mcp.request("tools/list", json!({}));
     assert!(list["result"]["tools"].is_array(), "{list}");
     mcp.close();
+}
+
+/// `check_change` answers what `docsuggest check-change` does: the companions the work tree's
+/// change lacks, nothing once it is complete, and a tool error outside a git repository.
+#[test]
+fn mcp_check_change_lists_what_the_change_lacks() {
+    let env = Env::new();
+    let _daemon = Daemon { env: &env };
+    let ws = env.ws();
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&ws)
+            .args(["-c", "user.email=t@example.invalid", "-c", "user.name=t"])
+            .args(args)
+            .status()
+            .expect("git runs");
+        assert!(ok.success(), "git {args:?}");
+    };
+    git(&["init", "--quiet"]);
+    git(&["add", "."]);
+    git(&["commit", "--quiet", "-m", "c0"]);
+    std::fs::write(ws.join(PLAN), "changed\n").expect("edit the plan");
+    let store = env.home().join("s.redb").display().to_string();
+    let mut mcp = Mcp::start(&env, &["mcp", "--store", &store]);
+    mcp.initialize();
+    let cwd = ws.display().to_string();
+    let lacking = mcp.call("check_change", json!({"cwd": cwd}));
+    assert_eq!(lacking["isError"], false, "{lacking}");
+    let missing = lacking["structuredContent"]["missing"]
+        .as_array()
+        .expect("missing");
+    assert!(
+        missing
+            .iter()
+            .any(|m| m["companion"] == "Documentation/INDEX.md"),
+        "{lacking}"
+    );
+    assert!(
+        text(&lacking).contains("- Documentation/INDEX.md (Plan "),
+        "{lacking}"
+    );
+    let staged = mcp.call("check_change", json!({"cwd": cwd, "staged": true}));
+    assert_eq!(
+        staged["structuredContent"]["missing"],
+        json!([]),
+        "{staged}"
+    );
+    let elsewhere = env.home().join("not-a-repository");
+    std::fs::create_dir_all(&elsewhere).expect("dir");
+    let refused = mcp.call(
+        "check_change",
+        json!({"cwd": elsewhere.display().to_string()}),
+    );
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert!(
+        text(&refused).starts_with("cannot check the change in"),
+        "{refused}"
+    );
 }

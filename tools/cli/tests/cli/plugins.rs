@@ -255,7 +255,12 @@ fn the_plugins_mcp_servers_run_docsuggest_mcp() {
             .iter()
             .filter_map(|t| t["name"].as_str())
             .collect();
-        assert_eq!(names, ["companions", "why_silent"], "{}", root.display());
+        assert_eq!(
+            names,
+            ["check_change", "companions", "why_silent"],
+            "{}",
+            root.display()
+        );
         mcp.close();
     }
 }
