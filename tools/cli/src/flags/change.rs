@@ -26,6 +26,9 @@ pub struct CheckChangeArgs {
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
+    /// Print nothing when the change lacks nothing (a hook on every commit).
+    #[arg(long, conflicts_with = "json")]
+    quiet: bool,
     /// The daemon's socket [default: ~/.dsh/playform/docsuggest.sock, the hooks' daemon].
     #[arg(long, value_name = "PATH")]
     socket: Option<PathBuf>,
@@ -52,7 +55,9 @@ pub fn check_change(args: &CheckChangeArgs) -> Result<ExitCode> {
     );
     let report = check(&std::env::current_dir()?, &set, &reach)?;
     let lacking = !report.missing.is_empty();
-    emit(args.json.then_some(Json::Pretty), &report, &report)?;
+    if lacking || !args.quiet {
+        emit(args.json.then_some(Json::Pretty), &report, &report)?;
+    }
     Ok(if args.strict && lacking {
         ExitCode::FAILURE
     } else {

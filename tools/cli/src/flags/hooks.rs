@@ -70,11 +70,21 @@ pub struct HookArgs {
     boundary: BoundaryArg,
 }
 
+/// `install-hooks --harness`: a harness's hook config, or git's `pre-commit`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum InstallHarnessArg {
+    #[value(alias = "claude")]
+    ClaudeCode,
+    Codex,
+    /// A `pre-commit` hook in the repository (`--project`), where git runs hooks.
+    Git,
+}
+
 #[derive(Args)]
 pub struct InstallArgs {
-    /// The harness whose config is edited.
+    /// The harness whose config is edited (`git`: the repository's `pre-commit` hook).
     #[arg(long, value_enum)]
-    harness: HarnessArg,
+    harness: InstallHarnessArg,
     /// The project's config (`DIR/.claude/settings.json`, `DIR/.codex/hooks.json`)
     /// [default: the current directory].
     #[arg(long, value_name = "DIR", conflicts_with = "user")]
@@ -110,8 +120,13 @@ impl InstallArgs {
             };
             Scope::Project(dir)
         };
+        let harness = match self.harness {
+            InstallHarnessArg::ClaudeCode => hook::Harness::ClaudeCode,
+            InstallHarnessArg::Codex => hook::Harness::Codex,
+            InstallHarnessArg::Git => bail!("git's hook is not a harness config"),
+        };
         Ok(install::Request {
-            harness: self.harness.into(),
+            harness,
             scope,
             local: self.local,
             command: self.command.clone(),
@@ -138,11 +153,15 @@ pub fn hook(args: &HookArgs) -> ExitCode {
 
 /// `docsuggest install-hooks` (`install`) and `uninstall-hooks`.
 pub fn install(args: &InstallArgs, install: bool) -> Result<()> {
-    let request = args.request()?;
-    let report = if install {
-        install::install_hooks(&request)?
+    let report = if args.harness == InstallHarnessArg::Git {
+        git_hook(args, install)?
     } else {
-        install::uninstall_hooks(&request)?
+        let request = args.request()?;
+        if install {
+            install::install_hooks(&request)?
+        } else {
+            install::uninstall_hooks(&request)?
+        }
     };
     let change = &report.change;
     let verb = match (
@@ -167,6 +186,31 @@ pub fn install(args: &InstallArgs, install: bool) -> Result<()> {
         eprintln!("docsuggest: {note}");
     }
     Ok(())
+}
+
+/// `install-hooks --harness git` and its uninstall: the repository's `pre-commit`.
+fn git_hook(args: &InstallArgs, install: bool) -> Result<install::Report> {
+    if args.user || args.local {
+        bail!("--harness git installs into a repository (--project DIR), not --user or --local");
+    }
+    let project = match &args.project {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir()?,
+    };
+    if install {
+        let program = install::program(args.command.as_deref())?;
+        let change = install::git::install(&project, &program.word, args.dry_run)?;
+        Ok(install::Report {
+            change,
+            notes: program.warning.into_iter().collect(),
+        })
+    } else {
+        let (change, note) = install::git::uninstall(&project, args.dry_run)?;
+        Ok(install::Report {
+            change,
+            notes: note.into_iter().collect(),
+        })
+    }
 }
 
 /// A command line clap refuses: `hook` still exits 0 with nothing on stdout (a hook must

@@ -11,6 +11,7 @@
 
 pub mod codex_features;
 pub mod entries;
+pub mod git;
 pub mod plugin_command;
 mod spans;
 

@@ -214,3 +214,70 @@ fn the_stop_hook_reminds_once_of_what_the_change_lacks() {
     let complete = stop(false, "remind");
     assert!(complete.trim().is_empty(), "{complete}");
 }
+
+/// `install-hooks --harness git` writes a `pre-commit` where git runs hooks (`core.hooksPath`
+/// here): a commit missing a companion is warned about and still made; installing twice
+/// changes nothing; a hook docsuggest did not write is never replaced nor removed; uninstalling
+/// gives back the hooks directory as it was.
+#[test]
+fn the_git_hook_warns_before_a_commit_and_uninstalls_byte_for_byte() {
+    let env = Env::new();
+    let _stop = StopDaemon(&env);
+    let ws = committed_workspace(&env);
+    let hooks = ws.join(".githooks");
+    std::fs::create_dir_all(&hooks).expect("hooks dir");
+    git(&ws, &["config", "core.hooksPath", ".githooks"]);
+    let ws_arg = ws.display().to_string();
+    let install = |verb: &str| env.run(&[verb, "--harness", "git", "--project", &ws_arg], b"");
+    let installed = install("install-hooks");
+    assert!(installed.status.success(), "{installed:?}");
+    let hook = hooks.join("pre-commit");
+    let text = std::fs::read_to_string(&hook).expect("the hook is written");
+    assert!(
+        text.starts_with("#!/bin/sh\n# docsuggest pre-commit hook"),
+        "{text}"
+    );
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&hook).expect("meta").permissions().mode();
+    assert_eq!(mode & 0o111, 0o111, "executable");
+    let again = install("install-hooks");
+    assert!(
+        String::from_utf8_lossy(&again.stdout).starts_with("unchanged"),
+        "{again:?}"
+    );
+
+    std::fs::write(ws.join("Documentation/Plans/X.md"), "changed\n").expect("edit the plan");
+    git(&ws, &["add", "Documentation/Plans/X.md"]);
+    let commit = Command::new("git")
+        .arg("-C")
+        .arg(&ws)
+        .args(["-c", "user.email=t@example.invalid", "-c", "user.name=t"])
+        .args(["commit", "-m", "a plan"])
+        .env("HOME", env.home())
+        .output()
+        .expect("git runs");
+    assert!(commit.status.success(), "{commit:?}");
+    let warned = String::from_utf8_lossy(&commit.stderr);
+    assert!(
+        warned.contains("- Documentation/INDEX.md (Plan "),
+        "{warned}"
+    );
+
+    let removed = install("uninstall-hooks");
+    assert!(removed.status.success(), "{removed:?}");
+    assert!(!hook.exists());
+    assert_eq!(std::fs::read_dir(&hooks).expect("dir").count(), 0);
+    // Somebody else's hook: neither replaced nor removed.
+    std::fs::write(&hook, "#!/bin/sh\nmake lint\n").expect("their hook");
+    let refused = install("install-hooks");
+    assert!(!refused.status.success(), "{refused:?}");
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("did not write"),
+        "{refused:?}"
+    );
+    assert!(install("uninstall-hooks").status.success());
+    assert_eq!(
+        std::fs::read_to_string(&hook).expect("still there"),
+        "#!/bin/sh\nmake lint\n"
+    );
+}
