@@ -381,7 +381,7 @@ mod tests {
             "{}",
             "{}\n",
             "{ }\n",
-            "{\r\n    \"permissions\": { \"allow\": [\"Bash(ls:*)\"] },\r\n    \"hooks\": {\r\n        \"PreToolUse\": [ ]\r\n    }\r\n}\r\n",
+            "{\r\n    \"permissions\": { \"allow\": [\"Bash(ls:*)\"] },\r\n    \"hooks\": {\r\n        \"Notification\": [ ]\r\n    }\r\n}\r\n",
             "{\n\t\"model\": \"opus\",\n\t\"hooks\": {\n\t\t\"PostToolUse\": [{\"matcher\": \"Write\", \"hooks\": [{\"type\": \"command\", \"command\": \"prettier --write\"}]}],\n\t\t\"Stop\": [\n\t\t\t{\"hooks\": [{\"type\": \"command\", \"command\": \"say done\"}]}\n\t\t]\n\t}\n}",
             "  {\"hooks\" : {\"UserPromptSubmit\" : [ {\"hooks\" : [ ] } ] } , \"z\" : null }  ",
         ] {
