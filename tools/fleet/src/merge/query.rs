@@ -91,9 +91,9 @@ async fn session(
     files: &[PathBuf],
     sorted: bool,
 ) -> Result<SessionContext, FleetError> {
-    // What each sort keeps back for merging its spilled runs (a batch of each): an eighth of
+    // What each sort keeps back for merging its spilled runs (a batch of each): a quarter of
     // the limit, so the runs a limit makes can be merged within it.
-    let merge_reserve = memory_limit / 8;
+    let merge_reserve = memory_limit / 4;
     let mut config = SessionConfig::new()
         // Strings as plain Utf8 (DataFusion reads Parquet strings as views by default).
         .set_bool(
