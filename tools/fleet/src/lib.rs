@@ -5,10 +5,11 @@
 //! clone); any machine merges the exports with Apache DataFusion ([`merge`]: SQL over the
 //! Parquet files, which a Ballista or Spark cluster runs unchanged) into the fleet's rate
 //! rows; and a store seeds its base rows from them ([`seed`]), its own history folding on
-//! top. The merge is exact: each key's moves, deduplicated and put in one order (store id,
-//! resolution number, move number), are folded through `RateRow::apply`, the function every
-//! store applies live, so the fleet's row is the row of one store that saw every machine's
-//! history in that order — its counts the sum of the machines' counts.
+//! top. Each key's moves, deduplicated and put in one order (store id, run, resolution number,
+//! move number), are folded run by run through `RateRow::apply`, the function every store
+//! applies live, and the runs combined in that order ([`partial`]), so the fleet's row has the
+//! counts of one store that saw every run in turn, and a merge by the day ([`state`]) gives
+//! the bytes of a merge of everything.
 //!
 //! This crate links DataFusion; only the CLI links this crate (never the engine, the store or
 //! the Node addon).

@@ -1,15 +1,15 @@
 //! `docsuggest fleet merge DIR... --out FILE`: many machines' exports, merged with DataFusion
 //! into the fleet's rate rows.
 //!
-//! DataFusion reads every `moves-*.parquet` below the directories and runs [`MERGE_SQL`]: the
-//! moves deduplicated (an export given twice counts once), then per rate key the events and
-//! steps in one order — store id, resolution number, move number. Each key's lists are folded
-//! here through `RateRow::apply`, the function every store applies live, so the fleet's row is
-//! the row one store would hold had it seen every machine's history in that order: counts the
-//! sums of the machines' counts, the recent evidence and the step aged and clamped as a store
-//! ages and clamps them. The rows, in key order, with their rate under `--model`, are written
-//! as Parquet with what the merge held per store (for the import, which must not count a
-//! store's own exported history twice).
+//! DataFusion reads the `moves-*.parquet` below the directories that the last merge's state
+//! (`--state`) does not say were merged, and runs [`MERGE_SQL`]: per rate key the events and
+//! steps in one order — store id, run, resolution number, move number — folded run by run
+//! (continuing the state's partials, a repeated move skipped) through `RateRow::apply`, the
+//! function every store applies live, and each key's runs combined in order: the counts of
+//! one store that saw every run in turn, the recent evidence and the step aged and clamped as
+//! a store ages and clamps them. The rows, in key order, with their rate under `--model`, are
+//! written as Parquet with what the merge held per store and run (for the import, which must
+//! not count a store's own exported history twice), and the state beside them.
 
 use crate::FleetError;
 use crate::columns::{self, HELD_KEY, MODEL_KEY, MOVES_PREFIX};
