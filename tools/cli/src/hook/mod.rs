@@ -354,11 +354,16 @@ pub fn answer(
         }
         Action::Stop { cwd, active } => {
             engine.request(json!({"op": "flush"}))?;
+            // An event without `cwd` (older Claude Code builds sent none on Stop): the
+            // project directory the harness runs its hooks for.
+            let cwd = cwd
+                .clone()
+                .or_else(|| std::env::var("CLAUDE_PROJECT_DIR").ok());
             let (Some(cwd), false) = (cwd, *active || boundary == Boundary::Off) else {
                 return Ok(None);
             };
             let checked = crate::check_change::check_with(
-                Path::new(cwd),
+                Path::new(&cwd),
                 &crate::check_change::ChangeSet::WorkTree,
                 Instant::now(),
                 |request| {

@@ -203,6 +203,25 @@ fn the_stop_hook_reminds_once_of_what_the_change_lacks() {
         "{told}"
     );
     assert!(stop(false, "off").trim().is_empty());
+    // An event without `cwd`: the project directory the harness names.
+    let bare = serde_json::json!({"hook_event_name": "Stop", "session_id": "s"});
+    let mut command = env.command(&["hook", "--timeout-ms", "5000"]);
+    let mut child = command
+        .env("CLAUDE_PROJECT_DIR", &ws)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the hook starts");
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(bare.to_string().as_bytes())
+        .expect("the event is written");
+    let out = child.wait_with_output().expect("the hook ends");
+    let said: Value = serde_json::from_slice(&out.stdout).expect("an answer");
+    assert_eq!(said["decision"], "block", "{said}");
     for file in [
         "Documentation/INDEX.md",
         "Documentation/ARCHIVE-STYLE.md",
