@@ -125,47 +125,44 @@ impl std::fmt::Display for CheckReport {
 }
 
 impl CheckReport {
-    /// The report as the agent is told it before a commit: `None` when nothing is lacking.
+    /// The report as the agent is told it when it stops: `None` when nothing is lacking.
     pub fn at_stop(&self) -> Option<String> {
-        if self.missing.is_empty() {
-            return None;
-        }
-        let mut text = String::from(
+        let list = self.listed()?;
+        Some(format!(
             "[doc-suggester] before you finish: the change in the work tree may be missing \
-             companions this repository's changes conventionally include:",
-        );
-        for m in &self.missing {
-            text.push_str(&format!(
-                "\n- {} ({} {:.2}; for {})",
-                m.companion,
-                m.family,
-                m.confidence,
-                m.for_files.join(", ")
-            ));
-        }
-        text.push_str("\nAdd what the task needs, or say why it needs none of them.");
-        Some(text)
+             companions this repository's changes conventionally include:{list}\n\
+             Add what the task needs, or say why it needs none of them."
+        ))
     }
 
     /// The note before a commit: what the staged change lacks (`None`: nothing).
     pub fn before_commit(&self) -> Option<String> {
+        let list = self.listed()?;
+        Some(format!(
+            "[doc-suggester] the staged change may be missing companions this repository's \
+             changes conventionally include:{list}"
+        ))
+    }
+
+    /// One line per missing companion, each after a line break (`None`: nothing missing).
+    fn listed(&self) -> Option<String> {
         if self.missing.is_empty() {
             return None;
         }
-        let mut text = String::from(
-            "[doc-suggester] the staged change may be missing companions this repository's \
-             changes conventionally include:",
-        );
-        for m in &self.missing {
-            text.push_str(&format!(
-                "\n- {} ({} {:.2}; for {})",
-                m.companion,
-                m.family,
-                m.confidence,
-                m.for_files.join(", ")
-            ));
-        }
-        Some(text)
+        Some(
+            self.missing
+                .iter()
+                .map(|m| {
+                    format!(
+                        "\n- {} ({} {:.2}; for {})",
+                        m.companion,
+                        m.family,
+                        m.confidence,
+                        m.for_files.join(", ")
+                    )
+                })
+                .collect(),
+        )
     }
 }
 

@@ -190,7 +190,6 @@ impl MovesHead {
 }
 
 fn check_rows(head: &MovesHead, opened: Opened) -> Result<(), FleetError> {
-    let mut store_id: Option<String> = None;
     opened.read(|batch, start| {
         let text = |name: &str| {
             batch
@@ -228,27 +227,13 @@ fn check_rows(head: &MovesHead, opened: Opened) -> Result<(), FleetError> {
         for i in 0..batch.num_rows() {
             let at = |problem: String| format!("row {}: {problem}", start + i + 1);
             let id = store.value(i);
-            match &store_id {
-                None if columns::is_id_text(id) => store_id = Some(id.to_string()),
-                None => {
+            for (what, value) in [("store id", id), ("run", run.value(i))] {
+                if !columns::is_id_text(value) {
                     return Err(at(format!(
-                        "the store id {} is not 16 hex digits",
-                        quoted(id)
+                        "the {what} {} is not 16 hex digits",
+                        quoted(value)
                     )));
                 }
-                Some(first) if first != id => {
-                    return Err(at(format!(
-                        "the store id {} differs from the file's {first}",
-                        quoted(id)
-                    )));
-                }
-                Some(_) => {}
-            }
-            if !columns::is_id_text(run.value(i)) {
-                return Err(at(format!(
-                    "the run {} is not 16 hex digits",
-                    quoted(run.value(i))
-                )));
             }
             if id != head.store_id || workspace.value(i) != head.workspace {
                 return Err(at(format!(

@@ -18,6 +18,14 @@ fn git(dir: &Path, args: &[&str]) {
     assert!(status.success(), "git {args:?}");
 }
 
+/// Every companion the built-in pack names for a plan: a change holding them all is complete.
+const PLAN_COMPANIONS: [&str; 4] = [
+    "Documentation/INDEX.md",
+    "Documentation/ARCHIVE-STYLE.md",
+    "POC-BRIEF.md",
+    "CHANGELOG.md",
+];
+
 /// Stops the daemon the checks started in the test's HOME.
 struct StopDaemon<'e>(&'e Env);
 
@@ -149,12 +157,7 @@ fn the_hook_before_a_commit_names_what_the_staged_change_lacks() {
     );
     assert!(hook("git status").is_empty());
     std::fs::write(ws.join("Documentation/INDEX.md"), "changed\n").expect("edit the index");
-    for file in [
-        "Documentation/INDEX.md",
-        "Documentation/ARCHIVE-STYLE.md",
-        "POC-BRIEF.md",
-        "CHANGELOG.md",
-    ] {
+    for file in PLAN_COMPANIONS {
         std::fs::write(ws.join(file), "changed\n").expect("edit");
         git(&ws, &["add", file]);
     }
@@ -222,12 +225,7 @@ fn the_stop_hook_reminds_once_of_what_the_change_lacks() {
     let out = child.wait_with_output().expect("the hook ends");
     let said: Value = serde_json::from_slice(&out.stdout).expect("an answer");
     assert_eq!(said["decision"], "block", "{said}");
-    for file in [
-        "Documentation/INDEX.md",
-        "Documentation/ARCHIVE-STYLE.md",
-        "POC-BRIEF.md",
-        "CHANGELOG.md",
-    ] {
+    for file in PLAN_COMPANIONS {
         std::fs::write(ws.join(file), "changed\n").expect("edit");
     }
     let complete = stop(false, "remind");

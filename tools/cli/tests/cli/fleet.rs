@@ -58,6 +58,16 @@ pub(crate) fn path(p: &Path) -> &str {
     p.to_str().expect("a UTF-8 path")
 }
 
+/// A store's history entries, read as any reader would.
+pub(crate) fn history(store: &Path) -> Vec<docsuggest_schema::HistoryEntry> {
+    ReadOnlyStore::open(store)
+        .expect("the store opens")
+        .view()
+        .expect("a view")
+        .history()
+        .expect("history")
+}
+
 pub(crate) fn rows(store: &Path) -> BTreeMap<RateKey, RateRow> {
     ReadOnlyStore::open(store)
         .expect("the store opens")
@@ -100,20 +110,7 @@ pub(crate) fn three_machines() -> Fleet {
             .env
             .ok(&["serve", "--store", path(&store)], input.as_bytes());
         let out = fleet.env.home().join(format!("export{m}"));
-        let report: Value = serde_json::from_str(&fleet.env.ok(
-            &[
-                "export",
-                "--format",
-                "parquet",
-                "--out",
-                path(&out),
-                "--store",
-                path(&store),
-                "--json",
-            ],
-            b"",
-        ))
-        .expect("a JSON report");
+        let report = parquet_export(&fleet.env, &store, &out);
         assert!(report["entries"].as_u64() > Some(0), "{report}");
         fleet
             .ids

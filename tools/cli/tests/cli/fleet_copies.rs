@@ -5,10 +5,10 @@
 
 use crate::backtest::small_history;
 use crate::common::Env;
-use crate::fleet::{merge, parquet_export, path, rows, session};
+use crate::fleet::{history, merge, parquet_export, path, rows, session};
 use docsuggest_fleet::seed::read_rates;
-use docsuggest_schema::{RateEvent, RateKey, RateMove, StoreContents};
-use docsuggest_store::{ReadOnlyStore, RedbStore, StoreOptions};
+use docsuggest_schema::{RateEvent, RateKey, RateMove};
+use docsuggest_store::{RedbStore, StoreOptions};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -21,12 +21,7 @@ fn entries(store: &Path) -> Entries {
         .expect("opens")
         .lineage()
         .expect("lineage");
-    ReadOnlyStore::open(store)
-        .expect("opens")
-        .view()
-        .expect("view")
-        .history()
-        .expect("history")
+    history(store)
         .into_iter()
         .map(|e| {
             (

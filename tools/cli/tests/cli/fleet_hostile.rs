@@ -13,8 +13,6 @@ use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use docsuggest_fleet::columns::{self, HELD_KEY, MODEL_KEY};
 use docsuggest_fleet::export::write;
 use docsuggest_fleet::seed::{FleetRates, read_rates};
-use docsuggest_schema::StoreContents;
-use docsuggest_store::ReadOnlyStore;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -283,12 +281,7 @@ fn an_import_drops_only_what_this_store_exported_whatever_the_held_mark_says() {
         session(clone, "agent-0b", 4, 1).as_bytes(),
     );
     let history = |store: &Path| -> Vec<u64> {
-        ReadOnlyStore::open(store)
-            .expect("opens")
-            .view()
-            .expect("view")
-            .history()
-            .expect("history")
+        crate::fleet::history(store)
             .iter()
             .map(|e| e.resolution_seq)
             .collect()
