@@ -469,8 +469,9 @@ impl RedbStore {
                 }
                 _ => false,
             };
+            // Eviction moves no counter: the marks read above stand.
             tx.evict(self.ring_capacity)?;
-            (out, tx.marks()?, run_started)
+            (out, marks, run_started)
         };
         txn.commit().at(label, doing)?;
         self.run.recorded |= run_started;
