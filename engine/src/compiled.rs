@@ -245,6 +245,15 @@ pub fn companion_matcher(companion: &str) -> Result<GlobMatcher, globset::Error>
     glob(&placeholder_glob(companion)).map(|g| g.compile_matcher())
 }
 
+/// Whether the changed `file` (relative to the repository's root) is the companion that
+/// `matcher` ([`companion_matcher`]) matches (relative to its workspace, which may sit below
+/// the root): the file as seen from each directory it may lie under.
+pub fn change_covers(matcher: &GlobMatcher, file: &str) -> bool {
+    std::iter::once(file)
+        .chain(file.match_indices('/').map(|(at, _)| &file[at + 1..]))
+        .any(|suffix| matcher.is_match(suffix))
+}
+
 /// `<Name>` becomes `*`, so an illustrative companion still matches the file an agent opens.
 fn placeholder_glob(path: &str) -> String {
     let mut out = String::with_capacity(path.len());

@@ -10,6 +10,7 @@
 //! of the work tree), bounded to [`MAX_FILES`] files.
 
 use crate::mcp::reach::{Reach, ReachError};
+use docsuggest_engine::compiled::change_covers;
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
@@ -266,7 +267,7 @@ pub fn check_with(
             };
             // Compiled once per companion, matched against every changed file.
             let touched = docsuggest_engine::compiled::companion_matcher(companion)
-                .is_ok_and(|matcher| in_change.iter().any(|file| covers(&matcher, file)));
+                .is_ok_and(|matcher| in_change.iter().any(|file| change_covers(&matcher, file)));
             if touched {
                 continue;
             }
@@ -290,17 +291,6 @@ pub fn check_with(
         not_asked,
         missing,
     })
-}
-
-/// Whether the changed `file` (relative to the repository's root) is the companion
-/// `companion` (relative to its workspace, which may sit below the root), as a note's
-/// follow-through counts it: a literal by its path, a glob or a `<placeholder>` (any name) by
-/// matching.
-fn covers(companion: &globset::GlobMatcher, file: &str) -> bool {
-    // The file as seen from each directory it may lie under: the workspace is one of them.
-    std::iter::once(file)
-        .chain(file.match_indices('/').map(|(at, _)| &file[at + 1..]))
-        .any(|suffix| companion.is_match(suffix))
 }
 
 /// The note the engine would give an edit of `file` now (a peek), waiting while the
@@ -331,7 +321,7 @@ fn note_for(
 
 #[cfg(test)]
 mod tests {
-    use super::covers;
+    use docsuggest_engine::compiled::change_covers as covers;
 
     #[test]
     fn a_change_covers_a_companion_as_the_follow_through_counts_it() {

@@ -60,6 +60,13 @@ pub struct BacktestArgs {
     /// (as `bootstrap --rev` leaves them); the file is only read.
     #[arg(long, value_name = "PATH")]
     store: Option<PathBuf>,
+    /// Also score the change-boundary check (`check-change`): false alarms on the real
+    /// commits, and simulated misses (each commit with one companion file left out) caught.
+    #[arg(long)]
+    boundary: bool,
+    /// The pack whose companions are the simulated misses [default: the pack in use].
+    #[arg(long, value_name = "FILE", requires = "boundary")]
+    reference_pack: Option<PathBuf>,
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
@@ -123,6 +130,8 @@ pub fn backtest(args: &BacktestArgs) -> Result<()> {
     options.since = args.since.clone();
     options.train_fraction = args.train_fraction;
     options.store = args.store.clone();
+    options.boundary = args.boundary;
+    options.reference_pack = args.reference_pack.clone();
     let report = backtest::backtest(&options)?;
     emit(args.json.then_some(Json::Line), &report, &report)
 }

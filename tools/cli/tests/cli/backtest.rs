@@ -291,6 +291,71 @@ fn backtest_figures_match_the_hand_computed_ones() {
 }
 
 #[test]
+fn the_boundary_check_is_scored_on_real_commits_and_simulated_misses() {
+    let env = Env::new();
+    let repo = env.home().join("repo");
+    small_history(&repo);
+    let r = json(
+        &env,
+        &[
+            "backtest",
+            repo.to_str().expect("utf-8"),
+            "--max-files",
+            "4",
+            "--boundary",
+            "--json",
+        ],
+    );
+    let b = &r["boundary"];
+    // Companion files of the pack in use: c1 docs, c2 CHANGELOG, c6 both (c3 has none).
+    assert_eq!(b["simulated_misses"], 4, "{b}");
+    assert_eq!(b["commits"], 4);
+    let check = |name: &str| {
+        b["checks"]
+            .as_array()
+            .expect("checks")
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("no check {name}: {b}"))
+            .clone()
+    };
+    // Only `src/a.rs` gets a note (docs/*.md and CHANGELOG.md, kappa 0.72): c1 lacks the
+    // changelog, c2 the docs, c3 both, c6 nothing: 4 alarms in 3 of 4 commits. Each left-out
+    // companion file is named by the source's note: 4 of 4 caught.
+    let s = check("static");
+    assert_eq!(
+        s["at_default"]["false_alarms_per_100_commits"], 100.0,
+        "{s}"
+    );
+    assert_eq!(s["at_default"]["commits_alarmed_per_100"], 75.0);
+    assert_eq!(s["at_default"]["misses_caught"], 4);
+    assert_eq!(s["at_default"]["caught_share"], 1.0);
+    // Within 10 alarms per 100 commits only a bar above every note is left: nothing caught.
+    assert_eq!(s["within_budget"]["false_alarms_per_100_commits"], 0.0);
+    assert_eq!(s["within_budget"]["misses_caught"], 0);
+    // No pair reaches support 2 before c6: co-change names nothing.
+    let cc = check("co-change k2");
+    assert_eq!(
+        cc["at_default"]["false_alarms_per_100_commits"], 0.0,
+        "{cc}"
+    );
+    assert_eq!(cc["at_default"]["misses_caught"], 0);
+    assert_eq!(cc["within_budget"]["bar"], 0.5);
+    // Without --boundary the report has no such section.
+    let plain = json(
+        &env,
+        &[
+            "backtest",
+            repo.to_str().expect("utf-8"),
+            "--max-files",
+            "4",
+            "--json",
+        ],
+    );
+    assert!(plain.get("boundary").is_none(), "{plain}");
+}
+
+#[test]
 fn train_fraction_scores_only_the_rest() {
     let env = Env::new();
     let repo = env.home().join("repo");

@@ -10,6 +10,7 @@
 //! describes every figure.
 
 mod bootstrap;
+pub mod boundary;
 pub mod kinds;
 pub use crate::history;
 mod rekey;
@@ -75,6 +76,11 @@ pub struct Options {
     pub newest: Option<usize>,
     /// The history already read with these options (`init` reads it once for both).
     pub history: Option<History>,
+    /// Also score the change-boundary check (`check-change`) on the scored commits.
+    pub boundary: bool,
+    /// The pack whose companions are the boundary's simulated misses (default: the pack in
+    /// use).
+    pub reference_pack: Option<PathBuf>,
 }
 
 /// A backtest or bootstrap that could not run.
@@ -477,6 +483,9 @@ pub struct EngineRun {
     pub degraded: Option<String>,
     /// The dispatcher, still open (its store can be read or closed).
     pub dispatcher: Dispatcher,
+    /// Per turn, each scored file's note as a peek at the end of the turn answered it (when
+    /// asked for: the boundary check's view; empty for a training turn).
+    pub peeks: Vec<Vec<boundary::Peeked>>,
 }
 
 /// The scored-file index after each call of a turn (excluded files are not scored).
@@ -510,12 +519,15 @@ fn degradation(answer: &Value) -> Option<String> {
 }
 
 /// Runs every turn through a dispatcher on `store` under `config`, each against the tree its
-/// commit was made on (the scratch work tree follows the history as the turns go).
+/// commit was made on (the scratch work tree follows the history as the turns go). With
+/// `peek_boundary`, each scored turn ends with a peek at each of its scored files, as the
+/// change-boundary check asks.
 pub fn run_engine(
     prepared: &Prepared,
     config: Config,
     store: BoxedStore,
     label: &str,
+    peek_boundary: bool,
 ) -> Result<EngineRun, BacktestError> {
     let exclude = config.exclude.clone();
     let store: BoxedStore = match &prepared.keys {
@@ -535,6 +547,7 @@ pub fn run_engine(
     let mut notes = Vec::new();
     let mut errors = BTreeMap::new();
     let mut degraded = None;
+    let mut peeks = Vec::new();
     for (t, turn) in prepared.turns.iter().enumerate() {
         let starts = starts(turn, &exclude);
         let scored = starts.last().copied().unwrap_or(0);
@@ -569,21 +582,19 @@ pub fn run_engine(
                                 .and_then(Value::as_str)
                                 .unwrap_or_default()
                                 .to_string(),
-                            companions: note
-                                .get("companions")
-                                .and_then(Value::as_array)
-                                .map(|a| {
-                                    a.iter()
-                                        .filter_map(Value::as_str)
-                                        .map(String::from)
-                                        .collect()
-                                })
-                                .unwrap_or_default(),
+                            companions: note_companions(note),
                         });
                     }
                 }
                 Err(e) => *errors.entry(e.code().to_string()).or_default() += 1,
             }
+        }
+        if peek_boundary {
+            let peeked = match t >= prepared.split {
+                true => peek_turn(prepared, turn, &exclude, &mut dispatcher, &mut errors),
+                false => Vec::new(),
+            };
+            peeks.push(peeked);
         }
         follow.after();
         bar.inc(1);
@@ -601,7 +612,55 @@ pub fn run_engine(
         errors,
         degraded,
         dispatcher,
+        peeks,
     })
+}
+
+/// The notes a check of the whole turn reads: a peek at each scored file, the commit's tree in
+/// place, as a fresh agent asks (nothing recorded).
+fn peek_turn(
+    prepared: &Prepared,
+    turn: &Turn,
+    exclude: &[String],
+    dispatcher: &mut Dispatcher,
+    errors: &mut BTreeMap<String, u64>,
+) -> Vec<boundary::Peeked> {
+    let mut peeked = Vec::new();
+    for (file, path) in score::scored_paths(turn, exclude).iter().enumerate() {
+        let request = serde_json::json!({
+            "op": "peek", "agent": boundary::AGENT, "tool": "edit", "path": path,
+            "cwd": prepared.workspace,
+        });
+        match dispatcher.handle_value(&request) {
+            Ok(answer) => {
+                if let Some(note) = answer.get("note").filter(|n| n.is_object()) {
+                    peeked.push(boundary::Peeked {
+                        file,
+                        confidence: note
+                            .get("confidence")
+                            .and_then(Value::as_f64)
+                            .unwrap_or_default(),
+                        companions: note_companions(note),
+                    });
+                }
+            }
+            Err(e) => *errors.entry(e.code().to_string()).or_default() += 1,
+        }
+    }
+    peeked
+}
+
+/// A note's companions, in rank order.
+fn note_companions(note: &Value) -> Vec<String> {
+    note.get("companions")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Writes the turns as protocol lines (ids from 1, no `cwd`: replay them with
@@ -687,6 +746,9 @@ pub struct Report {
     /// The pack's companions by kind, and how often the learning engine's notes naming each
     /// kind were followed.
     pub kinds: Vec<kinds::KindFigures>,
+    /// The change-boundary check's figures (`--boundary`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub boundary: Option<boundary::BoundaryReport>,
 }
 
 /// `docsuggest backtest`: the static and the learning engine over the history, scored.
@@ -719,6 +781,10 @@ pub fn backtest(options: &Options) -> Result<Report, BacktestError> {
         None => (None, None),
     };
     let mut runs = Vec::new();
+    let mut boundary = options
+        .boundary
+        .then(|| Boundary::new(options, &prepared, &paths, &mut bases))
+        .transpose()?;
     let engines = [("static", fixed), ("learning", learning.clone())];
     for (name, config) in engines
         .into_iter()
@@ -730,7 +796,16 @@ pub fn backtest(options: &Options) -> Result<Report, BacktestError> {
             _ => None,
         }
         .unwrap_or_else(|| memory_store(&config));
-        let run = run_engine(&prepared, config, store, name)?;
+        let run = run_engine(&prepared, config, store, name, boundary.is_some())?;
+        if let Some(b) = &mut boundary {
+            b.report.checks.push(boundary::engine_check(
+                name,
+                &paths,
+                prepared.split,
+                &run.peeks,
+                &b.misses,
+            ));
+        }
         runs.push(Run {
             name: name.into(),
             figures: scoring.engine(&run.notes, &matchers, &mut bases),
@@ -744,6 +819,15 @@ pub fn backtest(options: &Options) -> Result<Report, BacktestError> {
             errors: BTreeMap::new(),
         });
     }
+    let boundary = boundary.map(|mut b| {
+        b.report.checks.push(boundary::cochange_check(
+            &paths,
+            prepared.split,
+            &b.misses,
+            COCHANGE_MAX,
+        ));
+        b.report
+    });
     let kinds = runs
         .iter()
         .find(|r| r.name == "learning")
@@ -770,5 +854,49 @@ pub fn backtest(options: &Options) -> Result<Report, BacktestError> {
         mined_from: prepared.mined.clone(),
         warm_start,
         runs,
+        boundary,
     })
+}
+
+/// The boundary scoring under way: the simulated misses and the checks scored so far.
+struct Boundary {
+    misses: Vec<std::collections::BTreeSet<usize>>,
+    report: boundary::BoundaryReport,
+}
+
+impl Boundary {
+    fn new(
+        options: &Options,
+        prepared: &Prepared,
+        paths: &[Vec<String>],
+        bases: &mut Bases,
+    ) -> Result<Boundary, BacktestError> {
+        let (reference, source) = match &options.reference_pack {
+            Some(file) => (compile_pack_file(file)?, file.display().to_string()),
+            None => (prepared.pack.clone(), prepared.pack_source.clone()),
+        };
+        let misses = boundary::companion_files(paths, prepared.split, &reference, bases);
+        Ok(Boundary {
+            report: boundary::BoundaryReport {
+                reference: source,
+                commits: paths.len() - prepared.split,
+                simulated_misses: misses.iter().map(|m| m.len() as u64).sum(),
+                false_alarm_budget: boundary::FALSE_ALARM_BUDGET,
+                checks: Vec::new(),
+            },
+            misses,
+        })
+    }
+}
+
+/// The pack in `file`, compiled.
+fn compile_pack_file(file: &Path) -> Result<CompiledPack, BacktestError> {
+    let name = file.display().to_string();
+    let unusable = |reason: String| BacktestError::Pack {
+        file: name.clone(),
+        reason,
+    };
+    let text = std::fs::read_to_string(file).map_err(|e| unusable(e.to_string()))?;
+    let pack = Pack::from_json_str(&text, &name).map_err(|e| unusable(e.to_string()))?;
+    CompiledPack::compile(&pack, &name).map_err(|e| unusable(e.to_string()))
 }

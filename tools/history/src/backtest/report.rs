@@ -132,6 +132,38 @@ impl fmt::Display for Report {
                 writeln!(f, "  {} refused requests: {:?}", r.name, r.errors)?;
             }
         }
+        if let Some(b) = &self.boundary {
+            writeln!(
+                f,
+                "\n  change boundary: {} simulated misses in {} commits (companion files of {})",
+                b.simulated_misses, b.commits, b.reference
+            )?;
+            writeln!(
+                f,
+                "  {:<20} {:>28} {:>40}",
+                "check", "at its default bar", "within the false-alarm budget"
+            )?;
+            writeln!(
+                f,
+                "  {:<20} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+                "", "alarms", "commits", "caught", "bar", "alarms", "commits", "caught"
+            )?;
+            for c in &b.checks {
+                let (d, w) = (&c.at_default, &c.within_budget);
+                writeln!(
+                    f,
+                    "  {:<20} {:>9.1} {:>9.1} {:>9} {:>9.3} {:>9.1} {:>9.1} {:>9}",
+                    c.name,
+                    d.false_alarms_per_100_commits,
+                    d.commits_alarmed_per_100,
+                    share(d.caught_share),
+                    w.bar,
+                    w.false_alarms_per_100_commits,
+                    w.commits_alarmed_per_100,
+                    share(w.caught_share),
+                )?;
+            }
+        }
         if !self.kinds.is_empty() {
             writeln!(f, "\n  companions by kind (learning engine):")?;
             for k in &self.kinds {

@@ -163,6 +163,64 @@ pub fn scored_paths(turn: &Turn, exclude: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// One commit's files as a pack sees them: each file's family and, for a family with a
+/// `{}` template, each companion's substitution for it.
+pub struct CommitFamilies<'a> {
+    files: &'a [String],
+    families: Vec<Option<usize>>,
+    substitutions: Vec<Vec<Option<String>>>,
+}
+
+impl<'a> CommitFamilies<'a> {
+    /// The families of `files` under `pack`.
+    pub fn new(files: &'a [String], pack: &CompiledPack) -> CommitFamilies<'a> {
+        let families: Vec<Option<usize>> = files.iter().map(|p| family_of(pack, p)).collect();
+        // A template covers exactly its substitution for the family file.
+        let substitutions = files
+            .iter()
+            .zip(&families)
+            .map(|(p, k)| k.map_or_else(Vec::new, |k| substitutions(&pack.families[k], p)))
+            .collect();
+        CommitFamilies {
+            files,
+            families,
+            substitutions,
+        }
+    }
+
+    /// Whether a companion of file `i`'s family names file `j` (another path).
+    pub fn names(
+        &self,
+        pack: &CompiledPack,
+        matchers: &Matchers,
+        bases: &mut Bases,
+        i: usize,
+        j: usize,
+    ) -> bool {
+        let Some(k) = self.families[i] else {
+            return false;
+        };
+        let (from, to) = (&self.files[i], &self.files[j]);
+        if from == to {
+            return false;
+        }
+        let fam = &pack.families[k];
+        let b = bases.of(from);
+        fam.companions.iter().enumerate().any(|(n, c)| {
+            if !c.applies_to(from) {
+                false
+            } else if c.form == CompanionForm::Template {
+                self.substitutions[i]
+                    .get(n)
+                    .and_then(Option::as_deref)
+                    .is_some_and(|s| names_literal(s, to, &b))
+            } else {
+                matchers.matches(&fam.name, &c.path, to, &b)
+            }
+        })
+    }
+}
+
 /// Per turn, the positions of the files a companion of the trigger's family could name
 /// (`trigger`) and of any earlier family file's family (`any`).
 pub fn coverable(
@@ -174,35 +232,11 @@ pub fn coverable(
     let mut trigger = Vec::with_capacity(paths.len());
     let mut any = Vec::with_capacity(paths.len());
     for files in paths {
-        let fams: Vec<Option<usize>> = files.iter().map(|p| family_of(pack, p)).collect();
-        // A template covers exactly its substitution for the earlier family file.
-        let subs: Vec<Vec<Option<String>>> = files
-            .iter()
-            .zip(&fams)
-            .map(|(p, k)| k.map_or_else(Vec::new, |k| substitutions(&pack.families[k], p)))
-            .collect();
+        let commit = CommitFamilies::new(files, pack);
         let (mut t, mut a) = (BTreeSet::new(), BTreeSet::new());
         for j in 1..files.len() {
             for i in 0..j {
-                let Some(k) = fams[i] else { continue };
-                if files[j] == files[i] {
-                    continue;
-                }
-                let fam = &pack.families[k];
-                let b = bases.of(&files[i]);
-                let covers = |(n, c): (usize, &docsuggest_engine::compiled::CompiledCompanion)| {
-                    if !c.applies_to(&files[i]) {
-                        false
-                    } else if c.form == CompanionForm::Template {
-                        subs[i]
-                            .get(n)
-                            .and_then(Option::as_deref)
-                            .is_some_and(|s| names_literal(s, &files[j], &b))
-                    } else {
-                        matchers.matches(&fam.name, &c.path, &files[j], &b)
-                    }
-                };
-                if fam.companions.iter().enumerate().any(covers) {
+                if commit.names(pack, matchers, bases, i, j) {
                     a.insert(j);
                     if i == 0 {
                         t.insert(j);
@@ -533,7 +567,7 @@ impl Scoring<'_> {
 /// The co-change suggestions of a trigger changed in `n` earlier commits, from each path's
 /// support with it: support at least `k`, confidence at least `c`, best confidence first, then
 /// support, then path; at most `max`.
-fn ranked<'a>(
+pub(super) fn ranked<'a>(
     with: impl Iterator<Item = (&'a str, u64)>,
     n: u64,
     k: u64,

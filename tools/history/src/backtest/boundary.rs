@@ -1,0 +1,423 @@
+//! `backtest --boundary`: the change-boundary check (`check-change`, the `Stop` and commit
+//! hooks) scored on the held-back commits.
+//!
+//! The check asks, for every file of a change, which companions a note would name (a peek at
+//! the end of the commit's turn, the commit's tree in the scratch work tree) and lists those
+//! the change does not touch. Scored two ways (docs/BACKTEST.md):
+//!
+//! - **false alarms**: each real commit as it was made: everything the check names is a false
+//!   alarm (the commit was complete as its author made it);
+//! - **simulated misses**: each commit with one of its companion files left out — a file a
+//!   family of another file of the commit names under the *reference* pack (the hand-written
+//!   one when given) — did the check of the rest name it?
+//!
+//! Each check is scored at its default bar and at the lowest bar of its own score (a note's
+//! confidence; a co-change confidence) that keeps false alarms within the budget.
+
+use super::score::{Bases, CommitFamilies, Matchers, ranked};
+use docsuggest_engine::compiled::{CompiledPack, change_covers, companion_matcher};
+use globset::GlobMatcher;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// The agent the boundary's peeks speak for: a fresh one, never remembered.
+pub const AGENT: &str = "backtest-boundary";
+
+/// False alarms per 100 commits the operating point may make.
+pub const FALSE_ALARM_BUDGET: f64 = 10.0;
+
+/// The co-change check's support and default confidence (the baseline's `k2 c0.5`).
+pub const COCHANGE_SUPPORT: u64 = 2;
+/// See [`COCHANGE_SUPPORT`].
+pub const COCHANGE_CONFIDENCE: f64 = 0.5;
+
+/// One scored file's note, as a peek at the end of its commit's turn answered it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Peeked {
+    /// The file's index in the turn's scored paths.
+    pub file: usize,
+    /// The note's confidence.
+    pub confidence: f64,
+    /// The companions it named.
+    pub companions: Vec<String>,
+}
+
+/// A check's figures at one bar.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Point {
+    /// The bar: what the check names scores at least this.
+    pub bar: f64,
+    /// Companions named for real commits, per 100 scored commits.
+    pub false_alarms_per_100_commits: f64,
+    /// Real commits with anything named, per 100 scored commits.
+    pub commits_alarmed_per_100: f64,
+    /// Simulated misses the check named.
+    pub misses_caught: u64,
+    /// … as a share of all simulated misses.
+    pub caught_share: Option<f64>,
+}
+
+/// One check's figures.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct CheckFigures {
+    /// `static`, `learning` or `co-change k2`.
+    pub name: String,
+    /// At the check's default bar (the engine's gate; co-change confidence 0.5).
+    pub at_default: Point,
+    /// At the lowest bar with at most [`FALSE_ALARM_BUDGET`] false alarms per 100 commits.
+    pub within_budget: Point,
+}
+
+/// The boundary figures of a backtest.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct BoundaryReport {
+    /// Where the simulated misses' companion files come from.
+    pub reference: String,
+    /// Scored commits.
+    pub commits: usize,
+    /// Simulated misses: (commit, companion file) pairs.
+    pub simulated_misses: u64,
+    /// The false-alarm budget of `within_budget`.
+    pub false_alarm_budget: f64,
+    /// The engines' checks, then co-change's.
+    pub checks: Vec<CheckFigures>,
+}
+
+/// The simulated misses: per turn, the scored files that a companion of another file's family
+/// names under `reference`.
+pub fn companion_files(
+    paths: &[Vec<String>],
+    split: usize,
+    reference: &CompiledPack,
+    bases: &mut Bases,
+) -> Vec<BTreeSet<usize>> {
+    let matchers = Matchers::new(reference);
+    paths
+        .iter()
+        .enumerate()
+        .map(|(t, files)| {
+            if t < split {
+                return BTreeSet::new();
+            }
+            let commit = CommitFamilies::new(files, reference);
+            (0..files.len())
+                .filter(|&j| {
+                    (0..files.len()).any(|i| commit.names(reference, &matchers, bases, i, j))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// What one check said over the scored commits: the scores of what it named for real commits,
+/// and the best score with which it named each simulated miss (`None`: never).
+#[derive(Default)]
+struct Said {
+    /// Per scored commit, the scores of what was named.
+    alarms: Vec<Vec<f64>>,
+    /// Per simulated miss.
+    misses: Vec<Option<f64>>,
+}
+
+impl Said {
+    fn at(&self, bar: f64) -> Point {
+        let commits = self.alarms.len();
+        let per100 = |x: usize| {
+            if commits == 0 {
+                0.0
+            } else {
+                100.0 * x as f64 / commits as f64
+            }
+        };
+        let named: usize = self
+            .alarms
+            .iter()
+            .map(|a| a.iter().filter(|&&s| s >= bar).count())
+            .sum();
+        let alarmed = self
+            .alarms
+            .iter()
+            .filter(|a| a.iter().any(|&s| s >= bar))
+            .count();
+        let caught = self
+            .misses
+            .iter()
+            .filter(|m| m.is_some_and(|s| s >= bar))
+            .count() as u64;
+        Point {
+            bar,
+            false_alarms_per_100_commits: per100(named),
+            commits_alarmed_per_100: per100(alarmed),
+            misses_caught: caught,
+            caught_share: (!self.misses.is_empty())
+                .then(|| caught as f64 / self.misses.len() as f64),
+        }
+    }
+
+    /// The lowest bar (`default` or above) within the budget: the lowest of the scores named,
+    /// each tried, and past the highest, a bar that names nothing.
+    fn within_budget(&self, default: f64) -> Point {
+        let mut bars: Vec<f64> = self
+            .alarms
+            .iter()
+            .flatten()
+            .chain(self.misses.iter().flatten())
+            .copied()
+            .filter(|&s| s >= default)
+            .chain(std::iter::once(default))
+            .collect();
+        bars.sort_by(f64::total_cmp);
+        bars.dedup();
+        for bar in bars {
+            let point = self.at(bar);
+            if point.false_alarms_per_100_commits <= FALSE_ALARM_BUDGET {
+                return point;
+            }
+        }
+        self.at(f64::INFINITY)
+    }
+
+    fn figures(&self, name: &str, default: f64) -> CheckFigures {
+        CheckFigures {
+            name: name.to_string(),
+            at_default: self.at(default),
+            within_budget: self.within_budget(default),
+        }
+    }
+}
+
+/// A named thing and its score, by what it names.
+type Named<K> = BTreeMap<K, f64>;
+
+fn keep_best<K: Ord>(named: &mut Named<K>, key: K, score: f64) {
+    let best = named.entry(key).or_insert(score);
+    *best = best.max(score);
+}
+
+/// The engine's check scored from its peeks (`peeks[t]`: turn `t`'s, empty for a training
+/// turn).
+pub fn engine_check(
+    name: &str,
+    paths: &[Vec<String>],
+    split: usize,
+    peeks: &[Vec<Peeked>],
+    misses: &[BTreeSet<usize>],
+) -> CheckFigures {
+    let mut matchers: HashMap<String, Option<GlobMatcher>> = HashMap::new();
+    let mut said = Said::default();
+    for (t, files) in paths.iter().enumerate().skip(split) {
+        let peeked = peeks.get(t).map_or(&[][..], Vec::as_slice);
+        // What the check of the change without `left_out` names: companion → best confidence.
+        let mut check = |left_out: Option<usize>| -> Named<String> {
+            let mut named = Named::new();
+            for p in peeked.iter().filter(|p| Some(p.file) != left_out) {
+                for c in &p.companions {
+                    let matcher = matchers
+                        .entry(c.clone())
+                        .or_insert_with(|| companion_matcher(c).ok());
+                    let Some(matcher) = matcher else { continue };
+                    let touched = files
+                        .iter()
+                        .enumerate()
+                        .any(|(j, f)| Some(j) != left_out && change_covers(matcher, f));
+                    if !touched {
+                        keep_best(&mut named, c.clone(), p.confidence);
+                    }
+                }
+            }
+            named
+        };
+        said.alarms.push(check(None).into_values().collect());
+        for &x in misses.get(t).into_iter().flatten() {
+            let named = check(Some(x));
+            let best = named
+                .iter()
+                .filter(|(c, _)| companion_matcher(c).is_ok_and(|m| change_covers(&m, &files[x])))
+                .map(|(_, &s)| s)
+                .reduce(f64::max);
+            said.misses.push(best);
+        }
+    }
+    said.figures(name, 0.0)
+}
+
+/// The co-change check: for every file of the change, the files that changed with it in at
+/// least [`COCHANGE_SUPPORT`] earlier kept commits (at most `max`, best confidence first),
+/// those the change lacks named with their confidence.
+pub fn cochange_check(
+    paths: &[Vec<String>],
+    split: usize,
+    misses: &[BTreeSet<usize>],
+    max: usize,
+) -> CheckFigures {
+    let candidates = cochange_candidates(paths, split, max);
+    let mut said = Said::default();
+    for (t, files) in paths.iter().enumerate().skip(split) {
+        let of = &candidates[t];
+        let check = |left_out: Option<usize>| -> Named<&str> {
+            let in_change: BTreeSet<&str> = files
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| Some(*j) != left_out)
+                .map(|(_, f)| f.as_str())
+                .collect();
+            let mut named = Named::new();
+            for (_, list) in of.iter().enumerate().filter(|(i, _)| Some(*i) != left_out) {
+                for (conf, path) in list {
+                    if !in_change.contains(path.as_str()) {
+                        keep_best(&mut named, path.as_str(), *conf);
+                    }
+                }
+            }
+            named
+        };
+        said.alarms.push(check(None).into_values().collect());
+        for &x in misses.get(t).into_iter().flatten() {
+            said.misses
+                .push(check(Some(x)).get(files[x].as_str()).copied());
+        }
+    }
+    said.figures(
+        &format!("co-change k{COCHANGE_SUPPORT}"),
+        COCHANGE_CONFIDENCE,
+    )
+}
+
+/// Per turn, per scored file, its co-change candidates (confidence, path) from the kept
+/// commits before the turn (empty for a training turn). Support is counted one file at a
+/// time, as the baseline counts it, so what is held at once stays linear in the history.
+fn cochange_candidates(
+    paths: &[Vec<String>],
+    split: usize,
+    max: usize,
+) -> Vec<Vec<Vec<(f64, String)>>> {
+    let unique: Vec<Vec<&str>> = paths
+        .iter()
+        .map(|files| {
+            let set: BTreeSet<&str> = files.iter().map(String::as_str).collect();
+            set.into_iter().collect()
+        })
+        .collect();
+    let mut out: Vec<Vec<Vec<(f64, String)>>> = paths
+        .iter()
+        .map(|files| vec![Vec::new(); files.len()])
+        .collect();
+    // The scored (turn, index) of each file, in order.
+    let mut asked: BTreeMap<&str, Vec<(usize, usize)>> = BTreeMap::new();
+    for (t, files) in paths.iter().enumerate().skip(split) {
+        for (i, f) in files.iter().enumerate() {
+            asked.entry(f.as_str()).or_default().push((t, i));
+        }
+    }
+    let mut holding: HashMap<&str, Vec<usize>> = asked.keys().map(|&a| (a, Vec::new())).collect();
+    for (t, files) in unique.iter().enumerate() {
+        for f in files {
+            if let Some(at) = holding.get_mut(f) {
+                at.push(t);
+            }
+        }
+    }
+    for (file, turns) in &asked {
+        let commits = &holding[file];
+        let mut with: HashMap<&str, u64> = HashMap::new();
+        let (mut n, mut next) = (0u64, 0);
+        for &(t, i) in turns {
+            while let Some(&e) = commits.get(next).filter(|&&e| e < t) {
+                n += 1;
+                for &b in unique[e].iter().filter(|&&b| b != *file) {
+                    *with.entry(b).or_default() += 1;
+                }
+                next += 1;
+            }
+            out[t][i] = ranked(
+                with.iter().map(|(f, s)| (*f, *s)),
+                n,
+                COCHANGE_SUPPORT,
+                0.0,
+                max,
+            )
+            .into_iter()
+            .map(|(conf, _, path)| (conf, path.to_string()))
+            .collect();
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use docsuggest_schema::Pack;
+
+    fn strings(xs: &[&str]) -> Vec<String> {
+        xs.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn pack() -> CompiledPack {
+        let json = r#"{"families":[{"name":"Src","kind":"doc","rules":["src/*.py"],
+            "companions":[{"path":"tests/test_{}.py","prior":1.0},{"path":"CHANGES.md","prior":1.0}]}]}"#;
+        let pack = Pack::from_json_str(json, "test").expect("a pack");
+        CompiledPack::compile(&pack, "test").expect("compiles")
+    }
+
+    #[test]
+    fn a_companion_file_is_one_another_file_of_the_commit_names() {
+        let paths = vec![
+            strings(&["src/a.py", "tests/test_a.py", "CHANGES.md", "README"]),
+            strings(&["tests/test_b.py", "CHANGES.md"]),
+        ];
+        let mut bases = Bases::new(&[]);
+        let misses = companion_files(&paths, 0, &pack(), &mut bases);
+        // Commit 2 has no source file: nothing names its files.
+        assert_eq!(misses, vec![BTreeSet::from([1, 2]), BTreeSet::new()]);
+    }
+
+    #[test]
+    fn the_engine_check_names_what_the_change_lacks_and_catches_a_left_out_companion() {
+        let paths = vec![strings(&["src/a.py", "tests/test_a.py", "CHANGES.md"])];
+        let peeks = vec![vec![Peeked {
+            file: 0,
+            confidence: 0.8,
+            companions: strings(&["tests/test_a.py", "CHANGES.md", "docs/a.md"]),
+        }]];
+        let misses = vec![BTreeSet::from([1, 2])];
+        let figures = engine_check("learning", &paths, 0, &peeks, &misses);
+        // The real commit lacks docs/a.md only: one false alarm in one commit.
+        assert_eq!(figures.at_default.false_alarms_per_100_commits, 100.0);
+        assert_eq!(figures.at_default.misses_caught, 2);
+        // Within 10 per 100 the bar rises past 0.8 and names nothing.
+        assert_eq!(figures.within_budget.misses_caught, 0);
+        assert!(figures.within_budget.bar > 0.8);
+    }
+
+    #[test]
+    fn a_left_out_file_whose_note_named_it_is_not_caught_by_its_own_note() {
+        // Only the test's own note names the source: leaving the test out, nothing names it.
+        let paths = vec![strings(&["src/a.py", "tests/test_a.py"])];
+        let peeks = vec![vec![Peeked {
+            file: 1,
+            confidence: 0.9,
+            companions: strings(&["tests/test_a.py"]),
+        }]];
+        let figures = engine_check("learning", &paths, 0, &peeks, &[BTreeSet::from([1])]);
+        assert_eq!(figures.at_default.misses_caught, 0);
+        assert_eq!(figures.at_default.false_alarms_per_100_commits, 0.0);
+    }
+
+    #[test]
+    fn the_cochange_check_names_files_changed_together_before() {
+        let pair = strings(&["src/a.py", "tests/test_a.py"]);
+        let paths = vec![pair.clone(), pair.clone(), strings(&["src/a.py"]), pair];
+        // Scored: commits 2 and 3. At 2 the test went with the source in 2 of 2 commits.
+        let misses = vec![
+            BTreeSet::new(),
+            BTreeSet::new(),
+            BTreeSet::new(),
+            BTreeSet::from([1]),
+        ];
+        let figures = cochange_check(&paths, 2, &misses, 7);
+        // Commit 2 lacks the test (confidence 1.0): 1 alarm over 2 commits; commit 3, with the
+        // test left out, is caught (2 of 3).
+        assert_eq!(figures.at_default.false_alarms_per_100_commits, 50.0);
+        assert_eq!(figures.at_default.misses_caught, 1);
+    }
+}
