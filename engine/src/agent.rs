@@ -275,6 +275,9 @@ pub struct AgentState {
     pub window: Option<Window>,
     /// Observe-only windows of gated silences: were the would-be companions touched?
     pub shadows: Vec<Window>,
+    /// The agent speaks at change boundaries only ([`crate::Engine::boundary`]): a check
+    /// names every family's missing companions, so no cooldown or cap applies.
+    pub boundary: bool,
 }
 
 impl AgentState {

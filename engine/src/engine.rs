@@ -45,11 +45,27 @@ pub struct Verdict {
     pub warnings: Vec<String>,
 }
 
-/// Whether a call is judged ([`Engine::judge`]) or only looked at ([`Engine::peek`]).
+/// What a change-boundary check said ([`Engine::boundary`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BoundaryVerdict {
+    /// The notes, each with the index of the change's file it was given for.
+    pub notes: Vec<(usize, Note)>,
+    /// The ledger lines: what the previous boundary's notes came to, then the new notes'.
+    pub ledger: Ledger,
+    /// Problems a person should fix that did not stop the check.
+    pub warnings: Vec<String>,
+}
+
+/// Whether a call is judged ([`Engine::judge`]), only looked at ([`Engine::peek`]), or part
+/// of a change-boundary check ([`Engine::boundary`]): a file of the change that settles the
+/// previous boundary's notes (`Settle`: followed, never aged out, nothing decided) or that
+/// the boundary names companions for (`Boundary`: decided, nothing followed).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
     Judge,
     Peek,
+    Settle,
+    Boundary,
 }
 
 /// A store boxed for the engine; any [`DecisionStore`] that can move between threads.
@@ -168,6 +184,62 @@ impl<P: FileProbe> Engine<P> {
         self.judge_as(call, Mode::Peek)
     }
 
+    /// A change-boundary check of `agent` (an agent the host keeps for boundaries only) over
+    /// the change's files `paths`, resolved against `cwd`.
+    ///
+    /// First what the agent's previous boundary named is settled against the change as it
+    /// stands now: each named companion the change holds is an accept, each it lacks a
+    /// reject (the evidence model's observations, recorded like a note's). Then, with
+    /// `name`, each file of the change is decided as a call would be — every file of the
+    /// change counts as touched, no cooldown or cap applies — and each note names what the
+    /// change lacks; the notes are recorded and settled at the agent's next boundary.
+    /// Without the evidence model (`learn: false`, `rateModel: step`) nothing is recorded.
+    pub fn boundary(
+        &mut self,
+        agent: &str,
+        cwd: Option<&str>,
+        paths: &[String],
+        name: bool,
+    ) -> Result<BoundaryVerdict, CallError> {
+        paths::check_field("agent", agent)?;
+        let call = |path: &String| Call {
+            agent: agent.to_string(),
+            tool: "edit".to_string(),
+            path: path.clone(),
+            cwd: cwd.map(str::to_string),
+        };
+        let mut out = BoundaryVerdict::default();
+        let take = |out: &mut BoundaryVerdict, verdict: Verdict, at: usize| {
+            out.ledger.extend(verdict.ledger.into_strings());
+            for w in verdict.warnings {
+                if !out.warnings.contains(&w) {
+                    out.warnings.push(w);
+                }
+            }
+            out.notes.extend(verdict.note.map(|n| (at, n)));
+        };
+        let settling = self.agents.get(agent).is_some();
+        if settling {
+            for path in paths {
+                let verdict = self.judge_as(&call(path), Mode::Settle)?;
+                take(&mut out, verdict, usize::MAX);
+            }
+            let verdict = self.turn(agent);
+            take(&mut out, verdict, usize::MAX);
+        }
+        if name {
+            // Every file of the change is touched before any is decided.
+            for path in paths {
+                self.judge_as(&call(path), Mode::Settle)?;
+            }
+            for (at, path) in paths.iter().enumerate() {
+                let verdict = self.judge_as(&call(path), Mode::Boundary)?;
+                take(&mut out, verdict, at);
+            }
+        }
+        Ok(out)
+    }
+
     fn judge_as(&mut self, call: &Call, mode: Mode) -> Result<Verdict, CallError> {
         paths::check_field("agent", &call.agent)?;
         paths::check_field("tool", &call.tool)?;
@@ -211,7 +283,9 @@ impl<P: FileProbe> Engine<P> {
 
     fn judge_at(&mut self, path: &Path, call: &Call, mode: Mode) -> Verdict {
         let mut verdict = Verdict::default();
-        if !self.config.enabled || !self.config.tools.contains(&call.tool) {
+        // A boundary's files are the change's, whatever tools the config judges.
+        let boundary = matches!(mode, Mode::Settle | Mode::Boundary);
+        if !self.config.enabled || !(boundary || self.config.tools.contains(&call.tool)) {
             return verdict;
         }
         self.probe.begin_call();
@@ -275,16 +349,35 @@ impl<P: FileProbe> Engine<P> {
             return verdict;
         };
         let learn = self.config.learn;
-        let resolutions = if learn {
-            judge::follow(state, &located, &self.config, &mut verdict.ledger)
-        } else {
-            Vec::new()
+        if boundary {
+            state.boundary = true;
+        }
+        let resolutions = match mode {
+            _ if !learn => Vec::new(),
+            Mode::Judge | Mode::Peek => {
+                judge::follow(state, &located, &self.config, &mut verdict.ledger)
+            }
+            // A boundary's notes watch the whole change: no file of it ages them out.
+            Mode::Settle => {
+                let unbounded = Config {
+                    learn_window: u32::MAX,
+                    ..self.config.clone()
+                };
+                judge::follow(state, &located, &unbounded, &mut verdict.ledger)
+            }
+            Mode::Boundary => Vec::new(),
         };
         state.touch(located.path);
         if !peek {
             for resolution in resolutions {
                 resolve(self.store.as_mut(), resolution);
             }
+        }
+        if mode == Mode::Settle {
+            for line in &verdict.ledger {
+                self.stats.observe(line);
+            }
+            return verdict;
         }
         let mut effects = Effects::default();
         let settings = Settings {
@@ -303,6 +396,13 @@ impl<P: FileProbe> Engine<P> {
         );
         if peek {
             return verdict;
+        }
+        let evidence = learn && self.config.rate_model == docsuggest_schema::RateModel::Evidence;
+        if mode == Mode::Boundary && (verdict.note.is_none() || !evidence) {
+            // A boundary records what it named, not its silences, and only where its notes
+            // are settled as the evidence model settles them.
+            effects.record = None;
+            effects.resolutions.clear();
         }
         self.apply(&call.agent, effects);
         verdict.ledger.extend(self.degradation_line());

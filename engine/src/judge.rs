@@ -211,7 +211,7 @@ fn suppression(
         Some(Suppress::Cooldown)
     } else if state.emitted.contains(name, named) {
         Some(Suppress::Dedupe)
-    } else if state.notes >= config.max_notes_per_turn {
+    } else if state.notes >= config.max_notes_per_turn && !state.boundary {
         Some(Suppress::Cap)
     } else {
         None
@@ -301,10 +301,11 @@ pub fn decide(
     // Step 10, gate.
     let evidence = config.learn && config.rate_model == RateModel::Evidence;
     let mut confidence = gauging.confidence(&rows);
-    let cooling = state
-        .last_noted
-        .get(name)
-        .is_some_and(|&at| state.calls - at <= u64::from(config.cooldown_calls));
+    let cooling = !state.boundary
+        && state
+            .last_noted
+            .get(name)
+            .is_some_and(|&at| state.calls - at <= u64::from(config.cooldown_calls));
     if evidence && !rows.is_empty() && confidence >= gauging.gate && !cooling {
         // What an open note of this agent already names is not named again: a note left with
         // nothing new is a repeat, one left with less is gated on what it still names.

@@ -56,7 +56,7 @@ pub mod scene;
 mod stats;
 pub mod testing;
 
-pub use engine::{BoxedStore, Call, Engine, VERSION, Verdict};
+pub use engine::{BoundaryVerdict, BoxedStore, Call, Engine, VERSION, Verdict};
 pub use identity::{Identified, KeySource, RepoIdentifier};
 pub use lines::{Ledger, Line};
 pub use mined::{MinedAnswer, PackMiner};

@@ -78,8 +78,9 @@ pub fn hook_event(bytes: &[u8]) {
             text("hook_event_name"),
             Some("SessionEnd" | "SubagentStop")
         )),
-        Action::Stop { cwd, active } => {
+        Action::Stop { agent, cwd, active } => {
             assert_eq!(text("hook_event_name"), Some("Stop"));
+            assert_eq!(text("session_id"), agent.as_deref());
             assert_eq!(text("cwd"), cwd.as_deref());
             assert_eq!(
                 event.get("stop_hook_active").and_then(Value::as_bool) == Some(true),

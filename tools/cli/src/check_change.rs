@@ -234,7 +234,7 @@ pub fn changed_files(dir: &Path, set: &ChangeSet) -> Result<(PathBuf, Vec<String
 
 /// Checks the change set `set` of the repository around `dir`, asking through `reach`.
 pub fn check(dir: &Path, set: &ChangeSet, reach: &Reach) -> Result<CheckReport, CheckError> {
-    check_with(dir, set, Instant::now() + MINING_WAIT, |request| {
+    check_with(dir, set, Instant::now() + MINING_WAIT, None, |request| {
         reach
             .ask(request)
             .map(|(answer, _)| answer)
@@ -243,22 +243,35 @@ pub fn check(dir: &Path, set: &ChangeSet, reach: &Reach) -> Result<CheckReport, 
 }
 
 /// [`check`], asking the engine through `ask` (a protocol request without `id` in, the success
-/// answer out), waiting for a repository's pack to be mined until `deadline` at most.
+/// answer out), waiting for a repository's pack to be mined until `deadline` at most. With
+/// `learn_as`, the check is that boundary agent's (the `boundary` op): what its previous
+/// boundary named is settled against the change, and what this one names is recorded, to be
+/// settled at its next; without, each file is peeked and nothing is recorded.
 pub fn check_with(
     dir: &Path,
     set: &ChangeSet,
     deadline: Instant,
+    learn_as: Option<&str>,
     mut ask: impl FnMut(&Value) -> Result<Value, CheckError>,
 ) -> Result<CheckReport, CheckError> {
     let (root, mut changed) = changed_files(dir, set)?;
     let not_asked = changed.len().saturating_sub(MAX_FILES);
     changed.truncate(MAX_FILES);
     let in_change: BTreeSet<&str> = changed.iter().map(String::as_str).collect();
+    let notes = match learn_as {
+        Some(agent) => boundary_notes(&root, &changed, agent, true, deadline, &mut ask)?,
+        None => {
+            let mut notes = Vec::new();
+            for file in &changed {
+                if let Some(note) = note_for(&root, file, deadline, &mut ask)? {
+                    notes.push((file.clone(), note));
+                }
+            }
+            notes
+        }
+    };
     let mut missing: BTreeMap<String, Missing> = BTreeMap::new();
-    for file in &changed {
-        let Some(note) = note_for(&root, file, deadline, &mut ask)? else {
-            continue;
-        };
+    for (file, note) in &notes {
         let family = note["family"].as_str().unwrap_or_default().to_string();
         let confidence = note["confidence"].as_f64().unwrap_or_default();
         for companion in note["companions"].as_array().into_iter().flatten() {
@@ -293,6 +306,55 @@ pub fn check_with(
     })
 }
 
+/// Settles what the boundary agent `agent`'s last check named against the change set `set`
+/// as it stands now, naming nothing new (the boundary after a reminder).
+pub fn settle(
+    dir: &Path,
+    set: &ChangeSet,
+    agent: &str,
+    mut ask: impl FnMut(&Value) -> Result<Value, CheckError>,
+) -> Result<(), CheckError> {
+    let (root, mut changed) = changed_files(dir, set)?;
+    changed.truncate(MAX_FILES);
+    boundary_notes(&root, &changed, agent, false, Instant::now(), &mut ask).map(drop)
+}
+
+/// Whether an answer's ledger says the repository's pack is still being mined.
+fn mining(answer: &Value) -> bool {
+    answer["ledger"].as_array().into_iter().flatten().any(|l| {
+        l.as_str()
+            .is_some_and(|l| l.contains("abstained pack-mining"))
+    })
+}
+
+/// The boundary agent `agent`'s check of the change `changed` (the `boundary` op): each
+/// note with the changed file it was given for. Waits while the pack is being mined, until
+/// `deadline`.
+fn boundary_notes(
+    root: &Path,
+    changed: &[String],
+    agent: &str,
+    name: bool,
+    deadline: Instant,
+    ask: &mut impl FnMut(&Value) -> Result<Value, CheckError>,
+) -> Result<Vec<(String, Value)>, CheckError> {
+    let request = json!({
+        "op": "boundary", "agent": agent, "paths": changed, "name": name,
+        "cwd": root.display().to_string(),
+    });
+    loop {
+        let answer = ask(&request)?;
+        if !mining(&answer) || Instant::now() > deadline {
+            let notes = answer["notes"].as_array().into_iter().flatten();
+            return Ok(notes
+                .filter_map(|n| Some((n["path"].as_str()?.to_string(), n["note"].clone())))
+                .filter(|(_, note)| note.is_object())
+                .collect());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// The note the engine would give an edit of `file` now (a peek), waiting while the
 /// repository's pack is being mined, until `deadline`.
 fn note_for(
@@ -308,11 +370,7 @@ fn note_for(
     });
     loop {
         let answer = ask(&request)?;
-        let mining = answer["ledger"].as_array().into_iter().flatten().any(|l| {
-            l.as_str()
-                .is_some_and(|l| l.contains("abstained pack-mining"))
-        });
-        if !mining || Instant::now() > deadline {
+        if !mining(&answer) || Instant::now() > deadline {
             return Ok(Some(answer["note"].clone()).filter(|n| n.is_object()));
         }
         std::thread::sleep(Duration::from_millis(100));

@@ -35,6 +35,8 @@ pub enum Action {
     /// The agent stops: flush, and say what the work tree's change lacks (the change
     /// boundary), unless the agent already went on from a stop hook.
     Stop {
+        /// The session, when the event names it: its boundary learns from what it named.
+        agent: Option<String>,
         /// The session's working directory, when the event names one.
         cwd: Option<String>,
         /// The harness's `stop_hook_active`: the agent is already going on because a stop
@@ -122,6 +124,7 @@ pub fn parse(bytes: &[u8]) -> Result<Action, Skip> {
             turn_id,
         }),
         "Stop" => Ok(Action::Stop {
+            agent: text(&event, "session_id").map(str::to_string),
             cwd: text(&event, "cwd").map(str::to_string),
             active: event
                 .get("stop_hook_active")
@@ -349,6 +352,7 @@ mod tests {
         assert_eq!(
             parse(stop.to_string().as_bytes()),
             Ok(Action::Stop {
+                agent: Some("s".into()),
                 cwd: Some("/w".into()),
                 active: true
             })

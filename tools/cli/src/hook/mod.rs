@@ -352,28 +352,50 @@ pub fn answer(
             engine.request(json!({"op": "flush"}))?;
             Ok(None)
         }
-        Action::Stop { cwd, active } => {
-            engine.request(json!({"op": "flush"}))?;
+        Action::Stop { agent, cwd, active } => {
             // An event without `cwd` (older Claude Code builds sent none on Stop): the
             // project directory the harness runs its hooks for.
             let cwd = cwd
                 .clone()
                 .or_else(|| std::env::var("CLAUDE_PROJECT_DIR").ok());
-            let (Some(cwd), false) = (cwd, *active || boundary == Boundary::Off) else {
-                return Ok(None);
+            // Only a reminder the agent reads is learned from: its boundary agent names what
+            // the turn lacks, and the stop after it settles what the agent then added.
+            let learn_as = agent
+                .as_deref()
+                .filter(|_| boundary == Boundary::Remind)
+                .map(boundary_agent);
+            let mut ask = |request: &Value| {
+                engine
+                    .request(request.clone())
+                    .map_err(|e| crate::check_change::CheckError::Ask(e.to_string()))
             };
-            let checked = crate::check_change::check_with(
-                Path::new(&cwd),
-                &crate::check_change::ChangeSet::WorkTree,
-                Instant::now(),
-                |request| {
-                    engine
-                        .request(request.clone())
-                        .map_err(|e| crate::check_change::CheckError::Ask(e.to_string()))
-                },
-            );
-            // What cannot be checked is not said: a stop is never held up by the check.
-            let note = checked.ok().and_then(|report| report.at_stop());
+            let work_tree = crate::check_change::ChangeSet::WorkTree;
+            let note = match (cwd, *active || boundary == Boundary::Off) {
+                (Some(cwd), true) => {
+                    if let Some(agent) = &learn_as {
+                        // What cannot be settled is not: a stop is never held up.
+                        let settled =
+                            crate::check_change::settle(Path::new(&cwd), &work_tree, agent, ask);
+                        if let Err(e) = settled {
+                            tracing::debug!(error = %e, "the boundary was not settled");
+                        }
+                    }
+                    None
+                }
+                (Some(cwd), false) => {
+                    let checked = crate::check_change::check_with(
+                        Path::new(&cwd),
+                        &work_tree,
+                        Instant::now(),
+                        learn_as.as_deref(),
+                        &mut ask,
+                    );
+                    // What cannot be checked is not said: a stop is never held up by it.
+                    checked.ok().and_then(|report| report.at_stop())
+                }
+                (None, _) => None,
+            };
+            engine.request(json!({"op": "flush"}))?;
             Ok(note.map(|text| at_stop(boundary, &text)))
         }
         Action::Judge {
@@ -406,6 +428,7 @@ pub fn answer(
                 Path::new(cwd),
                 &crate::check_change::ChangeSet::Staged,
                 Instant::now(),
+                None,
                 |request| {
                     engine
                         .request(request.clone())
@@ -417,6 +440,12 @@ pub fn answer(
             Ok(note.and_then(|text| output(harness, "PreToolUse", &[text])))
         }
     }
+}
+
+/// The agent a session's change boundaries speak for: its own, so a boundary's notes are
+/// settled only by the session's next boundary, never by its calls.
+fn boundary_agent(session: &str) -> String {
+    format!("{session}/boundary")
 }
 
 /// What a Stop hook does about companions the work tree's change lacks (`--boundary`).

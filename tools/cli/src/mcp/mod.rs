@@ -308,7 +308,7 @@ impl Server {
         let checked = tokio::task::spawn_blocking(move || {
             // A pack still being mined is waited for a little, as `check-change` does.
             let deadline = Instant::now() + CHECK_WAIT;
-            crate::check_change::check_with(&dir, &set, deadline, |request| {
+            crate::check_change::check_with(&dir, &set, deadline, None, |request| {
                 reach
                     .ask(request)
                     .map(|(answer, _)| answer)

@@ -168,7 +168,8 @@ fn the_hook_before_a_commit_names_what_the_staged_change_lacks() {
 /// A Claude Code `Stop` event, when the work tree's change lacks companions: the agent is kept
 /// going once with the reason (`--boundary remind`, the default), never again while it goes
 /// on from a stop hook (`stop_hook_active`); `inform` only tells the user; `off` says nothing,
-/// nor does a complete change. Every Stop still flushes.
+/// nor does a complete change. Every Stop still flushes. (The stop after a reminder settles
+/// it, which moves the rates: the cases that must still speak come first.)
 #[test]
 fn the_stop_hook_reminds_once_of_what_the_change_lacks() {
     let env = Env::new();
@@ -185,18 +186,6 @@ fn the_stop_hook_reminds_once_of_what_the_change_lacks() {
         assert!(out.status.success(), "{out:?}");
         String::from_utf8(out.stdout).expect("UTF-8")
     };
-    let said: Value = serde_json::from_str(&stop(false, "remind")).expect("an answer");
-    assert_eq!(said["decision"], "block", "{said}");
-    let reason = said["reason"].as_str().expect("a reason");
-    assert!(
-        reason.starts_with("[doc-suggester] before you finish"),
-        "{reason}"
-    );
-    assert!(
-        reason.contains("- Documentation/INDEX.md (Plan "),
-        "{reason}"
-    );
-    assert!(stop(true, "remind").trim().is_empty(), "no second reminder");
     let told: Value = serde_json::from_str(&stop(false, "inform")).expect("an answer");
     assert!(told.get("decision").is_none(), "{told}");
     assert!(
@@ -207,7 +196,7 @@ fn the_stop_hook_reminds_once_of_what_the_change_lacks() {
     );
     assert!(stop(false, "off").trim().is_empty());
     // An event without `cwd`: the project directory the harness names.
-    let bare = serde_json::json!({"hook_event_name": "Stop", "session_id": "s"});
+    let bare = serde_json::json!({"hook_event_name": "Stop", "session_id": "other"});
     let mut command = env.command(&["hook", "--timeout-ms", "5000"]);
     let mut child = command
         .env("CLAUDE_PROJECT_DIR", &ws)
@@ -225,6 +214,18 @@ fn the_stop_hook_reminds_once_of_what_the_change_lacks() {
     let out = child.wait_with_output().expect("the hook ends");
     let said: Value = serde_json::from_slice(&out.stdout).expect("an answer");
     assert_eq!(said["decision"], "block", "{said}");
+    let said: Value = serde_json::from_str(&stop(false, "remind")).expect("an answer");
+    assert_eq!(said["decision"], "block", "{said}");
+    let reason = said["reason"].as_str().expect("a reason");
+    assert!(
+        reason.starts_with("[doc-suggester] before you finish"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("- Documentation/INDEX.md (Plan "),
+        "{reason}"
+    );
+    assert!(stop(true, "remind").trim().is_empty(), "no second reminder");
     for file in PLAN_COMPANIONS {
         std::fs::write(ws.join(file), "changed\n").expect("edit");
     }
@@ -297,4 +298,68 @@ fn the_git_hook_warns_before_a_commit_and_uninstalls_byte_for_byte() {
         std::fs::read_to_string(&hook).expect("still there"),
         "#!/bin/sh\nmake lint\n"
     );
+}
+
+/// The reminder at a stop is learned from: what it named and the agent then added before the
+/// next stop is an accept, what it left out a reject, recorded like a note's decision (the
+/// store's history holds them; the rates move). An `inform` boundary, which the agent never
+/// reads, records nothing.
+#[test]
+fn a_stop_reminder_learns_from_what_the_agent_adds_and_leaves_out() {
+    let env = Env::new();
+    let _stop = StopDaemon(&env);
+    let ws = committed_workspace(&env);
+    std::fs::write(ws.join("Documentation/Plans/X.md"), "changed\n").expect("edit the plan");
+    let stop = |active: bool, boundary: &str| {
+        let event = serde_json::json!({"hook_event_name": "Stop", "session_id": "s",
+            "cwd": ws, "stop_hook_active": active});
+        let out = env.run(
+            &["hook", "--timeout-ms", "5000", "--boundary", boundary],
+            event.to_string().as_bytes(),
+        );
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    let rows = |env: &Env| -> Vec<Value> {
+        // The daemon holds the store: stop it, then read the file.
+        drop(StopDaemon(env));
+        let store = env.home().join(".dsh/playform/hook-dsh-doc-suggester.redb");
+        crate::common::wait_until("the daemon lets go of the store", || {
+            env.command(&["rates", "--store", store.to_str().expect("utf-8"), "--json"])
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .and_then(|o| serde_json::from_slice::<Vec<Value>>(&o.stdout).ok())
+        })
+    };
+    let told = stop(false, "inform");
+    assert!(told.contains("Documentation/INDEX.md"), "{told}");
+    assert!(rows(&env).is_empty(), "an inform boundary records nothing");
+
+    let said: Value = serde_json::from_str(&stop(false, "remind")).expect("an answer");
+    let reason = said["reason"].as_str().expect("a reason");
+    assert!(reason.contains("- CHANGELOG.md (Plan "), "{reason}");
+    assert!(
+        reason.contains("- Documentation/INDEX.md (Plan "),
+        "{reason}"
+    );
+    // The agent adds the changelog only, and stops again.
+    std::fs::write(ws.join("CHANGELOG.md"), "changed\n").expect("edit the changelog");
+    assert!(stop(true, "remind").trim().is_empty(), "no second reminder");
+    let rows = rows(&env);
+    let row = |companion: &str| {
+        rows.iter()
+            .find(|r| r["family"] == "Plan" && r["companion"] == companion)
+            .unwrap_or_else(|| panic!("no Plan {companion} row: {rows:?}"))
+    };
+    assert_eq!(row("CHANGELOG.md")["accepts"], 1, "{rows:?}");
+    assert_eq!(row("CHANGELOG.md")["rejects"], 0, "{rows:?}");
+    assert_eq!(row("Documentation/INDEX.md")["accepts"], 0, "{rows:?}");
+    assert_eq!(row("Documentation/INDEX.md")["rejects"], 1, "{rows:?}");
+    // The family's note counts as followed: one of its companions was added.
+    let family = rows
+        .iter()
+        .find(|r| r["family"] == "Plan" && r["companion"].is_null())
+        .expect("the family row");
+    assert_eq!(family["accepts"], 1, "{rows:?}");
 }

@@ -144,3 +144,18 @@ pub fn workspace_key(dir: &Path) -> String {
     ));
     docsuggest_host::stores::workspace_key(dir).expect("a workspace")
 }
+
+/// Polls `ready` until it answers something, failing the test naming `what` after 30 s.
+pub fn wait_until<T>(what: &str, mut ready: impl FnMut() -> Option<T>) -> T {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        if let Some(value) = ready() {
+            return value;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "waited 30 s for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}

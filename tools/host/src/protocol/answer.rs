@@ -19,6 +19,13 @@ pub enum Id {
     Text(String),
 }
 
+/// A boundary's note and the file of the change it was given for.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub(crate) struct BoundaryNote {
+    pub(crate) path: String,
+    pub(crate) note: Note,
+}
+
 #[derive(Serialize)]
 struct Success<'a, B: Serialize> {
     id: &'a Id,
@@ -57,6 +64,13 @@ pub(crate) enum Body {
     /// `judge`.
     Judge {
         note: Option<Note>,
+        ledger: Vec<String>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        warnings: Vec<String>,
+    },
+    /// `boundary`: each note with the change's file it was given for.
+    Boundary {
+        notes: Vec<BoundaryNote>,
         ledger: Vec<String>,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         warnings: Vec<String>,
@@ -251,7 +265,7 @@ mod tests {
         );
         assert_eq!(
             error(&id, &RequestError::UnknownOp("x".into())),
-            r#"{"id":7,"ok":false,"error":{"code":"unknown-op","detail":"unknown op \"x\" (known: hello, judge, peek, turn, configure, flush, rates, stats, close)"}}"#
+            r#"{"id":7,"ok":false,"error":{"code":"unknown-op","detail":"unknown op \"x\" (known: hello, judge, peek, boundary, turn, configure, flush, rates, stats, close)"}}"#
         );
     }
 

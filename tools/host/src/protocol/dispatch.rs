@@ -5,7 +5,7 @@
 //! before the engine is touched, and the engine itself refuses bad calls before any state
 //! moves.
 
-use super::answer::{self, Body, Id, RateView, Reading};
+use super::answer::{self, Body, BoundaryNote, Id, RateView, Reading};
 use super::error::RequestError;
 use super::lines::Line;
 use super::request::{Op, RatesTarget, Request, parse_line, parse_value};
@@ -229,12 +229,23 @@ impl Dispatcher {
         // A peek records nothing, but the pack it may have mined is stored (zero-config).
         self.unflushed |= matches!(
             op,
-            Op::Judge(_) | Op::Peek(_) | Op::Turn { .. } | Op::Configure(_)
+            Op::Judge(_) | Op::Peek(_) | Op::Boundary { .. } | Op::Turn { .. } | Op::Configure(_)
         );
         match op {
             Op::Hello => Ok(Reply::of(self.hello())),
             Op::Judge(call) => self.judge(call),
             Op::Peek(call) => self.peek(call),
+            Op::Boundary {
+                agent,
+                paths,
+                cwd,
+                name,
+            } => self.boundary(
+                &agent,
+                &paths,
+                cwd.or_else(|| self.default_cwd.clone()),
+                name,
+            ),
             Op::Turn { agent } => self.turn(&agent),
             Op::Configure(patch) => self.configure(&patch),
             Op::Flush => self.flush_reply(),
@@ -352,6 +363,34 @@ impl Dispatcher {
             judge_time: None,
             body: Body::Judge {
                 note: verdict.note,
+                ledger: verdict.ledger.into_strings(),
+                warnings: verdict.warnings,
+            },
+        })
+    }
+
+    fn boundary(
+        &mut self,
+        agent: &str,
+        paths: &[String],
+        cwd: Option<String>,
+        name: bool,
+    ) -> Result<Reply, RequestError> {
+        let verdict = self.engine.boundary(agent, cwd.as_deref(), paths, name)?;
+        self.log.append(self.engine.config(), &verdict.ledger);
+        let notes = verdict
+            .notes
+            .into_iter()
+            .filter_map(|(at, note)| {
+                let path = paths.get(at)?.clone();
+                Some(BoundaryNote { path, note })
+            })
+            .collect();
+        Ok(Reply {
+            ledger: verdict.ledger.to_strings(),
+            judge_time: None,
+            body: Body::Boundary {
+                notes,
                 ledger: verdict.ledger.into_strings(),
                 warnings: verdict.warnings,
             },

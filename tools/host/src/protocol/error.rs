@@ -49,7 +49,7 @@ pub enum RequestError {
     ConflictingFields(&'static str, &'static str),
     /// The op is not one of the protocol's.
     #[error(
-        "unknown op {0:?} (known: hello, judge, peek, turn, configure, flush, rates, stats, close)"
+        "unknown op {0:?} (known: hello, judge, peek, boundary, turn, configure, flush, rates, stats, close)"
     )]
     UnknownOp(String),
     /// The engine refused the call's fields.

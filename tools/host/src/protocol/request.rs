@@ -26,6 +26,18 @@ pub enum Op {
     /// Judge one tool call without making it: the answer the call would get now, with
     /// nothing recorded or remembered (`Engine::peek`).
     Peek(Call),
+    /// A change-boundary check (`Engine::boundary`): settle the agent's previous boundary
+    /// against the change, then (with `name`) name what the change lacks.
+    Boundary {
+        /// The boundary's agent.
+        agent: String,
+        /// The change's files.
+        paths: Vec<String>,
+        /// What relative paths are resolved against.
+        cwd: Option<String>,
+        /// Name what the change lacks (else only settle).
+        name: bool,
+    },
     /// The per-turn reset of one agent.
     Turn {
         /// The agent.
@@ -50,6 +62,7 @@ impl Op {
             Op::Hello => "hello",
             Op::Judge(_) => "judge",
             Op::Peek(_) => "peek",
+            Op::Boundary { .. } => "boundary",
             Op::Turn { .. } => "turn",
             Op::Configure(_) => "configure",
             Op::Flush => "flush",
@@ -137,6 +150,41 @@ impl Fields<'_> {
             })
     }
 
+    fn texts(&self, field: &'static str) -> Result<Vec<String>, RequestError> {
+        let wrong = |found| RequestError::WrongType {
+            field,
+            expected: "an array of strings",
+            found,
+        };
+        match self.map.get(field) {
+            None | Some(Value::Null) => Err(RequestError::MissingField {
+                field,
+                op: Some(self.op),
+            }),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| {
+                    v.as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| wrong(kind_of(v)))
+                })
+                .collect(),
+            Some(other) => Err(wrong(kind_of(other))),
+        }
+    }
+
+    fn optional_bool(&self, field: &'static str) -> Result<Option<bool>, RequestError> {
+        match self.map.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(other) => Err(RequestError::WrongType {
+                field,
+                expected: "a boolean",
+                found: kind_of(other),
+            }),
+        }
+    }
+
     fn optional_text(&self, field: &'static str) -> Result<Option<String>, RequestError> {
         match self.map.get(field) {
             None | Some(Value::Null) => Ok(None),
@@ -170,6 +218,7 @@ fn parse_op(map: &Map<String, Value>) -> Result<Op, RequestError> {
     let name = match op {
         "judge" => "judge",
         "peek" => "peek",
+        "boundary" => "boundary",
         "turn" => "turn",
         "configure" => "configure",
         "hello" => return Ok(Op::Hello),
@@ -196,6 +245,12 @@ fn parse_op(map: &Map<String, Value>) -> Result<Op, RequestError> {
         }
         "turn" => Ok(Op::Turn {
             agent: f.text("agent")?,
+        }),
+        "boundary" => Ok(Op::Boundary {
+            agent: f.text("agent")?,
+            paths: f.texts("paths")?,
+            cwd: f.optional_text("cwd")?,
+            name: f.optional_bool("name")?.unwrap_or(true),
         }),
         "configure" => match map.get("config") {
             None | Some(Value::Null) => Err(RequestError::MissingField {
@@ -310,7 +365,7 @@ mod tests {
         );
         check(
             br#"{"id":1,"op":"jduge"}"#,
-            r#"1 unknown-op: unknown op "jduge" (known: hello, judge, peek, turn, configure, flush, rates, stats, close)"#,
+            r#"1 unknown-op: unknown op "jduge" (known: hello, judge, peek, boundary, turn, configure, flush, rates, stats, close)"#,
         );
         check(
             br#"{"id":1,"op":"judge","agent":"a","path":"x"}"#,

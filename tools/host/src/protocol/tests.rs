@@ -448,6 +448,63 @@ fn peek_answers_what_judge_would_and_keeps_nothing() {
 }
 
 #[test]
+fn a_boundary_names_what_the_change_lacks_and_its_next_boundary_settles_it() {
+    let mut f = fixture();
+    // Boundaries learn under the evidence model (the default; the fixture's is the PoC's).
+    let configured = f.send(r#"{"id":0,"op":"configure","config":{"rateModel":"evidence"}}"#);
+    assert_eq!(configured["ok"], true, "{configured}");
+    let boundary = |f: &mut Fixture, id: u64, paths: &[&str], name: bool| {
+        let line = serde_json::json!({
+            "id": id, "op": "boundary", "agent": "s/boundary", "paths": paths, "cwd": f.ws(),
+            "name": name,
+        });
+        f.send(&line.to_string())
+    };
+    let named = boundary(
+        &mut f,
+        1,
+        &["Documentation/Plans/X.md", "CHANGELOG.md"],
+        true,
+    );
+    assert_eq!(named["ok"], true, "{named}");
+    let notes = named["notes"].as_array().expect("notes");
+    assert_eq!(notes.len(), 1, "{named}");
+    assert_eq!(notes[0]["path"], "Documentation/Plans/X.md");
+    let companions = notes[0]["note"]["companions"].to_string();
+    // The change holds the changelog: only what it lacks is named.
+    assert!(!companions.contains("CHANGELOG.md"), "{companions}");
+    assert!(
+        companions.contains("Documentation/INDEX.md"),
+        "{companions}"
+    );
+    let pending = |f: &Fixture| {
+        let contents = f.server.engine().store().contents().expect("contents");
+        contents.pending().expect("pending").len()
+    };
+    assert_eq!(pending(&f), 1, "the boundary's note is recorded");
+    // The index is added; the next boundary, naming nothing, settles the note as followed.
+    let settled = boundary(
+        &mut f,
+        2,
+        &[
+            "Documentation/Plans/X.md",
+            "CHANGELOG.md",
+            "Documentation/INDEX.md",
+        ],
+        false,
+    );
+    assert_eq!(settled["notes"], serde_json::json!([]), "{settled}");
+    let ledger = settled["ledger"].to_string();
+    assert!(
+        ledger.contains("accepted Plan Documentation/INDEX.md"),
+        "{ledger}"
+    );
+    assert_eq!(pending(&f), 0);
+    let bad = f.send(r#"{"id":3,"op":"boundary","agent":"a","paths":"X.md"}"#);
+    assert_eq!(code(&bad), "wrong-type", "{bad}");
+}
+
+#[test]
 fn a_tool_no_config_judges_is_an_error_and_a_default_one_left_out_is_ignored() {
     let mut f = fixture();
     let ws = f.ws();
