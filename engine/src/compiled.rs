@@ -433,6 +433,36 @@ impl CompiledPack {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_change_covers_a_companion_as_the_follow_through_counts_it() {
+        for (companion, file, expect) in [
+            ("CHANGELOG.md", "CHANGELOG.md", true),
+            ("CHANGELOG.md", "docs/CHANGELOG.md", true),
+            ("CHANGELOG.md", "CHANGELOG.mdx", false),
+            ("Documentation/Plans/*.md", "Documentation/Plans/X.md", true),
+            (
+                "Documentation/Plans/*.md",
+                "Documentation/Plans/a/X.md",
+                false,
+            ),
+            (
+                "Documentation/Plans/<Plan>.md",
+                "Documentation/Plans/New.md",
+                true,
+            ),
+            ("changelog.d/<name>.<ext>", "changelog.d/12.fix.md", true),
+            ("tests/test_a.py", "src/tests/test_a.py", true),
+            ("tests/test_a.py", "tests/test_b.py", false),
+        ] {
+            let matcher = companion_matcher(companion).expect("a glob");
+            assert_eq!(
+                change_covers(&matcher, file),
+                expect,
+                "{companion} / {file}"
+            );
+        }
+    }
+
     use super::*;
     use docsuggest_schema::pack::{Companion, Family};
 

@@ -376,35 +376,3 @@ fn note_for(
         std::thread::sleep(Duration::from_millis(100));
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use docsuggest_engine::compiled::change_covers as covers;
-
-    #[test]
-    fn a_change_covers_a_companion_as_the_follow_through_counts_it() {
-        for (companion, file, expect) in [
-            ("CHANGELOG.md", "CHANGELOG.md", true),
-            ("CHANGELOG.md", "docs/CHANGELOG.md", true),
-            ("CHANGELOG.md", "CHANGELOG.mdx", false),
-            ("Documentation/Plans/*.md", "Documentation/Plans/X.md", true),
-            (
-                "Documentation/Plans/*.md",
-                "Documentation/Plans/a/X.md",
-                false,
-            ),
-            (
-                "Documentation/Plans/<Plan>.md",
-                "Documentation/Plans/New.md",
-                true,
-            ),
-            ("changelog.d/<name>.<ext>", "changelog.d/12.fix.md", true),
-            ("tests/test_a.py", "src/tests/test_a.py", true),
-            ("tests/test_a.py", "tests/test_b.py", false),
-        ] {
-            let matcher =
-                docsuggest_engine::compiled::companion_matcher(companion).expect("a glob");
-            assert_eq!(covers(&matcher, file), expect, "{companion} / {file}");
-        }
-    }
-}
