@@ -165,6 +165,18 @@ fn the_hook_before_a_commit_names_what_the_staged_change_lacks() {
     assert!(complete.trim().is_empty(), "{complete}");
 }
 
+/// The hook's answer to a Claude Code `Stop` of session `s` in `ws`, under `--boundary`.
+fn stop_hook(env: &Env, ws: &Path, active: bool, boundary: &str) -> String {
+    let event = serde_json::json!({"hook_event_name": "Stop", "session_id": "s",
+        "cwd": ws, "stop_hook_active": active});
+    let out = env.run(
+        &["hook", "--timeout-ms", "5000", "--boundary", boundary],
+        event.to_string().as_bytes(),
+    );
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
 /// A Claude Code `Stop` event, when the work tree's change lacks companions: the agent is kept
 /// going once with the reason (`--boundary remind`, the default), never again while it goes
 /// on from a stop hook (`stop_hook_active`); `inform` only tells the user; `off` says nothing,
@@ -176,16 +188,7 @@ fn the_stop_hook_reminds_once_of_what_the_change_lacks() {
     let _stop = StopDaemon(&env);
     let ws = committed_workspace(&env);
     std::fs::write(ws.join("Documentation/Plans/X.md"), "changed\n").expect("edit the plan");
-    let stop = |active: bool, boundary: &str| {
-        let event = serde_json::json!({"hook_event_name": "Stop", "session_id": "s",
-            "cwd": ws, "stop_hook_active": active});
-        let out = env.run(
-            &["hook", "--timeout-ms", "5000", "--boundary", boundary],
-            event.to_string().as_bytes(),
-        );
-        assert!(out.status.success(), "{out:?}");
-        String::from_utf8(out.stdout).expect("UTF-8")
-    };
+    let stop = |active: bool, boundary: &str| stop_hook(&env, &ws, active, boundary);
     let told: Value = serde_json::from_str(&stop(false, "inform")).expect("an answer");
     assert!(told.get("decision").is_none(), "{told}");
     assert!(
@@ -310,16 +313,7 @@ fn a_stop_reminder_learns_from_what_the_agent_adds_and_leaves_out() {
     let _stop = StopDaemon(&env);
     let ws = committed_workspace(&env);
     std::fs::write(ws.join("Documentation/Plans/X.md"), "changed\n").expect("edit the plan");
-    let stop = |active: bool, boundary: &str| {
-        let event = serde_json::json!({"hook_event_name": "Stop", "session_id": "s",
-            "cwd": ws, "stop_hook_active": active});
-        let out = env.run(
-            &["hook", "--timeout-ms", "5000", "--boundary", boundary],
-            event.to_string().as_bytes(),
-        );
-        assert!(out.status.success(), "{out:?}");
-        String::from_utf8(out.stdout).expect("UTF-8")
-    };
+    let stop = |active: bool, boundary: &str| stop_hook(&env, &ws, active, boundary);
     let rows = |env: &Env| -> Vec<Value> {
         // The daemon holds the store: stop it, then read the file.
         drop(StopDaemon(env));

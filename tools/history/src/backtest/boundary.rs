@@ -14,7 +14,7 @@
 //! Each check is scored at its default bar and at the lowest bar of its own score (a note's
 //! confidence; a co-change confidence) that keeps false alarms within the budget.
 
-use super::score::{Bases, CommitFamilies, Matchers, ranked};
+use super::score::{Bases, CommitFamilies, ranked};
 use docsuggest_engine::compiled::{CompiledPack, change_covers, companion_matcher};
 use globset::GlobMatcher;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -90,7 +90,7 @@ pub fn companion_files(
     reference: &CompiledPack,
     bases: &mut Bases,
 ) -> Vec<BTreeSet<usize>> {
-    let matchers = Matchers::new(reference);
+    let matchers = super::score::Matchers::new(reference);
     paths
         .iter()
         .enumerate()
@@ -202,42 +202,62 @@ pub fn engine_check(
     peeks: &[Vec<Peeked>],
     misses: &[BTreeSet<usize>],
 ) -> CheckFigures {
-    let mut matchers: HashMap<String, Option<GlobMatcher>> = HashMap::new();
+    let mut matchers = Matchers::default();
     let mut said = Said::default();
     for (t, files) in paths.iter().enumerate().skip(split) {
         let peeked = peeks.get(t).map_or(&[][..], Vec::as_slice);
-        // What the check of the change without `left_out` names: companion → best confidence.
-        let mut check = |left_out: Option<usize>| -> Named<String> {
-            let mut named = Named::new();
-            for p in peeked.iter().filter(|p| Some(p.file) != left_out) {
-                for c in &p.companions {
-                    let matcher = matchers
-                        .entry(c.clone())
-                        .or_insert_with(|| companion_matcher(c).ok());
-                    let Some(matcher) = matcher else { continue };
-                    let touched = files
-                        .iter()
-                        .enumerate()
-                        .any(|(j, f)| Some(j) != left_out && change_covers(matcher, f));
-                    if !touched {
-                        keep_best(&mut named, c.clone(), p.confidence);
-                    }
-                }
-            }
-            named
-        };
-        said.alarms.push(check(None).into_values().collect());
+        let named = lacking(peeked, files, None, &mut matchers);
+        said.alarms.push(named.into_values().collect());
         for &x in misses.get(t).into_iter().flatten() {
-            let named = check(Some(x));
-            let best = named
+            let best = lacking(peeked, files, Some(x), &mut matchers)
                 .iter()
-                .filter(|(c, _)| companion_matcher(c).is_ok_and(|m| change_covers(&m, &files[x])))
+                .filter(|(c, _)| matchers.of(c).is_some_and(|m| change_covers(m, &files[x])))
                 .map(|(_, &s)| s)
                 .reduce(f64::max);
             said.misses.push(best);
         }
     }
     said.figures(name, 0.0)
+}
+
+/// Each companion's matcher, compiled once (`None`: not a glob).
+#[derive(Default)]
+struct Matchers(HashMap<String, Option<GlobMatcher>>);
+
+impl Matchers {
+    fn of(&mut self, companion: &str) -> Option<&GlobMatcher> {
+        if !self.0.contains_key(companion) {
+            let compiled = companion_matcher(companion).ok();
+            self.0.insert(companion.to_string(), compiled);
+        }
+        self.0.get(companion).and_then(Option::as_ref)
+    }
+}
+
+/// What the engine's check of the change `files` without `left_out` names: each companion a
+/// peek of the rest named that no file of the rest covers, with its best confidence.
+fn lacking(
+    peeked: &[Peeked],
+    files: &[String],
+    left_out: Option<usize>,
+    matchers: &mut Matchers,
+) -> Named<String> {
+    let mut named = Named::new();
+    for p in peeked.iter().filter(|p| Some(p.file) != left_out) {
+        for c in &p.companions {
+            let Some(matcher) = matchers.of(c) else {
+                continue;
+            };
+            let touched = files
+                .iter()
+                .enumerate()
+                .any(|(j, f)| Some(j) != left_out && change_covers(matcher, f));
+            if !touched {
+                keep_best(&mut named, c.clone(), p.confidence);
+            }
+        }
+    }
+    named
 }
 
 /// The co-change check: for every file of the change, the files that changed with it in at

@@ -295,17 +295,7 @@ pub fn prepare(options: &Options, config: &Config) -> Result<Prepared, BacktestE
             }
         },
     };
-    let source = match &pack_text {
-        Some(text) => Pack::from_json_str(text, &pack_source).map_err(|e| BacktestError::Pack {
-            file: pack_source.clone(),
-            reason: e.to_string(),
-        })?,
-        None => Pack::builtin(),
-    };
-    let pack = CompiledPack::compile(&source, &pack_source).map_err(|e| BacktestError::Pack {
-        file: pack_source.clone(),
-        reason: e.to_string(),
-    })?;
+    let (source, pack) = parse_pack(pack_text.as_deref(), &pack_source)?;
     let (turns, skipped) = trace::turns(&history.commits, &pack, options.max_files);
     if turns.is_empty() {
         return Err(BacktestError::Argument(format!(
@@ -892,11 +882,23 @@ impl Boundary {
 /// The pack in `file`, compiled.
 fn compile_pack_file(file: &Path) -> Result<CompiledPack, BacktestError> {
     let name = file.display().to_string();
-    let unusable = |reason: String| BacktestError::Pack {
+    let text = std::fs::read_to_string(file).map_err(|e| BacktestError::Pack {
         file: name.clone(),
+        reason: e.to_string(),
+    })?;
+    parse_pack(Some(&text), &name).map(|(_, pack)| pack)
+}
+
+/// The pack `text` (the built-in one for `None`) from `source`, parsed and compiled.
+fn parse_pack(text: Option<&str>, source: &str) -> Result<(Pack, CompiledPack), BacktestError> {
+    let unusable = |reason: String| BacktestError::Pack {
+        file: source.to_string(),
         reason,
     };
-    let text = std::fs::read_to_string(file).map_err(|e| unusable(e.to_string()))?;
-    let pack = Pack::from_json_str(&text, &name).map_err(|e| unusable(e.to_string()))?;
-    CompiledPack::compile(&pack, &name).map_err(|e| unusable(e.to_string()))
+    let pack = match text {
+        Some(text) => Pack::from_json_str(text, source).map_err(|e| unusable(e.to_string()))?,
+        None => Pack::builtin(),
+    };
+    let compiled = CompiledPack::compile(&pack, source).map_err(|e| unusable(e.to_string()))?;
+    Ok((pack, compiled))
 }
