@@ -105,6 +105,9 @@ impl FileProbe for SwitchProbe {
     fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
         self.active().canonicalize(path)
     }
+    fn plain_entries(&self, dir: &Path) -> Vec<(String, EntryKind)> {
+        self.active().plain_entries(dir)
+    }
     fn resolves_within(&self, path: &Path, root: &Path, real_root: &RealRoot) -> bool {
         self.active().resolves_within(path, root, real_root)
     }
@@ -161,6 +164,9 @@ impl FileProbe for FrozenProbe {
     }
     fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
         remembered(&self.real, path, || self.os.canonicalize(path))
+    }
+    fn plain_entries(&self, dir: &Path) -> Vec<(String, EntryKind)> {
+        self.os.plain_entries(dir)
     }
     fn freshness(&self) -> Option<Freshness> {
         // Its answers never change, by construction.

@@ -125,6 +125,12 @@ impl CompiledFamily {
         self.captures.get(rule)?.as_ref()?.of(rel)
     }
 
+    /// The first rule (in pack order) that matches the workspace-relative path `rel`.
+    pub fn rule_for(&self, rel: &str) -> Option<&str> {
+        let at = self.rule_matchers.iter().position(|m| m.is_match(rel))?;
+        self.rules.get(at).map(String::as_str)
+    }
+
     /// The path companion `companion` (an index into `companions`) names for the
     /// workspace-relative call path `rel`: a template's substitution, when it has one (see
     /// [`substitute`]). `None` for a companion that is not a template.

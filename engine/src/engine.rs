@@ -262,6 +262,7 @@ impl<P: FileProbe> Engine<P> {
             &mut self.packs,
             &self.probe,
             &self.config.exclude,
+            (self.config.note_style, self.config.learn),
         ));
         self.scenes.keep(&scene, before, self.probe.freshness());
         scene

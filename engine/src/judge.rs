@@ -10,11 +10,12 @@ use crate::lines::Ledger;
 use crate::measure::{self, Rates};
 use crate::note::{self, Gauge, Note};
 pub use crate::pipeline::{Effects, Located, Record, Settings};
+use crate::plain_note::{self, Why};
 
 pub use crate::follow::{abandon, close_with_evidence, cut_short, follow, soft_reject};
 use docsuggest_schema::rate::NEUTRAL;
 use docsuggest_schema::{
-    CompanionRow, Config, RateKey, RateModel, RateRow, RateSnapshot, SilenceReason,
+    CompanionRow, Config, NoteStyle, RateKey, RateModel, RateRow, RateSnapshot, SilenceReason,
 };
 
 /// The learned rates of one family, read through one snapshot (neutral when not learning).
@@ -125,6 +126,57 @@ impl Gauging {
     }
 }
 
+/// A plain note's words for one call: what the change is, and each candidate companion's
+/// line (`None`: a glob that stands for nothing specific, left out).
+struct Wording {
+    what: String,
+    lines: Vec<(String, Option<String>)>,
+}
+
+impl Wording {
+    /// The words of a plain note for the ranked `rows`, or `None` in the PoC's style.
+    fn of(subject: &Subject<'_>, rows: &[CompanionRow], rates: &SnapshotRates<'_>) -> Option<Self> {
+        let scene = subject.located.scene;
+        if scene.style != NoteStyle::Plain {
+            return None;
+        }
+        let family = subject.family;
+        let what =
+            plain_note::described(family.rule_for(subject.located.rel).unwrap_or(&family.name));
+        let lines = rows
+            .iter()
+            .map(|r| {
+                let at = family.companions.iter().position(|c| c.path == r.path);
+                let action = at.and_then(|i| subject.filtered.actions.get(i)?.as_ref());
+                let prior = at.map_or(0.0, |i| family.companions[i].prior);
+                let why = match rates.row(&r.path).filter(|row| row.observations() > 0) {
+                    Some(row) => Why::Seen {
+                        hits: row.hits(),
+                        seen: row.observations(),
+                    },
+                    None if subject.located.workspace.mined => Why::Mined { rate: prior },
+                    None if scene.builtin_pack => Why::Builtin,
+                    None => Why::Pack,
+                };
+                let line = action.and_then(|a| plain_note::line(a, why));
+                (r.path.clone(), line)
+            })
+            .collect();
+        Some(Wording { what, lines })
+    }
+
+    fn line(&self, path: &str) -> Option<&String> {
+        self.lines.iter().find(|(p, _)| p == path)?.1.as_ref()
+    }
+
+    /// The lines of `rows`, each of which has one.
+    fn lines_of(&self, rows: &[CompanionRow]) -> Vec<String> {
+        rows.iter()
+            .filter_map(|r| self.line(&r.path).cloned())
+            .collect()
+    }
+}
+
 /// Step 6, detect: the call's family, or the abstention that ends it.
 fn detect<'p>(located: &'p Located<'_>, ledger: &mut Ledger) -> Option<&'p CompiledFamily> {
     let pack = &located.workspace.pack;
@@ -166,12 +218,24 @@ fn choose(
     subject: &Subject<'_>,
     mut rows: Vec<CompanionRow>,
     gauge: Gauge,
+    wording: Option<&Wording>,
     config: &Config,
     ledger: &mut Ledger,
 ) -> Option<(Vec<CompanionRow>, Vec<CompanionRow>)> {
     let name = subject.family.name.as_str();
     let evidence = config.learn && config.rate_model == RateModel::Evidence;
     let mut watched = Vec::new();
+    if let Some(wording) = wording {
+        // A plain note never names what its reader cannot open; under the evidence model
+        // its window still watches it.
+        let (named, unnamed): (Vec<CompanionRow>, Vec<CompanionRow>) = rows
+            .into_iter()
+            .partition(|r| wording.line(&r.path).is_some());
+        rows = named;
+        if evidence {
+            watched = unnamed;
+        }
+    }
     if evidence {
         measure::weigh_evidence(&mut rows, config.evidence_exponent);
         let (kept, left) = measure::prune(rows, config.prune_below);
@@ -185,8 +249,18 @@ fn choose(
     if rows.len() > config.max_companions {
         watched.extend(rows.drain(config.max_companions..));
     }
-    let paths: Vec<&str> = rows.iter().map(|r| subject.shown(&r.path)).collect();
-    let fit = note::fitting(name, gauge, &paths, config.max_note_chars);
+    let fit = match wording {
+        Some(wording) => plain_note::fitting(
+            &wording.what,
+            gauge,
+            &wording.lines_of(&rows),
+            config.max_note_chars,
+        ),
+        None => {
+            let paths: Vec<&str> = rows.iter().map(|r| subject.shown(&r.path)).collect();
+            note::fitting(name, gauge, &paths, config.max_note_chars)
+        }
+    };
     if fit == 0 && !rows.is_empty() {
         ledger.push(ledger::abstained(Abstain::NoCompanions, Some(name), 0.0));
         return None;
@@ -297,7 +371,15 @@ pub fn decide(
         );
         return None;
     }
-    let (mut rows, mut watched) = choose(&subject, rows, gauging.gauge, config, ledger)?;
+    let wording = Wording::of(&subject, &rows, &rates);
+    let (mut rows, mut watched) = choose(
+        &subject,
+        rows,
+        gauging.gauge,
+        wording.as_ref(),
+        config,
+        ledger,
+    )?;
     // Step 10, gate.
     let evidence = config.learn && config.rate_model == RateModel::Evidence;
     let mut confidence = gauging.confidence(&rows);
@@ -352,7 +434,17 @@ pub fn decide(
     }
     ledger.push(ledger::suggest(name, confidence, &name_refs));
     push_decided(settings, &subject, confidence, &rows, ledger);
-    let note = note::compose(name, gauging.gauge, confidence, &name_refs);
+    let note = match &wording {
+        Some(wording) => plain_note::compose(
+            name,
+            &wording.what,
+            gauging.gauge,
+            confidence,
+            &name_refs,
+            &wording.lines_of(&rows),
+        ),
+        None => note::compose(name, gauging.gauge, confidence, &name_refs),
+    };
     if config.learn {
         let shape = Shape {
             rows,

@@ -30,6 +30,7 @@
 //! clock once per directory listing to tell a settled listing from one still changing.
 #![deny(missing_docs)]
 
+pub mod action;
 pub mod agent;
 mod agents;
 pub mod compiled;
@@ -49,6 +50,7 @@ pub mod mined;
 pub mod note;
 pub mod paths;
 mod pipeline;
+pub mod plain_note;
 pub mod probe;
 pub mod probe_cache;
 mod probe_watch;

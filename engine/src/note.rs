@@ -21,6 +21,10 @@ macro_rules! note_struct {
             pub summary: String,
             /// The companions the text names, in rank order.
             pub companions: Vec<String>,
+            /// Each companion's line as the text writes it (without its `- `), in the order
+            /// of `companions`: the path itself in the PoC's style, what to do and why in
+            /// the plain style.
+            pub lines: Vec<String>,
             /// The number the header shows, in 0..1: the PoC's kappa, or the probability that
             /// the note is followed.
             pub confidence: f64,
@@ -80,7 +84,7 @@ fn header_chars(family: &str, gauge: Gauge) -> usize {
 
 /// `text.chars().count()`, answered by the byte length for ASCII text (companion paths
 /// mostly are, and counting characters one by one costs more than checking the bytes).
-fn char_len(text: &str) -> usize {
+pub(crate) fn char_len(text: &str) -> usize {
     if text.is_ascii() {
         text.len()
     } else {
@@ -117,11 +121,12 @@ pub fn compose(family: &str, gauge: Gauge, confidence: f64, companions: &[&str])
         text,
         summary: summary(family, companions),
         companions: companions.iter().map(|c| c.to_string()).collect(),
+        lines: companions.iter().map(|c| c.to_string()).collect(),
         confidence,
     }
 }
 
-fn summary(family: &str, companions: &[&str]) -> String {
+pub(crate) fn summary(family: &str, companions: &[&str]) -> String {
     let mut out = String::with_capacity(family.len() + 2 + SUMMARY_CHARS);
     out.push_str(family);
     out.push_str(": ");

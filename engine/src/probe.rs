@@ -10,6 +10,9 @@ use std::time::SystemTime;
 /// The largest file [`OsProbe::read_to_string`] reads: a pack is a few kilobytes.
 pub const MAX_READ_BYTES: u64 = 1 << 20;
 
+/// The most entries [`FileProbe::plain_entries`] answers for one directory.
+pub const MAX_LISTED: usize = 2048;
+
 /// A workspace root with its symlinks resolved, computed at most once per call.
 pub type RealRoot = std::cell::OnceCell<Option<PathBuf>>;
 
@@ -59,6 +62,11 @@ pub trait FileProbe {
     fn subdirectories(&self, dir: &Path) -> Vec<PathBuf>;
     /// The path with every symlink resolved, or `None` when it does not exist.
     fn canonicalize(&self, path: &Path) -> Option<PathBuf>;
+    /// The regular files and directories immediately in `dir`, sorted by name: symlinks,
+    /// other entries and names that are not UTF-8 left out, at most [`MAX_LISTED`] (empty when
+    /// unreadable). What a note may show as a specific file is found here, never through a
+    /// symlink.
+    fn plain_entries(&self, dir: &Path) -> Vec<(String, EntryKind)>;
 
     /// Whether anything is at `path` itself, a symlink included even when it leads nowhere
     /// (the default, for probes that know no symlinks: [`FileProbe::kind`]).
@@ -130,6 +138,30 @@ impl FileProbe for OsProbe {
 
     fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
         std::fs::canonicalize(path).ok()
+    }
+
+    fn plain_entries(&self, dir: &Path) -> Vec<(String, EntryKind)> {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let mut out: Vec<(String, EntryKind)> = entries
+            .filter_map(Result::ok)
+            .take(MAX_LISTED)
+            .filter_map(|e| {
+                // `file_type` does not follow a symlink: a link is neither kind.
+                let file_type = e.file_type().ok()?;
+                let kind = if file_type.is_file() {
+                    EntryKind::File
+                } else if file_type.is_dir() {
+                    EntryKind::Dir
+                } else {
+                    return None;
+                };
+                Some((e.file_name().into_string().ok()?, kind))
+            })
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
     }
 
     fn is_entry(&self, path: &Path) -> bool {

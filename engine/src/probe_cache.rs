@@ -352,6 +352,27 @@ impl FileProbe for CachingProbe {
         self.os().canonicalize(path)
     }
 
+    fn plain_entries(&self, dir: &Path) -> Vec<(String, EntryKind)> {
+        let listed = self.with_listing(dir, |l| {
+            let mut out: Vec<(String, EntryKind)> = l
+                .entries
+                .iter()
+                .filter_map(|(name, t)| {
+                    let kind = match t {
+                        EntryType::File => EntryKind::File,
+                        EntryType::Dir => EntryKind::Dir,
+                        EntryType::Symlink | EntryType::Other => return None,
+                    };
+                    Some((name.to_str()?.to_string(), kind))
+                })
+                .collect();
+            out.sort_by(|a, b| a.0.cmp(&b.0));
+            out.truncate(crate::probe::MAX_LISTED);
+            out
+        });
+        listed.unwrap_or_else(|| self.os().plain_entries(dir))
+    }
+
     fn is_entry(&self, path: &Path) -> bool {
         match self.entry(path) {
             Ok(entry) => entry.is_some(),

@@ -6,11 +6,13 @@
 //! with a kept scene a call that touches no family asks the disk nothing beyond the probe's
 //! change check, and a noted call asks it nothing beyond that either.
 
+use crate::action::{self, Action};
 use crate::compiled::{CompanionForm, CompiledFamily, Detection, substitute};
 use crate::filter::Bases;
 use crate::locate::{PackCache, Workspace};
 use crate::paths::{is_pattern, literal_prefix, relative_to, strip_base};
 use crate::probe::{FileProbe, Freshness};
+use docsuggest_schema::NoteStyle;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -37,6 +39,10 @@ pub struct Scene {
     pub filtered: Option<Filtered>,
     /// Problems found on the way (a malformed repo pack).
     pub warnings: Vec<String>,
+    /// The style a note for this path is written in.
+    pub style: NoteStyle,
+    /// Whether the pack in force is the built-in one.
+    pub builtin_pack: bool,
 }
 
 /// The existence filter's answer for one call path and its family.
@@ -50,6 +56,9 @@ pub struct Filtered {
     /// (`None` for other companions, or a template with no valid substitution). Empty for a
     /// family without a template.
     pub substituted: Vec<Option<String>>,
+    /// In the plain style: what the note asks of each companion that exists, by index
+    /// (`None` for the others). Empty in the PoC's style.
+    pub actions: Vec<Option<Action>>,
 }
 
 impl Filtered {
@@ -78,12 +87,14 @@ impl Filtered {
 }
 
 impl Scene {
-    /// Reads the scene of `path` (resolved and normalised) through `probe`.
+    /// Reads the scene of `path` (resolved and normalised) through `probe`; `style` is the
+    /// config's, resolved for the pack in force with `learn`.
     pub fn read(
         path: &Path,
         packs: &mut PackCache,
         probe: &dyn FileProbe,
         exclude: &[String],
+        (style, learn): (NoteStyle, bool),
     ) -> Scene {
         let mut warnings = Vec::new();
         let prefix;
@@ -111,10 +122,14 @@ impl Scene {
             detection: Detection::NoSignal,
             filtered: None,
             warnings,
+            style: NoteStyle::Poc,
+            builtin_pack: false,
         };
         let Some(workspace) = workspace.filter(|_| !excluded) else {
             return scene;
         };
+        scene.builtin_pack = Arc::ptr_eq(&workspace.pack, packs.builtin());
+        scene.style = style.resolve(learn, scene.builtin_pack);
         scene.rel = relative_to(path, &workspace.root)
             .unwrap_or_default()
             .to_string();
@@ -158,11 +173,28 @@ impl Scene {
                     Some(Some(path)) => bases.keeps_substituted(path, probe),
                     _ => bases.keeps(&family.companions[i], probe),
                 })
-                .collect();
+                .collect::<Vec<usize>>();
+            let actions = if scene.style == NoteStyle::Plain {
+                let mut actions = vec![None; family.companions.len()];
+                for &i in &existing {
+                    let shown = substituted.get(i).and_then(|s| s.as_deref());
+                    actions[i] = Some(action::of(
+                        &family.companions[i],
+                        shown,
+                        &bases,
+                        &scene.rel,
+                        probe,
+                    ));
+                }
+                actions
+            } else {
+                Vec::new()
+            };
             scene.filtered = Some(Filtered {
                 bases: bases.into_all().into(),
                 existing,
                 substituted,
+                actions,
             });
         }
         scene.workspace = Some(workspace);

@@ -21,6 +21,32 @@ pub enum Durability {
     Group,
 }
 
+/// How a note's text is written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NoteStyle {
+    /// `poc` for the built-in pack or with `learn: false` (where the PoC is asked for),
+    /// `plain` for a repository's or a mined pack.
+    #[default]
+    Auto,
+    /// The PoC's byte-stable note: a header with the family's name and kappa, one bare path
+    /// per companion.
+    Poc,
+    /// Written for its reader: what the change is, and per companion what to do and why.
+    Plain,
+}
+
+impl NoteStyle {
+    /// The style a note is written in, for a pack that is (or is not) the built-in one.
+    pub fn resolve(self, learn: bool, builtin_pack: bool) -> NoteStyle {
+        match self {
+            NoteStyle::Auto if builtin_pack || !learn => NoteStyle::Poc,
+            NoteStyle::Auto => NoteStyle::Plain,
+            chosen => chosen,
+        }
+    }
+}
+
 /// The validated config. Field names are camelCase in files and patches.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -86,6 +112,8 @@ pub struct Config {
     /// pack mined from the repository's history, when the host plugged in a miner. Off, such
     /// a call is foreign as before.
     pub zero_config: bool,
+    /// How a note's text is written.
+    pub note_style: NoteStyle,
 }
 
 impl Default for Config {
@@ -123,6 +151,7 @@ impl Default for Config {
             follow_threshold: 0.55,
             unprompted_threshold: 0.75,
             zero_config: true,
+            note_style: NoteStyle::Auto,
         }
     }
 }
@@ -244,6 +273,7 @@ impl Config {
                 "followThreshold" => p.unit(value, &mut self.follow_threshold),
                 "unpromptedThreshold" => p.unit(value, &mut self.unprompted_threshold),
                 "zeroConfig" => p.boolean(value, &mut self.zero_config),
+                "noteStyle" => p.choice(value, &mut self.note_style),
                 _ => p.problem(suggest::unknown("unknown field", field, &FIELDS)),
             }
         }
@@ -251,7 +281,7 @@ impl Config {
 }
 
 /// Every config field, as a file or patch writes it.
-pub const FIELDS: [&str; 28] = [
+pub const FIELDS: [&str; 29] = [
     "log",
     "logFile",
     "enabled",
@@ -280,6 +310,7 @@ pub const FIELDS: [&str; 28] = [
     "followThreshold",
     "unpromptedThreshold",
     "zeroConfig",
+    "noteStyle",
 ];
 
 /// The heuristics' names, as configs write them.
@@ -492,6 +523,25 @@ mod tests {
         assert_eq!(c.exclude.join(","), "node_modules,Target,.git,dist");
         assert_eq!(c.weights, Table::DEFAULT_WEIGHTS);
         assert!(c.zero_config);
+    }
+
+    #[test]
+    fn note_style_is_chosen_by_pack_unless_set() {
+        let c = Config::default();
+        assert_eq!(c.note_style, NoteStyle::Auto);
+        assert_eq!(c.note_style.resolve(true, true), NoteStyle::Poc);
+        assert_eq!(c.note_style.resolve(false, false), NoteStyle::Poc);
+        assert_eq!(c.note_style.resolve(true, false), NoteStyle::Plain);
+        let plain = c.patched(&json!({"noteStyle": "plain"}), "t").unwrap();
+        assert_eq!(plain.note_style.resolve(false, true), NoteStyle::Plain);
+        let poc = c.patched(&json!({"noteStyle": "poc"}), "t").unwrap();
+        assert_eq!(poc.note_style.resolve(true, false), NoteStyle::Poc);
+        let wrong = problems(json!({"noteStyle": "fancy"}));
+        assert_eq!(wrong.len(), 1);
+        assert!(
+            wrong[0].starts_with("noteStyle: unknown variant `fancy`"),
+            "{wrong:?}"
+        );
     }
 
     #[test]

@@ -31,7 +31,7 @@ pub mod store;
 pub mod suggest;
 pub mod text;
 
-pub use config::{Config, ConfigError, Durability, RateModel};
+pub use config::{Config, ConfigError, Durability, NoteStyle, RateModel};
 pub use decision::{
     CompanionRow, Decision, EntryHead, EntryMoves, HistoryEntry, Outcome, Resolution,
     SilenceReason, StoreKind,

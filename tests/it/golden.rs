@@ -81,6 +81,19 @@ fn check_transcript(name: &str) {
     );
 }
 
+/// Each companion form (literal, template of an existing file and of a new one, new file in a
+/// directory, glob, per-file) in the plain style, learned evidence included.
+#[test]
+fn transcript_plain_forms() {
+    check_transcript("plain-forms.txt");
+}
+
+/// The same script in the PoC's style: the note as the PoC writes it.
+#[test]
+fn transcript_poc_forms() {
+    check_transcript("poc-forms.txt");
+}
+
 #[test]
 fn transcript_default_session() {
     check_transcript("default-session.txt");

@@ -13,7 +13,7 @@ fn pack_fixture(companions: &[&str]) -> Fixture {
 }
 
 fn named_for(f: &Fixture, rel: &str) -> String {
-    let mut engine = null_engine(config(json!({})));
+    let mut engine = null_engine(config(json!({"noteStyle": "poc"})));
     named(&judge(&mut engine, f, "a", rel))
 }
 

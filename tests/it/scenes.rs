@@ -40,6 +40,9 @@ impl FileProbe for Counting {
     fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
         self.ask().canonicalize(path)
     }
+    fn plain_entries(&self, dir: &Path) -> Vec<(String, EntryKind)> {
+        self.ask().plain_entries(dir)
+    }
     fn resolves_within(&self, path: &Path, root: &Path, real_root: &RealRoot) -> bool {
         self.ask().resolves_within(path, root, real_root)
     }

@@ -39,7 +39,7 @@ fn workspace() -> Fixture {
 }
 
 fn step_engine() -> Engine<OsProbe> {
-    memory_engine(config(json!({"rateModel": "step"})))
+    memory_engine(config(json!({"rateModel": "step", "noteStyle": "poc"})))
 }
 
 #[test]

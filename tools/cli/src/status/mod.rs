@@ -267,7 +267,13 @@ pub fn status(options: &StatusOptions) -> Status {
     let mut packs = PackCache::default();
     packs.set_zero_config(config.zero_config);
     packs.set_repo_identifier(Some(docsuggest_host::mining::repo_identifier()));
-    let mut scene = Scene::read(&path, &mut packs, &probe, &config.exclude);
+    let mut scene = Scene::read(
+        &path,
+        &mut packs,
+        &probe,
+        &config.exclude,
+        (config.note_style, config.learn),
+    );
     // The scene leaves the workspace out of an excluded path; it is still worth naming.
     let located = match &scene.workspace {
         Some(w) => Some(w.clone()),
@@ -303,7 +309,13 @@ pub fn status(options: &StatusOptions) -> Status {
             }
         }
         packs.set_mined(&w.root, Some(mined));
-        scene = Scene::read(&path, &mut packs, &probe, &config.exclude);
+        scene = Scene::read(
+            &path,
+            &mut packs,
+            &probe,
+            &config.exclude,
+            (config.note_style, config.learn),
+        );
     }
     let workspace = match &located {
         Some(w) if w.mined => WorkspaceStatus::GitWorkTree {

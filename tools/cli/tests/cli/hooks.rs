@@ -610,8 +610,11 @@ fn zero_config_after_mining_a_family_edit_names_its_templated_companion_and_its_
             hooks.ledger()
         );
     };
-    assert!(context.contains("src-py"), "{context}");
-    assert!(context.contains("\n- tests/test_mod1.py"), "{context}");
+    // A plain note (a mined pack): what to do with the test module, and why.
+    assert!(
+        context.contains("\n- update tests/test_mod1.py (changed alongside in "),
+        "{context}"
+    );
     assert!(!context.contains("{}"), "{context}");
 
     // The companion edit, in another hook process, follows the note.
@@ -663,7 +666,10 @@ fn zero_config_a_session_that_follows_the_convention_gets_the_templated_note_nex
             hooks.ledger()
         );
     };
-    assert!(context.contains("\n- tests/test_mod2.py"), "{context}");
+    assert!(
+        context.contains("\n- update tests/test_mod2.py ("),
+        "{context}"
+    );
     assert!(!context.contains("{}"), "{context}");
     edit("tests/test_mod2.py");
     assert!(
