@@ -18,6 +18,9 @@ export type Durability = 'immediate' | 'group'
 /** How a learned rate is read from its row. */
 export type RateModel = 'evidence' | 'step' | 'beta'
 
+/** How a note's text is written (`auto`: the PoC's for the built-in pack or `learn: false`). */
+export type NoteStyle = 'auto' | 'poc' | 'plain'
+
 /** The options of `Engine.open`: the config's fields, plus the choice of store. */
 export interface EngineOptions extends ConfigPatch {
   /** `true`: the bounded memory store instead of the redb file at `storePath`. */

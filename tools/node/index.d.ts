@@ -18,6 +18,9 @@ export type Durability = 'immediate' | 'group'
 /** How a learned rate is read from its row. */
 export type RateModel = 'evidence' | 'step' | 'beta'
 
+/** How a note's text is written (`auto`: the PoC's for the built-in pack or `learn: false`). */
+export type NoteStyle = 'auto' | 'poc' | 'plain'
+
 /** The options of `Engine.open`: the config's fields, plus the choice of store. */
 export interface EngineOptions extends ConfigPatch {
   /** `true`: the bounded memory store instead of the redb file at `storePath`. */
@@ -153,6 +156,12 @@ export interface ConfigPatch {
    * (default `true`).
    */
   zeroConfig?: boolean
+  /**
+   * How a note's text is written: `plain` (what to do with each companion and why) or
+   * `poc` (the PoC's note); default `auto`, the PoC's for the built-in pack or with
+   * `learn: false`, else plain.
+   */
+  noteStyle?: NoteStyle
 }
 
 /** The engine's counts since it opened. */
@@ -215,6 +224,12 @@ export interface Note {
   summary: string
   /** The companions the text names, in rank order. */
   companions: Array<string>
+  /**
+   * Each companion's line as the text writes it (without its `- `), in the order
+   * of `companions`: the path itself in the PoC's style, what to do and why in
+   * the plain style.
+   */
+  lines: Array<string>
   /**
    * The number the header shows, in 0..1: the PoC's kappa, or the probability that
    * the note is followed.

@@ -71,6 +71,26 @@ pub struct Missing {
     pub confidence: f64,
     /// The changed files whose note names it.
     pub for_files: Vec<String>,
+    /// The note's line for it (what to do and why in a plain note; the path in the PoC's).
+    pub line: String,
+}
+
+impl Missing {
+    /// Its line in a report: the note's own wording, then the family and the files that call
+    /// for it.
+    fn listed(&self) -> String {
+        if self.line == self.companion {
+            format!(
+                "- {} ({} {:.2}; for {})",
+                self.companion,
+                self.family,
+                self.confidence,
+                self.for_files.join(", ")
+            )
+        } else {
+            format!("- {}; for {}", self.line, self.for_files.join(", "))
+        }
+    }
 }
 
 /// What a check found.
@@ -105,14 +125,7 @@ impl std::fmt::Display for CheckReport {
             if self.missing.len() == 1 { "" } else { "s" }
         )?;
         for m in &self.missing {
-            writeln!(
-                f,
-                "- {} ({} {:.2}; for {})",
-                m.companion,
-                m.family,
-                m.confidence,
-                m.for_files.join(", ")
-            )?;
+            writeln!(f, "{}", m.listed())?;
         }
         if self.not_asked > 0 {
             writeln!(
@@ -153,15 +166,7 @@ impl CheckReport {
         Some(
             self.missing
                 .iter()
-                .map(|m| {
-                    format!(
-                        "\n- {} ({} {:.2}; for {})",
-                        m.companion,
-                        m.family,
-                        m.confidence,
-                        m.for_files.join(", ")
-                    )
-                })
+                .map(|m| format!("\n{}", m.listed()))
                 .collect(),
         )
     }
@@ -270,33 +275,44 @@ pub fn check_with(
             notes
         }
     };
-    let mut missing: BTreeMap<String, Missing> = BTreeMap::new();
+    // In the order the notes rank them (the most useful first), each companion once.
+    let mut missing: Vec<Missing> = Vec::new();
+    let mut index: BTreeMap<String, usize> = BTreeMap::new();
     for (file, note) in &notes {
         let family = note["family"].as_str().unwrap_or_default().to_string();
         let confidence = note["confidence"].as_f64().unwrap_or_default();
-        for companion in note["companions"].as_array().into_iter().flatten() {
+        let lines = note["lines"].as_array();
+        for (at, companion) in note["companions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
             let Some(companion) = companion.as_str() else {
                 continue;
             };
+            let line = lines.and_then(|l| l.get(at)?.as_str()).unwrap_or(companion);
             // Compiled once per companion, matched against every changed file.
             let touched = docsuggest_engine::compiled::companion_matcher(companion)
                 .is_ok_and(|matcher| in_change.iter().any(|file| change_covers(&matcher, file)));
             if touched {
                 continue;
             }
-            let entry = missing
-                .entry(companion.to_string())
-                .or_insert_with(|| Missing {
+            let at = *index.entry(companion.to_string()).or_insert_with(|| {
+                missing.push(Missing {
                     companion: companion.to_string(),
                     family: family.clone(),
                     confidence,
                     for_files: Vec::new(),
+                    line: line.to_string(),
                 });
+                missing.len() - 1
+            });
+            let entry = &mut missing[at];
             entry.confidence = entry.confidence.max(confidence);
             entry.for_files.push(file.clone());
         }
     }
-    let mut missing: Vec<Missing> = missing.into_values().collect();
     missing.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
     Ok(CheckReport {
         root: root.display().to_string(),

@@ -165,6 +165,11 @@ pub struct ConfigPatch {
     /// A call in a git work tree without a pack uses a pack mined from its history
     /// (default `true`).
     pub zero_config: Option<bool>,
+    /// How a note's text is written: `plain` (what to do with each companion and why) or
+    /// `poc` (the PoC's note); default `auto`, the PoC's for the built-in pack or with
+    /// `learn: false`, else plain.
+    #[napi(ts_type = "NoteStyle")]
+    pub note_style: Option<String>,
 }
 
 docsuggest_host::note_struct! {

@@ -85,6 +85,7 @@ test('the unions name what the engine accepts', async () => {
   assert.deepEqual(union('Heuristic'), known('heuristics', ['?'], /\(known: ([^)]+)\)/))
   assert.deepEqual(union('Durability'), known('durability', '?', /expected (`.+)/))
   assert.deepEqual(union('RateModel'), known('rateModel', '?', /expected one of (`.+)/))
+  assert.deepEqual(union('NoteStyle'), known('noteStyle', '?', /expected one of (`.+)/))
   await engine.close()
   // The engine judges the tools its config names; the union is the default list.
   const defaults = configSource.match(/tools: \[([^\]]+)\]/)

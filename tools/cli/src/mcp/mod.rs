@@ -193,7 +193,7 @@ impl Server {
                     .map_or("the engine gave no note", |s| s.explanation.as_str())
             );
             let value = json!({
-                "path": bounded(&query.path, MAX_PATH_BYTES), "family": null, "confidence": null, "companions": [],
+                "path": bounded(&query.path, MAX_PATH_BYTES), "family": null, "confidence": null, "companions": [], "lines": [],
                 "silent": silence, "ledger": answer["ledger"], "via": via.describe(),
             });
             return Ok(result(text, value));
@@ -211,7 +211,7 @@ impl Server {
         );
         let value = json!({
             "path": bounded(&query.path, MAX_PATH_BYTES), "family": family, "confidence": note["confidence"],
-            "companions": companions, "note": note["text"], "silent": null,
+            "companions": companions, "lines": note["lines"], "note": note["text"], "silent": null,
             "ledger": answer["ledger"], "via": via.describe(),
         });
         Ok(result(text, value))

@@ -357,3 +357,70 @@ fn a_stop_reminder_learns_from_what_the_agent_adds_and_leaves_out() {
         .expect("the family row");
     assert_eq!(family["accepts"], 1, "{rows:?}");
 }
+
+/// With a repository's pack the report and the Stop reminder speak the plain note's words:
+/// what to do with each companion (create the test, add a fragment named like those there,
+/// update the one page of a glob that is about the file) and why, then the files calling
+/// for it.
+#[test]
+fn the_boundary_speaks_the_plain_notes_words() {
+    let env = Env::new();
+    let _stop = StopDaemon(&env);
+    let ws = env.ws();
+    let pack = serde_json::json!({"families": [{"name": "Attr", "rules": ["src/attr/*.py"],
+        "companions": [{"path": "tests/test_{}.py", "prior": 1.0},
+            {"path": "changelog.d/<name>.<ext>", "prior": 0.9},
+            {"path": "docs/*.rst", "prior": 0.8}]}]});
+    env.write_ws(".dsh/doc-pack.json", &pack.to_string());
+    for file in [
+        "src/attr/shapes.py",
+        "tests/conftest.py",
+        "changelog.d/12.change.md",
+        "changelog.d/9.change.md",
+        "docs/api.rst",
+        "docs/shapes-guide.rst",
+        "docs/index.rst",
+        "docs/glossary.rst",
+    ] {
+        env.write_ws(file, "");
+    }
+    let ws = {
+        git(&ws, &["init", "--quiet"]);
+        git(&ws, &["add", "."]);
+        git(&ws, &["commit", "--quiet", "-m", "c0"]);
+        ws
+    };
+    std::fs::write(ws.join("src/attr/shapes.py"), "changed\n").expect("edit");
+    let out = env
+        .command(&["check-change", "--json"])
+        .current_dir(&ws)
+        .output()
+        .expect("check-change runs");
+    assert!(out.status.success(), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    let lines: Vec<&str> = report["missing"]
+        .as_array()
+        .expect("missing")
+        .iter()
+        .filter_map(|m| m["line"].as_str())
+        .collect();
+    let why = "(the repository's doc pack lists it)";
+    assert_eq!(
+        lines,
+        [
+            format!("create tests/test_shapes.py {why}"),
+            format!("add a new file to changelog.d/, named like changelog.d/12.change.md {why}"),
+            format!("update docs/shapes-guide.rst {why}"),
+        ],
+        "{report}"
+    );
+    let said: Value =
+        serde_json::from_str(&stop_hook(&env, &ws, false, "remind")).expect("an answer");
+    let reason = said["reason"].as_str().expect("a reason");
+    assert!(
+        reason.contains(&format!(
+            "\n- create tests/test_shapes.py {why}; for src/attr/shapes.py"
+        )),
+        "{reason}"
+    );
+}

@@ -40,6 +40,13 @@ impl Env {
         self.home.path().join("ws")
     }
 
+    /// Writes `text` to the workspace file `rel`, making its directories.
+    pub fn write_ws(&self, rel: &str, text: &str) {
+        let path = self.ws().join(rel);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write a workspace file");
+    }
+
     /// The workspace key the engine gives `ws/`.
     pub fn key(&self) -> String {
         docsuggest_engine::locate::workspace_key(&self.ws())

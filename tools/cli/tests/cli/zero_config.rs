@@ -359,3 +359,76 @@ fn a_panicking_mining_job_leaves_its_work_tree_unavailable_with_a_reason() {
         MinedAnswer::Mined(_)
     ));
 }
+
+/// What a plain line must hold: an action first, its evidence in brackets last, and nothing a
+/// reader cannot open (no glob, no placeholder, no template).
+fn assert_actionable(line: &str, note: &Value) {
+    let actions = ["update ", "create ", "add a new file to "];
+    assert!(
+        actions.iter().any(|a| line.starts_with(a)),
+        "no action: {line:?} in {note}"
+    );
+    let evidence = line
+        .rsplit_once(" (")
+        .map(|(_, why)| why)
+        .unwrap_or_default();
+    assert!(
+        evidence.starts_with("changed alongside in ") && evidence.ends_with(')'),
+        "no evidence: {line:?} in {note}"
+    );
+    for pattern in ["*", "<", ">", "{}", "?"] {
+        assert!(!line.contains(pattern), "{pattern:?} in {line:?}: {note}");
+    }
+}
+
+/// With no pack (a mined one), every note through `serve` is plain: its header says what kind
+/// of change it is, and each companion line what to do and why; a fragment directory is
+/// named by an example that exists.
+#[test]
+fn zero_config_notes_say_what_to_do_and_why() {
+    let env = Env::new();
+    let repo = repository(&env);
+    let store = env.store("plain.redb");
+    let mut serve = Serve::start(&env, &store);
+    let mut tries = 0;
+    while ledger(&serve.edit("probe", &repo, "README.md")) == [MINING] {
+        tries += 1;
+        assert!(tries < TRIES, "still mining after {TRIES} polls");
+        std::thread::sleep(POLL);
+    }
+    let mut notes = Vec::new();
+    for k in 0..6 {
+        for file in [format!("src/mod{k}.py"), format!("tests/test_mod{k}.py")] {
+            let answer = serve.edit(&format!("agent-{k}"), &repo, &file);
+            if !answer["note"].is_null() {
+                notes.push(answer["note"].clone());
+            }
+        }
+    }
+    serve.close();
+    assert!(notes.len() >= 6, "{notes:?}");
+    let mut fragment_examples = 0;
+    for note in &notes {
+        let text = note["text"].as_str().expect("a text");
+        let (header, body) = text.split_once('\n').expect("a header and lines");
+        assert!(
+            header.starts_with("[doc-suggester] Changes to ")
+                && header.contains(" usually come with these files"),
+            "{header}"
+        );
+        let lines: Vec<&str> = body.lines().map(|l| l.trim_start_matches("- ")).collect();
+        assert_eq!(json!(lines), note["lines"], "{note}");
+        assert_eq!(
+            lines.len(),
+            note["companions"].as_array().map_or(0, Vec::len),
+            "{note}"
+        );
+        for line in &lines {
+            assert_actionable(line, note);
+            if line.starts_with("add a new file to changelog.d/, named like changelog.d/") {
+                fragment_examples += 1;
+            }
+        }
+    }
+    assert!(fragment_examples > 0, "{notes:?}");
+}
