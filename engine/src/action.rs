@@ -47,6 +47,31 @@ pub enum Action {
 }
 
 impl Action {
+    /// What the action names, for telling whether a note already names it: each file, or a
+    /// directory to add to (written with its `/`).
+    pub fn named(&self) -> Vec<String> {
+        match self {
+            Action::Update(path) | Action::Create(path) => vec![path.clone()],
+            Action::AddTo { dir, .. } => vec![format!("{dir}/")],
+            Action::OneOf(files) => files.clone(),
+            Action::Unresolved => Vec::new(),
+        }
+    }
+
+    /// The action less what `already` names (a note never names a file twice): `None` when
+    /// nothing is left.
+    pub fn without(&self, already: &[String]) -> Option<Action> {
+        let fresh = |name: &String| !already.contains(name);
+        match self {
+            Action::OneOf(files) => {
+                let left: Vec<String> = files.iter().filter(|f| fresh(f)).cloned().collect();
+                (!left.is_empty()).then_some(Action::OneOf(left))
+            }
+            Action::Unresolved => None,
+            other => other.named().iter().all(fresh).then(|| other.clone()),
+        }
+    }
+
     /// What a plain note's line says to do, before its reason.
     pub fn text(&self) -> String {
         match self {
@@ -107,28 +132,49 @@ fn add_to(path: &str, bases: &Bases, probe: &dyn FileProbe) -> Action {
     let dir = parts[..at].join("/");
     let shape = parts.get(at).copied().unwrap_or_default();
     // Only a placeholder in the last component names a file of the directory.
-    let example = (at + 1 == parts.len())
-        .then(|| {
-            bases.all().iter().find_map(|base| {
-                probe
-                    .plain_entries(&base.join(&dir))
-                    .into_iter()
-                    .filter(|(name, kind)| {
-                        *kind == EntryKind::File && !name.starts_with('.') && shaped(name, shape)
-                    })
-                    .map(|(name, _)| name)
-                    .max_by(|a, b| natural_cmp(a, b))
-            })
+    let example = if at + 1 == parts.len() {
+        bases.all().iter().find_map(|base| {
+            let names: Vec<String> = probe
+                .plain_entries(&base.join(&dir))
+                .into_iter()
+                .filter(|(name, kind)| {
+                    *kind == EntryKind::File && !name.starts_with('.') && shaped(name, shape)
+                })
+                .map(|(name, _)| name)
+                .collect();
+            typical(&names)
         })
-        .flatten()
-        .map(|name| {
-            if dir.is_empty() {
-                name
-            } else {
-                format!("{dir}/{name}")
-            }
-        });
+    } else {
+        None
+    };
+    let example = example.map(|name| {
+        if dir.is_empty() {
+            name
+        } else {
+            format!("{dir}/{name}")
+        }
+    });
     Action::AddTo { dir, example }
+}
+
+/// The name that best shows how a directory's files are named: of the largest group of names
+/// ending alike (after their first `.`: `.change.md`), the last in natural order (the newest
+/// of numbered fragments); a template or README beside them is not the example.
+fn typical(names: &[String]) -> Option<String> {
+    let ending = |name: &str| name.split_once('.').map_or("", |(_, e)| e).to_string();
+    let mut groups: std::collections::BTreeMap<String, usize> = Default::default();
+    for name in names {
+        *groups.entry(ending(name)).or_default() += 1;
+    }
+    // The largest group; of equal ones, the first ending in order.
+    let (common, _) = groups
+        .into_iter()
+        .max_by(|(ea, a), (eb, b)| a.cmp(b).then(eb.cmp(ea)))?;
+    names
+        .iter()
+        .filter(|n| ending(n) == common)
+        .max_by(|a, b| natural_cmp(a, b))
+        .cloned()
 }
 
 /// Whether `name` has the shape of a placeholder component (`<name>.<ext>`): each `<…>` any
@@ -340,6 +386,33 @@ mod tests {
         assert!(shaped("ab.b", "<x><y>.b"));
         assert!(!shaped("a.b", "<x><y>.b"));
         assert!(!shaped("anything", "<broken"));
+    }
+
+    #[test]
+    fn the_example_is_named_like_most_of_the_directory() {
+        let names: Vec<String> = [
+            "240.change.md",
+            "1606.change.md",
+            "towncrier_template.md.jinja",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(typical(&names).as_deref(), Some("1606.change.md"));
+        assert_eq!(typical(&[]), None);
+    }
+
+    #[test]
+    fn an_action_less_what_a_note_already_names() {
+        let named = vec!["a.py".to_string()];
+        assert_eq!(Action::Update("a.py".into()).without(&named), None);
+        assert_eq!(
+            Action::OneOf(vec!["a.py".into(), "b.py".into()]).without(&named),
+            Some(Action::OneOf(vec!["b.py".into()]))
+        );
+        assert_eq!(
+            Action::Create("c.py".into()).without(&named),
+            Some(Action::Create("c.py".into()))
+        );
     }
 
     #[test]

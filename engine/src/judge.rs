@@ -2,6 +2,7 @@
 //! what the disk says from the call's scene, mutates only the agent's state, and returns the
 //! writes it intends.
 
+use crate::action::Action;
 use crate::agent::AgentState;
 use crate::compiled::{CompiledFamily, Detection};
 use crate::decision::{Shape, Subject, decision, push_decided, silence};
@@ -127,10 +128,10 @@ impl Gauging {
 }
 
 /// A plain note's words for one call: what the change is, and each candidate companion's
-/// line (`None`: a glob that stands for nothing specific, left out).
+/// action and reason.
 struct Wording {
     what: String,
-    lines: Vec<(String, Option<String>)>,
+    candidates: Vec<(String, Option<Action>, Why)>,
 }
 
 impl Wording {
@@ -143,11 +144,11 @@ impl Wording {
         let family = subject.family;
         let what =
             plain_note::described(family.rule_for(subject.located.rel).unwrap_or(&family.name));
-        let lines = rows
+        let candidates = rows
             .iter()
             .map(|r| {
                 let at = family.companions.iter().position(|c| c.path == r.path);
-                let action = at.and_then(|i| subject.filtered.actions.get(i)?.as_ref());
+                let action = at.and_then(|i| subject.filtered.actions.get(i)?.clone());
                 let prior = at.map_or(0.0, |i| family.companions[i].prior);
                 let why = match rates.row(&r.path).filter(|row| row.observations() > 0) {
                     Some(row) => Why::Seen {
@@ -158,22 +159,30 @@ impl Wording {
                     None if scene.builtin_pack => Why::Builtin,
                     None => Why::Pack,
                 };
-                let line = action.and_then(|a| plain_note::line(a, why));
-                (r.path.clone(), line)
+                (r.path.clone(), action, why)
             })
             .collect();
-        Some(Wording { what, lines })
+        Some(Wording { what, candidates })
     }
 
-    fn line(&self, path: &str) -> Option<&String> {
-        self.lines.iter().find(|(p, _)| p == path)?.1.as_ref()
+    /// The line of each of `rows`, in order: `None` for a companion a plain note leaves out
+    /// (a glob that stands for nothing specific, or naming only what an earlier line names).
+    fn lines(&self, rows: &[CompanionRow]) -> Vec<Option<String>> {
+        let mut named: Vec<String> = Vec::new();
+        rows.iter()
+            .map(|r| {
+                let (_, action, why) = self.candidates.iter().find(|(p, _, _)| *p == r.path)?;
+                let action = action.as_ref()?.without(&named)?;
+                let line = plain_note::line(&action, *why)?;
+                named.extend(action.named());
+                Some(line)
+            })
+            .collect()
     }
 
     /// The lines of `rows`, each of which has one.
     fn lines_of(&self, rows: &[CompanionRow]) -> Vec<String> {
-        rows.iter()
-            .filter_map(|r| self.line(&r.path).cloned())
-            .collect()
+        self.lines(rows).into_iter().flatten().collect()
     }
 }
 
@@ -225,17 +234,6 @@ fn choose(
     let name = subject.family.name.as_str();
     let evidence = config.learn && config.rate_model == RateModel::Evidence;
     let mut watched = Vec::new();
-    if let Some(wording) = wording {
-        // A plain note never names what its reader cannot open; under the evidence model
-        // its window still watches it.
-        let (named, unnamed): (Vec<CompanionRow>, Vec<CompanionRow>) = rows
-            .into_iter()
-            .partition(|r| wording.line(&r.path).is_some());
-        rows = named;
-        if evidence {
-            watched = unnamed;
-        }
-    }
     if evidence {
         measure::weigh_evidence(&mut rows, config.evidence_exponent);
         let (kept, left) = measure::prune(rows, config.prune_below);
@@ -245,6 +243,19 @@ fn choose(
         }
         rows = kept;
         watched = left;
+    }
+    if let Some(wording) = wording {
+        // A plain note never names what its reader cannot open, nor a file twice; under the
+        // evidence model its window still watches what it leaves out.
+        let lines = wording.lines(&rows);
+        let (named, unnamed): (Vec<_>, Vec<_>) = rows
+            .into_iter()
+            .zip(lines)
+            .partition(|(_, line)| line.is_some());
+        rows = named.into_iter().map(|(r, _)| r).collect();
+        if evidence {
+            watched.extend(unnamed.into_iter().map(|(r, _)| r));
+        }
     }
     if rows.len() > config.max_companions {
         watched.extend(rows.drain(config.max_companions..));

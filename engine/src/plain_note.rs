@@ -86,7 +86,8 @@ pub fn described(rule: &str) -> String {
         // A literal file in a literal directory: the path itself.
         return rule.to_string();
     } else {
-        format!("{file} files")
+        // A literal name under a pattern of directories (`src/*/validators.py`).
+        file.to_string()
     };
     if under.is_empty() {
         what
@@ -163,10 +164,7 @@ mod tests {
         assert_eq!(described("docs/**/*.md"), ".md files under docs/");
         assert_eq!(described("*.md"), ".md files");
         assert_eq!(described("CHANGELOG.md"), "CHANGELOG.md");
-        assert_eq!(
-            described("lints/*/README.md"),
-            "README.md files under lints/"
-        );
+        assert_eq!(described("lints/*/README.md"), "README.md under lints/");
         assert_eq!(
             described("Documentation/Plans/*"),
             "files under Documentation/Plans/"
