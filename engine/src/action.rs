@@ -14,10 +14,10 @@ pub const MAX_NAMED: usize = 3;
 
 /// The most directory entries one glob's resolution looks at (a glob over a large tree is
 /// named by what this finds, or left out).
-const MAX_VISITED: usize = 2048;
+const MAX_VISITED: usize = 20_000;
 
-/// How deep below its literal prefix a glob's resolution looks.
-const MAX_DEPTH: usize = 8;
+/// The most files of one glob a resolution weighs.
+const MAX_FOUND: usize = 2_000;
 
 /// Name parts too common to tie a file to another (`test_app.py` is not about "test").
 const GENERIC: [&str; 14] = [
@@ -42,6 +42,14 @@ pub enum Action {
     },
     /// Update one of these existing files, likeliest first (a glob, resolved).
     OneOf(Vec<String>),
+    /// Update or add a file in `dir` (a glob over one directory that no file of which is
+    /// tied to the call's), shown by `example`.
+    UpdateOrAddIn {
+        /// The directory, without a trailing `/`.
+        dir: String,
+        /// An existing file of it, named as most of them are.
+        example: Option<String>,
+    },
     /// A glob that stands for nothing specific enough: a plain note leaves it out.
     Unresolved,
 }
@@ -53,6 +61,13 @@ impl Action {
         match self {
             Action::Update(path) | Action::Create(path) => vec![path.clone()],
             Action::AddTo { dir, .. } => vec![format!("{dir}/")],
+            // Globs over one directory are told apart by the kind of file they show.
+            Action::UpdateOrAddIn { dir, example } => {
+                vec![format!(
+                    "{dir}/ like {}",
+                    example.as_deref().unwrap_or_default()
+                )]
+            }
             Action::OneOf(files) => files.clone(),
             Action::Unresolved => Vec::new(),
         }
@@ -88,6 +103,13 @@ impl Action {
                 [one] => format!("update {one}"),
                 [first @ .., last] => format!("update {} or {last}", first.join(", ")),
             },
+            Action::UpdateOrAddIn {
+                dir,
+                example: Some(example),
+            } => format!("update or add a file in {dir}/, like {example}"),
+            Action::UpdateOrAddIn { dir, example: None } => {
+                format!("update or add a file in {dir}/")
+            }
             Action::Unresolved => String::new(),
         }
     }
@@ -102,24 +124,48 @@ pub fn of(
     rel: &str,
     probe: &dyn FileProbe,
 ) -> Action {
-    let is_file = |path: &str| {
+    // Shown from the workspace root, under the first base that has it: a reader in a
+    // monorepo is told which package's file.
+    let under = |path: &str, wanted: EntryKind| {
         bases
             .all()
             .iter()
-            .any(|base| probe.kind(&base.join(path)) == Some(EntryKind::File))
+            .find(|base| probe.kind(&base.join(path)) == Some(wanted))
+            .map(|base| from_root(bases, base, path))
     };
     match &companion.form {
         CompanionForm::Template => match substituted {
-            Some(path) if is_file(path) => Action::Update(path.to_string()),
-            Some(path) => Action::Create(path.to_string()),
+            Some(path) => match under(path, EntryKind::File) {
+                Some(shown) => Action::Update(shown),
+                None => {
+                    let dir = path.rsplit_once('/').map_or("", |(dir, _)| dir);
+                    let shown = if dir.is_empty() {
+                        None
+                    } else {
+                        under(dir, EntryKind::Dir).map(|d| format!("{d}{}", &path[dir.len()..]))
+                    };
+                    Action::Create(shown.unwrap_or_else(|| path.to_string()))
+                }
+            },
             None => Action::Unresolved,
         },
-        CompanionForm::Literal => Action::Update(companion.path.clone()),
+        CompanionForm::Literal => Action::Update(
+            under(&companion.path, EntryKind::File).unwrap_or_else(|| companion.path.clone()),
+        ),
         CompanionForm::Placeholder => add_to(&companion.path, bases, probe),
         CompanionForm::Glob { .. } | CompanionForm::AnySubdir { .. } => {
             resolve_glob(companion, bases, rel, probe)
         }
         CompanionForm::Escaping => Action::Unresolved,
+    }
+}
+
+/// `path` (relative to `base`, one of the call's bases) as seen from the workspace root.
+fn from_root(bases: &Bases, base: &Path, path: &str) -> String {
+    match base.strip_prefix(&bases.root).ok().and_then(Path::to_str) {
+        Some(prefix) if !prefix.is_empty() && path.is_empty() => prefix.to_string(),
+        Some(prefix) if !prefix.is_empty() => format!("{prefix}/{path}"),
+        _ => path.to_string(),
     }
 }
 
@@ -131,30 +177,34 @@ fn add_to(path: &str, bases: &Bases, probe: &dyn FileProbe) -> Action {
     let at = parts.iter().position(|p| p.contains('<')).unwrap_or(0);
     let dir = parts[..at].join("/");
     let shape = parts.get(at).copied().unwrap_or_default();
-    // Only a placeholder in the last component names a file of the directory.
-    let example = if at + 1 == parts.len() {
-        bases.all().iter().find_map(|base| {
-            let names: Vec<String> = probe
-                .plain_entries(&base.join(&dir))
-                .into_iter()
-                .filter(|(name, kind)| {
-                    *kind == EntryKind::File && !name.starts_with('.') && shaped(name, shape)
-                })
-                .map(|(name, _)| name)
-                .collect();
-            typical(&names)
+    // Only a placeholder in the last component names a file of the directory; the directory
+    // is shown from the root, under the first base that has such a file.
+    let found = (at + 1 == parts.len())
+        .then(|| {
+            bases.all().iter().find_map(|base| {
+                let names: Vec<String> = probe
+                    .plain_entries(&base.join(&dir))
+                    .into_iter()
+                    .filter(|(name, kind)| {
+                        *kind == EntryKind::File && !name.starts_with('.') && shaped(name, shape)
+                    })
+                    .map(|(name, _)| name)
+                    .collect();
+                Some((from_root(bases, base, &dir), typical(&names)?))
+            })
         })
-    } else {
-        None
-    };
-    let example = example.map(|name| {
-        if dir.is_empty() {
-            name
-        } else {
-            format!("{dir}/{name}")
-        }
-    });
-    Action::AddTo { dir, example }
+        .flatten();
+    match found {
+        Some((dir, name)) => Action::AddTo {
+            example: Some(if dir.is_empty() {
+                name
+            } else {
+                format!("{dir}/{name}")
+            }),
+            dir,
+        },
+        None => Action::AddTo { dir, example: None },
+    }
 }
 
 /// The name that best shows how a directory's files are named: of the largest group of names
@@ -245,77 +295,240 @@ fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
 }
 
 /// A glob companion as the specific files it stands for: all of them when there are at most
-/// [`MAX_NAMED`], else those whose names share a part with the call's file, most parts shared
-/// first; `Unresolved` when none does (a reader cannot open a pattern, and a guess among many
-/// files is no help).
+/// [`MAX_NAMED`], else those tied to the call's file — sharing a part of its name, or lying in
+/// its directory or one above it — the closest first; when none is, a glob over one directory
+/// is named by that directory and an example of its files (`update or add a file in …`);
+/// else `Unresolved` (a reader cannot open a pattern, and a guess among many files is no help).
 fn resolve_glob(
     companion: &CompiledCompanion,
     bases: &Bases,
     rel: &str,
     probe: &dyn FileProbe,
 ) -> Action {
-    let mut files = Vec::new();
-    let mut visited = 0;
+    let pattern = match &companion.form {
+        CompanionForm::AnySubdir { rest } => format!("*/{rest}"),
+        _ => companion.path.clone(),
+    };
+    let Some(components) = Component::parse(&pattern) else {
+        return Action::Unresolved;
+    };
+    let mut walk = Walk {
+        probe,
+        toward: rel,
+        visited: 0,
+        files: Vec::new(),
+    };
+    let mut files: Vec<String> = Vec::new();
     for base in bases.all() {
-        let prefix = match &companion.form {
-            CompanionForm::Glob { prefix } => prefix.clone(),
-            _ => String::new(),
-        };
-        walk(base, &prefix, 0, probe, &mut visited, &mut |file| {
-            if companion.names.is_match(file) && !files.iter().any(|f| f == file) {
-                files.push(file.to_string());
-            }
-        });
+        walk.descend(base, String::new(), &components);
+        let found = std::mem::take(&mut walk.files);
+        files.extend(
+            found
+                .into_iter()
+                .filter(|f| companion.names.is_match(f))
+                .map(|f| from_root(bases, base, &f)),
+        );
     }
+    files.sort();
+    files.dedup();
     if files.is_empty() {
         return Action::Unresolved;
     }
     let wanted = parts(file_stem(rel));
-    let mut scored: Vec<(usize, String)> = files
-        .into_iter()
-        .map(|f| (shared(&wanted, &f), f))
+    let call_dir = rel.rsplit_once('/').map_or("", |(dir, _)| dir);
+    // How many leading directories `f` shares with the call's file: the closer, the likelier.
+    let closeness = |f: &str| {
+        f.split('/')
+            .zip(call_dir.split('/'))
+            .take_while(|(a, b)| a == b)
+            .count()
+    };
+    let mut tied: Vec<(usize, usize, &String)> = files
+        .iter()
+        .map(|f| {
+            let stem = parts(file_stem(f));
+            let shared = wanted.iter().filter(|w| stem.contains(w)).count();
+            let dir = f.rsplit_once('/').map_or("", |(dir, _)| dir);
+            let near =
+                !dir.is_empty() && (call_dir == dir || call_dir.starts_with(&format!("{dir}/")));
+            let extra = stem.iter().filter(|p| !wanted.contains(p)).count();
+            (2 * shared + usize::from(near), extra, f)
+        })
+        .filter(|(score, _, _)| *score > 0)
         .collect();
-    let few = scored.len() <= MAX_NAMED;
-    if !few {
-        scored.retain(|(score, _)| *score > 0);
+    if tied.is_empty() {
+        return nearest_directory(&files, call_dir)
+            .or_else(|| (files.len() <= MAX_NAMED).then(|| Action::OneOf(files.clone())))
+            .unwrap_or(Action::Unresolved);
     }
-    if scored.is_empty() {
-        return Action::Unresolved;
+    // A file named like the call's outranks every file only near it: the others are left.
+    if tied.iter().any(|(score, _, _)| *score >= 2) {
+        tied.retain(|(score, _, _)| *score >= 2);
     }
-    scored.sort_by(|(sa, a), (sb, b)| sb.cmp(sa).then(a.len().cmp(&b.len())).then(a.cmp(b)));
-    scored.truncate(MAX_NAMED);
-    Action::OneOf(scored.into_iter().map(|(_, f)| f).collect())
+    tied.sort_by(|(sa, ea, a), (sb, eb, b)| {
+        sb.cmp(sa)
+            .then(ea.cmp(eb))
+            .then(closeness(b).cmp(&closeness(a)))
+            .then(a.len().cmp(&b.len()))
+            .then(a.cmp(b))
+    });
+    Action::OneOf(
+        tied.into_iter()
+            .take(MAX_NAMED)
+            .map(|(_, _, f)| f.clone())
+            .collect(),
+    )
 }
 
-/// Visits the regular files below `base/dir` (relative to `base`), at most [`MAX_VISITED`]
-/// entries and [`MAX_DEPTH`] levels, never through a symlink.
-fn walk(
-    base: &Path,
-    dir: &str,
-    depth: usize,
-    probe: &dyn FileProbe,
-    visited: &mut usize,
-    found: &mut dyn FnMut(&str),
-) {
-    if depth > MAX_DEPTH || *visited >= MAX_VISITED || is_pattern(dir) {
-        return;
+/// Where to update or add a file for a glob none of whose files is tied to the call's: its
+/// only directory, or the one nearest the call's (sharing at least its first directory), shown
+/// by an example of its files. `None` when its files are spread far from the call's.
+fn nearest_directory(files: &[String], call_dir: &str) -> Option<Action> {
+    let dir_of = |f: &str| {
+        f.rsplit_once('/')
+            .map_or(String::new(), |(d, _)| d.to_string())
+    };
+    let closeness = |dir: &str| {
+        dir.split('/')
+            .zip(call_dir.split('/'))
+            .take_while(|(a, b)| a == b)
+            .count()
+    };
+    let mut dirs: Vec<String> = files.iter().map(|f| dir_of(f)).collect();
+    dirs.sort();
+    dirs.dedup();
+    let dir = if dirs.len() == 1 {
+        dirs.pop()?
+    } else {
+        let best = dirs
+            .iter()
+            .max_by(|a, b| closeness(a).cmp(&closeness(b)).then(b.cmp(a)))?;
+        if best.is_empty() || closeness(best) == 0 {
+            return None;
+        }
+        best.clone()
+    };
+    if dir.is_empty() {
+        return None;
     }
-    for (name, kind) in probe.plain_entries(&base.join(dir)) {
-        *visited += 1;
-        if *visited > MAX_VISITED {
+    let names: Vec<String> = files
+        .iter()
+        .filter(|f| dir_of(f) == dir)
+        .filter_map(|f| f.rsplit_once('/').map(|(_, n)| n.to_string()))
+        .collect();
+    Some(Action::UpdateOrAddIn {
+        example: typical(&names).map(|n| format!("{dir}/{n}")),
+        dir,
+    })
+}
+
+/// One component of a glob companion, for walking only the directories it can match.
+enum Component {
+    /// A name as written.
+    Literal(String),
+    /// A name matched by a pattern (`*Spec.kt`, `detekt-*`).
+    Pattern(globset::GlobMatcher),
+    /// `**`: any number of directories.
+    Deep,
+}
+
+impl Component {
+    /// The components of `pattern`; `None` when one does not compile on its own (a brace
+    /// holding a `/`).
+    fn parse(pattern: &str) -> Option<Vec<Component>> {
+        pattern
+            .split('/')
+            .filter(|c| !c.is_empty())
+            .map(|c| {
+                if c == "**" {
+                    Some(Component::Deep)
+                } else if is_pattern(c) {
+                    let glob = globset::GlobBuilder::new(c)
+                        .literal_separator(true)
+                        .build()
+                        .ok()?;
+                    Some(Component::Pattern(glob.compile_matcher()))
+                } else {
+                    Some(Component::Literal(c.to_string()))
+                }
+            })
+            .collect()
+    }
+
+    fn matches(&self, name: &str) -> bool {
+        match self {
+            Component::Literal(literal) => name == literal,
+            Component::Pattern(matcher) => !name.starts_with('.') && matcher.is_match(name),
+            Component::Deep => false,
+        }
+    }
+}
+
+/// A bounded walk of the directories a glob can match, through the probe's listings (never
+/// through a symlink), the directories on the way to the call's own first.
+struct Walk<'a> {
+    probe: &'a dyn FileProbe,
+    /// The call's workspace-relative path.
+    toward: &'a str,
+    visited: usize,
+    files: Vec<String>,
+}
+
+impl Walk<'_> {
+    fn done(&self) -> bool {
+        self.visited >= MAX_VISITED || self.files.len() >= MAX_FOUND
+    }
+
+    /// The plain entries of `base/dir`, those whose names are directories of the call's path
+    /// first (its ancestors, or a mirrored tree's: `src/test/kotlin/io/…` for
+    /// `src/main/kotlin/io/…`).
+    fn entries(&mut self, base: &Path, dir: &str) -> Vec<(String, EntryKind)> {
+        let mut entries = self.probe.plain_entries(&base.join(dir));
+        self.visited += entries.len();
+        let on_the_way = |name: &str| self.toward.split('/').any(|c| c == name);
+        entries.sort_by_key(|(name, _)| !on_the_way(name));
+        entries
+    }
+
+    fn descend(&mut self, base: &Path, dir: String, components: &[Component]) {
+        let Some((first, rest)) = components.split_first() else {
+            return;
+        };
+        if self.done() {
             return;
         }
-        let path = if dir.is_empty() {
-            name
-        } else {
-            format!("{dir}/{name}")
-        };
-        match kind {
-            EntryKind::File => found(&path),
-            EntryKind::Dir if !path.split('/').any(|c| c.starts_with('.')) => {
-                walk(base, &path, depth + 1, probe, visited, found)
+        let join = |name: &str| {
+            if dir.is_empty() {
+                name.to_string()
+            } else {
+                format!("{dir}/{name}")
             }
-            _ => {}
+        };
+        if let Component::Deep = first {
+            if rest.is_empty() {
+                return;
+            }
+            // No directory, then each subdirectory again under the same `**`.
+            self.descend(base, dir.clone(), rest);
+            for (name, kind) in self.entries(base, &dir) {
+                if kind == EntryKind::Dir && !name.starts_with('.') && !self.done() {
+                    self.descend(base, join(&name), components);
+                }
+            }
+            return;
+        }
+        for (name, kind) in self.entries(base, &dir) {
+            if !first.matches(&name) {
+                continue;
+            }
+            match (kind, rest.is_empty()) {
+                (EntryKind::File, true) => self.files.push(join(&name)),
+                (EntryKind::Dir, false) => self.descend(base, join(&name), rest),
+                _ => {}
+            }
+            if self.done() {
+                return;
+            }
         }
     }
 }
@@ -348,29 +561,6 @@ fn parts(name: &str) -> Vec<String> {
     out.retain(|p| p.chars().count() >= 3 && !GENERIC.contains(&p.as_str()));
     out.dedup();
     out
-}
-
-/// How many of `wanted` are parts of `path`'s file name (counted twice) or of its
-/// directories.
-fn shared(wanted: &[String], path: &str) -> usize {
-    if wanted.is_empty() {
-        return 0;
-    }
-    let stem = parts(file_stem(path));
-    let dirs: Vec<String> = path
-        .rsplit_once('/')
-        .map(|(dir, _)| dir.split('/').flat_map(parts).collect())
-        .unwrap_or_default();
-    wanted
-        .iter()
-        .map(|w| {
-            if stem.contains(w) {
-                2
-            } else {
-                usize::from(dirs.contains(w))
-            }
-        })
-        .sum()
 }
 
 #[cfg(test)]
@@ -428,12 +618,124 @@ mod tests {
         assert_eq!(parts("CompletionHandlerTest"), ["completion", "handler"]);
         assert_eq!(parts("app"), ["app"]);
         assert!(parts("mod").is_empty());
+    }
+
+    /// Resolves `companion` for a call on `call` in a workspace holding `files`.
+    fn resolved(files: &[&str], companion: &str, call: &str) -> Action {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        for f in files.iter().chain([&call]) {
+            let path = dir.path().join(f);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+            std::fs::write(path, "").expect("write");
+        }
+        let probe = crate::probe::OsProbe;
+        let bases = Bases::find(dir.path(), &dir.path().join(call), &probe);
+        let glob = globset::GlobBuilder::new(companion)
+            .literal_separator(true)
+            .build()
+            .expect("a glob");
+        let c = CompiledCompanion::new(companion, 1.0, &glob);
+        of(&c, None, &bases, call, &probe)
+    }
+
+    #[test]
+    fn a_glob_is_named_by_the_files_tied_to_the_call() {
+        let specs = [
+            "rules-style/src/test/kotlin/io/style/FooRuleSpec.kt",
+            "rules-style/src/test/kotlin/io/style/BarSpec.kt",
+            "rules-style/src/test/kotlin/io/style/BazSpec.kt",
+            "rules-other/src/test/kotlin/io/other/QuxSpec.kt",
+        ];
         assert_eq!(
-            shared(&parts("test_validators"), "src/attr/validators.py"),
-            2
+            resolved(
+                &specs,
+                "rules-*/src/test/kotlin/**/*Spec.kt",
+                "rules-style/src/main/kotlin/io/style/FooRule.kt"
+            ),
+            Action::OneOf(vec![specs[0].to_string()])
         );
-        assert_eq!(shared(&parts("serve"), "docs/serve/options.md"), 1);
-        assert_eq!(shared(&parts("serve"), "docs/usage.md"), 0);
+        // Nothing tied, one directory: update or add a file there.
+        assert_eq!(
+            resolved(
+                &specs[..2],
+                "rules-*/src/test/kotlin/**/*Spec.kt",
+                "a/Other.kt"
+            ),
+            Action::UpdateOrAddIn {
+                dir: "rules-style/src/test/kotlin/io/style".into(),
+                example: Some(specs[0].to_string())
+            }
+        );
+        // Nothing tied, several directories: the one nearest the call's.
+        assert_eq!(
+            resolved(
+                &specs,
+                "rules-*/src/test/kotlin/**/*Spec.kt",
+                "rules-other/src/Other.kt"
+            ),
+            Action::UpdateOrAddIn {
+                dir: "rules-other/src/test/kotlin/io/other".into(),
+                example: Some(specs[3].to_string())
+            }
+        );
+        // Three files or fewer, far from the call's: all of them.
+        assert_eq!(
+            resolved(
+                &specs[2..],
+                "rules-*/src/test/kotlin/**/*Spec.kt",
+                "a/Other.kt"
+            ),
+            Action::OneOf(vec![specs[3].to_string(), specs[2].to_string()])
+        );
+        // The README above the call's file.
+        let readmes = [
+            "README.md",
+            "sdk/README.md",
+            "sdk/trace/README.md",
+            "api/README.md",
+            "x/README.md",
+        ];
+        assert_eq!(
+            resolved(&readmes, "**/README.md", "sdk/trace/span.go"),
+            Action::OneOf(vec![
+                "sdk/trace/README.md".to_string(),
+                "sdk/README.md".to_string()
+            ])
+        );
+        // Nothing tied: one directory is named with an example; several are not named.
+        let cases = [
+            "tests/cases/a.py",
+            "tests/cases/b.py",
+            "tests/cases/c.py",
+            "tests/cases/d.py",
+        ];
+        assert_eq!(
+            resolved(&cases, "tests/cases/*.py", "src/linegen.py"),
+            Action::UpdateOrAddIn {
+                dir: "tests/cases".into(),
+                example: Some("tests/cases/d.py".into())
+            }
+        );
+        assert_eq!(
+            resolved(&readmes, "**/README.md", "src/linegen.py"),
+            Action::Unresolved
+        );
+        assert_eq!(resolved(&[], "docs/*.rst", "src/a.py"), Action::Unresolved);
+    }
+
+    #[test]
+    fn a_package_s_files_are_shown_from_the_root() {
+        let files = [
+            "packages/cli/package.json",
+            "packages/cli/src/add.test.ts",
+            "packages/cli/src/other.test.ts",
+            "packages/cli/src/more.test.ts",
+            "packages/cli/src/last.test.ts",
+        ];
+        assert_eq!(
+            resolved(&files, "src/**/*.test.*", "packages/cli/src/add.ts"),
+            Action::OneOf(vec!["packages/cli/src/add.test.ts".into()])
+        );
     }
 
     #[test]
