@@ -332,7 +332,7 @@ fn resolve_glob(
     files.sort();
     files.dedup();
     if files.is_empty() {
-        return Action::Unresolved;
+        return named_after_call(companion, bases, rel).unwrap_or(Action::Unresolved);
     }
     let wanted = parts(file_stem(rel));
     let call_dir = rel.rsplit_once('/').map_or("", |(dir, _)| dir);
@@ -356,14 +356,16 @@ fn resolve_glob(
         })
         .filter(|(score, _, _)| *score > 0)
         .collect();
-    if tied.is_empty() {
+    // A file named like the call's comes first; then the one the glob names after the call
+    // beside it; then the files only near it; then a directory to add to.
+    if tied.iter().any(|(score, _, _)| *score >= 2) {
+        tied.retain(|(score, _, _)| *score >= 2);
+    } else if let Some(create) = named_after_call(companion, bases, rel) {
+        return create;
+    } else if tied.is_empty() {
         return nearest_directory(&files, call_dir)
             .or_else(|| (files.len() <= MAX_NAMED).then(|| Action::OneOf(files.clone())))
             .unwrap_or(Action::Unresolved);
-    }
-    // A file named like the call's outranks every file only near it: the others are left.
-    if tied.iter().any(|(score, _, _)| *score >= 2) {
-        tied.retain(|(score, _, _)| *score >= 2);
     }
     tied.sort_by(|(sa, ea, a), (sb, eb, b)| {
         sb.cmp(sa)
@@ -378,6 +380,44 @@ fn resolve_glob(
             .map(|(_, _, f)| f.clone())
             .collect(),
     )
+}
+
+/// The file the glob's last component names after the call's file, beside it, when the glob
+/// matches it: `src/**/*.test.*` on `src/cli/add.ts` is `src/cli/add.test.ts` (the first `*`
+/// the call's name, a final `.*` its extension). `None` when the glob's name has other
+/// wildcards or the file would not match it. (A file that exists is found as tied first.)
+fn named_after_call(companion: &CompiledCompanion, bases: &Bases, rel: &str) -> Option<Action> {
+    let last = companion
+        .path
+        .rsplit('/')
+        .next()
+        .filter(|l| l.contains('*'))?;
+    let name = rel.rsplit('/').next()?;
+    let (stem, extension) = name.split_once('.').unwrap_or((name, ""));
+    let mut candidate = last.replacen('*', stem, 1);
+    if let Some(front) = candidate.strip_suffix(".*") {
+        if extension.is_empty() {
+            return None;
+        }
+        candidate = format!("{front}.{extension}");
+    }
+    if is_pattern(&candidate) || candidate == name {
+        return None;
+    }
+    let call = bases.root.join(rel);
+    bases.all().iter().find_map(|base| {
+        let in_base = call.strip_prefix(base).ok()?.to_str()?;
+        let dir = in_base.rsplit_once('/').map_or("", |(dir, _)| dir);
+        let path = if dir.is_empty() {
+            candidate.clone()
+        } else {
+            format!("{dir}/{candidate}")
+        };
+        companion
+            .names
+            .is_match(&path)
+            .then(|| Action::Create(from_root(bases, base, &path)))
+    })
 }
 
 /// Where to update or add a file for a glob none of whose files is tied to the call's: its
@@ -735,6 +775,27 @@ mod tests {
         assert_eq!(
             resolved(&files, "src/**/*.test.*", "packages/cli/src/add.ts"),
             Action::OneOf(vec!["packages/cli/src/add.test.ts".into()])
+        );
+    }
+
+    #[test]
+    fn a_glob_with_no_file_for_the_call_names_the_one_to_create() {
+        let files = [
+            "packages/cli/package.json",
+            "packages/cli/src/other/x.test.ts",
+        ];
+        assert_eq!(
+            resolved(&files, "src/**/*.test.*", "packages/cli/src/add/index.ts"),
+            Action::Create("packages/cli/src/add/index.test.ts".into())
+        );
+        assert_eq!(
+            resolved(&["pkg/a_test.go"], "**/*_test.go", "pkg/sub/span.go"),
+            Action::Create("pkg/sub/span_test.go".into())
+        );
+        // The call's own directory is not one the glob matches: nothing to create there.
+        assert_eq!(
+            resolved(&[], "tests/*.py", "src/linegen.py"),
+            Action::Unresolved
         );
     }
 
