@@ -63,10 +63,9 @@ impl Action {
             Action::AddTo { dir, .. } => vec![format!("{dir}/")],
             // Globs over one directory are told apart by the kind of file they show.
             Action::UpdateOrAddIn { dir, example } => {
-                vec![format!(
-                    "{dir}/ like {}",
-                    example.as_deref().unwrap_or_default()
-                )]
+                let kind = format!("{dir}/ like {}", example.as_deref().unwrap_or_default());
+                // Its example is named too: a later line naming only it says no more.
+                std::iter::once(kind).chain(example.clone()).collect()
             }
             Action::OneOf(files) => files.clone(),
             Action::Unresolved => Vec::new(),
@@ -349,8 +348,11 @@ fn resolve_glob(
             let stem = parts(file_stem(f));
             let shared = wanted.iter().filter(|w| stem.contains(w)).count();
             let dir = f.rsplit_once('/').map_or("", |(dir, _)| dir);
-            let near =
-                !dir.is_empty() && (call_dir == dir || call_dir.starts_with(&format!("{dir}/")));
+            // Beside the call's file, or above it when its name says nothing of its own (a
+            // package's `mod.rs`, `README.md`, `__init__.py`).
+            let near = !dir.is_empty()
+                && (call_dir == dir
+                    || (stem.is_empty() && call_dir.starts_with(&format!("{dir}/"))));
             let extra = stem.iter().filter(|p| !wanted.contains(p)).count();
             (2 * shared + usize::from(near), extra, f)
         })

@@ -423,6 +423,17 @@ fn zero_config_notes_say_what_to_do_and_why() {
             note["companions"].as_array().map_or(0, Vec::len),
             "{note}"
         );
+        // A note never names a file twice.
+        let mut files: Vec<&str> = lines
+            .iter()
+            .filter_map(|l| l.rsplit_once(" (").map(|(action, _)| action))
+            .flat_map(|action| action.split([' ', ',']))
+            .filter(|word| word.contains('/') && !word.ends_with('/'))
+            .collect();
+        let named = files.len();
+        files.sort_unstable();
+        files.dedup();
+        assert_eq!(files.len(), named, "a file named twice: {note}");
         for line in &lines {
             assert_actionable(line, note);
             if line.starts_with("add a new file to changelog.d/, named like changelog.d/") {
