@@ -2,7 +2,8 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
 
 /// The tiny workspace every test judges in.
 pub const FILES: &[&str] = &[
@@ -152,17 +153,43 @@ pub fn workspace_key(dir: &Path) -> String {
     docsuggest_host::stores::workspace_key(dir).expect("a workspace")
 }
 
-/// Polls `ready` until it answers something, failing the test naming `what` after 30 s.
-pub fn wait_until<T>(what: &str, mut ready: impl FnMut() -> Option<T>) -> T {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+/// How long a wait goes on before the test fails: far beyond what anything awaited takes
+/// (mining a test history takes seconds, more on a loaded 2-core runner), so only a hung test
+/// reaches it.
+pub const WAIT_LIMIT: Duration = Duration::from_secs(120);
+
+/// Polls `ready` until it answers something, failing the test naming `what` after
+/// [`WAIT_LIMIT`].
+pub fn wait_until<T>(what: &str, ready: impl FnMut() -> Option<T>) -> T {
+    poll_within(WAIT_LIMIT, ready).unwrap_or_else(|| panic!("waited {WAIT_LIMIT:?} for {what}"))
+}
+
+/// Polls `ready` every 50 ms until it answers something; `None` once `timeout` has passed,
+/// for a caller that must clean up or say more before it fails (or must not fail at all).
+pub fn poll_within<T>(timeout: Duration, mut ready: impl FnMut() -> Option<T>) -> Option<T> {
+    let deadline = Instant::now() + timeout;
     loop {
         if let Some(value) = ready() {
-            return value;
+            return Some(value);
         }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "waited 30 s for {what}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
+        if Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// Waits for `child` to exit, as [`wait_until`] waits (`what` names the exit awaited).
+pub fn wait_for_exit(child: &mut Child, what: &str) -> ExitStatus {
+    wait_for_exit_within(child, what, WAIT_LIMIT)
+}
+
+/// [`wait_for_exit`] bounded by `timeout`. A child still running then is killed before the
+/// test fails, so a hung process does not outlive it.
+pub fn wait_for_exit_within(child: &mut Child, what: &str, timeout: Duration) -> ExitStatus {
+    poll_within(timeout, || child.try_wait().expect("wait for the child")).unwrap_or_else(|| {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("waited {timeout:?} for {what}")
+    })
 }

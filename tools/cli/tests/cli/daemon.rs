@@ -1,14 +1,14 @@
 //! `docsuggest serve --socket` and the lifecycle: many clients on one engine, signals that
 //! flush and close, stale and live sockets, hostile clients, and closed pipes.
 
-use crate::common::{Env, golden};
+use crate::common::{Env, golden, wait_for_exit, wait_until};
 use docsuggest_host::client::{Client, ClientError};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Only a hung test waits this long; nothing is asserted about time.
 const HANG: Duration = Duration::from_secs(120);
@@ -52,17 +52,11 @@ impl Server {
 
     /// Waits until a client can say hello (the socket exists before the store is open).
     fn wait_ready(&self) {
-        let deadline = Instant::now() + HANG;
-        loop {
-            if Client::connect(&self.socket)
+        wait_until("the server to answer hello", || {
+            Client::connect(&self.socket)
                 .and_then(|mut c| c.hello())
-                .is_ok()
-            {
-                return;
-            }
-            assert!(Instant::now() < deadline, "the server never answered hello");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+                .ok()
+        });
     }
 
     pub fn client(&self) -> Client {
@@ -77,7 +71,7 @@ impl Server {
     pub fn terminate(mut self) -> (ExitStatus, String) {
         signal(self.child.id(), "TERM");
         let stderr = self.child.stderr.take();
-        let status = wait(&mut self.child);
+        let status = wait_for_exit(&mut self.child, "the server to exit after its signal");
         let mut text = String::new();
         if let Some(mut stderr) = stderr {
             let _ = std::io::Read::read_to_string(&mut stderr, &mut text);
@@ -99,37 +93,6 @@ fn signal(pid: u32, name: &str) {
         .status()
         .expect("kill runs");
     assert!(status.success(), "kill -{name} {pid} failed");
-}
-
-/// Waits for `child`, killing it if it hangs.
-fn wait(child: &mut Child) -> ExitStatus {
-    let deadline = Instant::now() + HANG;
-    loop {
-        if let Some(status) = child.try_wait().expect("wait for the child") {
-            return status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("the process did not exit after its signal");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// Waits for `child` to exit on its own, killing it and failing with `what` if it hangs.
-fn wait_or_kill(child: &mut Child, what: &str) -> ExitStatus {
-    let deadline = Instant::now() + HANG;
-    loop {
-        if let Some(status) = child.try_wait().expect("wait for the child") {
-            return status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// The whole history of the store, read after the server stopped.
@@ -278,7 +241,7 @@ fn stdio_under_group_durability_keeps_every_answered_decision_on_sigterm() {
     }
     // Stdin stays open: the server is blocked reading it when the signal comes.
     signal(child.id(), "TERM");
-    let status = wait(&mut child);
+    let status = wait_for_exit(&mut child, "the server to exit after its signal");
     drop(stdin);
     let mut stderr = String::new();
     if let Some(mut e) = child.stderr.take() {
@@ -577,7 +540,7 @@ fn sigint_stops_a_socket_server_and_its_store_reopens() {
     let told = agent_turns(&mut server.client(), "a", &ws, 3);
     signal(server.pid(), "INT");
     let mut server = server;
-    let status = wait(&mut server.child);
+    let status = wait_for_exit(&mut server.child, "the server to exit after its signal");
     assert_eq!(status.code(), Some(0));
     assert_in_history(&history(&env), told);
     // A new server on the same socket and store starts cleanly.
@@ -647,7 +610,7 @@ fn a_daemon_whose_socket_file_was_removed_stops_on_sigterm_and_when_idle() {
 
     let mut server = Server::start(&env, &socket, &["--idle-timeout", "1"]);
     std::fs::remove_file(&socket).expect("remove the socket");
-    let status = wait_or_kill(&mut server.child, "the idle server did not stop");
+    let status = wait_for_exit(&mut server.child, "the idle server to stop");
     assert_eq!(status.code(), Some(0));
     assert!(!socket.exists(), "no socket is left behind");
     // The store was closed: a new server opens it.
@@ -674,7 +637,7 @@ fn a_second_server_is_refused_while_the_first_lives_without_its_socket_file() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the second server starts");
-    let status = wait_or_kill(&mut second, "the second server was not refused");
+    let status = wait_for_exit(&mut second, "the second server to be refused");
     let mut stderr = String::new();
     if let Some(mut e) = second.stderr.take() {
         let _ = std::io::Read::read_to_string(&mut e, &mut stderr);
@@ -710,7 +673,7 @@ fn a_daemon_whose_socket_path_is_taken_stops_and_leaves_the_file_alone() {
     let told = agent_turns(&mut server.client(), "a", &ws, 3);
     std::fs::remove_file(&socket).expect("remove the socket");
     std::fs::write(&socket, "someone else's").expect("a plain file in its place");
-    let status = wait_or_kill(&mut server.child, "the server kept serving a lost path");
+    let status = wait_for_exit(&mut server.child, "the server to stop serving a lost path");
     assert_eq!(status.code(), Some(0));
     assert_eq!(
         std::fs::read_to_string(&socket).expect("the file is kept"),

@@ -4,16 +4,12 @@
 //! repository — same process, no decision lost.
 
 use crate::backtest::add_deep_commit;
-use crate::common::Env;
+use crate::common::{Env, wait_until};
 use crate::daemon::{Server, Told, agent_turns, assert_in_history, history};
 use crate::init::convention_history;
 use docsuggest_host::client::Client;
 use serde_json::Value;
 use std::path::Path;
-use std::time::{Duration, Instant};
-
-/// Only a hung test waits this long; nothing is asserted about time.
-const HANG: Duration = Duration::from_secs(120);
 
 fn ledger(answer: &Value) -> String {
     answer["ledger"].to_string()
@@ -21,23 +17,21 @@ fn ledger(answer: &Value) -> String {
 
 /// Edits `file` of `repo` until the answer is no longer `pack-mining`; answers it.
 fn edit_once_mined(client: &mut Client, told: &mut Told, repo: &Path, file: &str) -> Value {
-    let deadline = Instant::now() + HANG;
-    loop {
-        let answer = client
-            .judge(
-                "miner-watch",
-                "edit",
-                &repo.join(file).display().to_string(),
-                Some(&repo.display().to_string()),
-            )
-            .expect("judge answers");
-        told.add(&answer);
-        if !ledger(&answer).contains("pack-mining") {
-            return answer;
-        }
-        assert!(Instant::now() < deadline, "still mining: {answer}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_until(
+        &format!("the miner to be done with {}", repo.display()),
+        || {
+            let answer = client
+                .judge(
+                    "miner-watch",
+                    "edit",
+                    &repo.join(file).display().to_string(),
+                    Some(&repo.display().to_string()),
+                )
+                .expect("judge answers");
+            told.add(&answer);
+            (!ledger(&answer).contains("pack-mining")).then_some(answer)
+        },
+    )
 }
 
 #[test]

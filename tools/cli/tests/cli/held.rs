@@ -2,15 +2,11 @@
 //! the daemon holds read a copy of it, after the daemon flushed, so they show every decision
 //! it answered; the daemon keeps serving.
 
-use crate::common::Env;
+use crate::common::{Env, wait_until};
 use docsuggest_host::client::Client;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
-
-/// Only a hung test waits this long.
-const HANG: Duration = Duration::from_secs(120);
 
 /// A daemon on the user's default socket (`$HOME/.dsh/playform/docsuggest.sock`), started
 /// as the hook starts it, on the store `s.redb` of the HOME, under `group` durability with no
@@ -53,14 +49,11 @@ impl Daemon {
             socket,
             store,
         };
-        let deadline = Instant::now() + HANG;
-        while Client::connect(&daemon.socket)
-            .and_then(|mut c| c.hello())
-            .is_err()
-        {
-            assert!(Instant::now() < deadline, "the daemon never answered hello");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        wait_until("the daemon to answer hello", || {
+            Client::connect(&daemon.socket)
+                .and_then(|mut c| c.hello())
+                .ok()
+        });
         daemon
     }
 

@@ -1,16 +1,15 @@
 //! `docsuggest hook`: real-shaped harness events piped into the real binary, one process per
 //! event as the harness runs them, all sharing the daemon the first one starts.
 
-use crate::common::{Env, golden};
+use crate::common::{
+    Env, WAIT_LIMIT, golden, poll_within, wait_for_exit, wait_for_exit_within, wait_until,
+};
 use docsuggest_host::client::Client;
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-/// Only to fail a hung test; nothing here is timed.
-const HANG: Duration = Duration::from_secs(60);
 
 /// A temporary HOME whose hooks share one socket and one store; the daemon they start is
 /// stopped with SIGTERM when this drops.
@@ -101,14 +100,9 @@ impl Hooks {
         let _ = Command::new("kill")
             .args(["-TERM", &pid.to_string()])
             .status();
-        let deadline = Instant::now() + HANG;
-        while alive(pid) {
-            assert!(
-                Instant::now() < deadline,
-                "the daemon {pid} did not stop on SIGTERM"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        wait_until(&format!("the daemon {pid} to stop on SIGTERM"), || {
+            (!alive(pid)).then_some(())
+        });
     }
 
     fn client(&self) -> Client {
@@ -393,17 +387,7 @@ fn an_idle_daemon_stops_by_itself() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("serve starts");
-    let deadline = Instant::now() + HANG;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("the idle daemon did not stop");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = wait_for_exit(&mut child, "the idle daemon to stop");
     assert!(status.success(), "{status:?}");
     assert!(!socket.exists(), "the socket file is removed");
 }
@@ -565,19 +549,21 @@ impl Hooks {
         assert_eq!(self.hook("claude-code", event.to_string().into_bytes()), "");
         let mut client = self.client();
         let mut last = Value::Null;
-        for _ in 0..200 {
+        // Not `wait_until`: a failure shows the last answer and the daemon's ledger.
+        let mined = poll_within(WAIT_LIMIT, || {
             last = client
                 .judge("zc-probe", "read", &readme, Some(&cwd))
                 .expect("judge over the socket");
             let ledger = last["ledger"].to_string();
-            if !ledger.contains("pack-mining") {
-                assert!(ledger.contains("abstained no-signal 0.00"), "{last}");
-                return;
+            if ledger.contains("pack-mining") {
+                return None;
             }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        panic!(
-            "the pack of {} was not mined within 200 tries: {last}\n{}",
+            assert!(ledger.contains("abstained no-signal 0.00"), "{last}");
+            Some(())
+        });
+        assert!(
+            mined.is_some(),
+            "the pack of {} was not mined within {WAIT_LIMIT:?}: {last}\n{}",
             repo.display(),
             self.ledger()
         );
@@ -686,22 +672,6 @@ fn zero_config_a_session_that_follows_the_convention_gets_the_templated_note_nex
     hooks.stop_daemon();
 }
 
-/// Waits up to `bound` for `child` to exit (killing it and failing past the bound).
-fn exit_within(child: &mut Child, bound: Duration, what: &str) -> std::process::ExitStatus {
-    let deadline = Instant::now() + bound;
-    loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            return status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what}: the hook was still running after {bound:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
 fn read_all(stream: Option<impl std::io::Read>) -> String {
     let mut text = String::new();
     if let Some(mut stream) = stream {
@@ -726,10 +696,10 @@ fn a_stdin_held_open_or_flooded_never_holds_the_hook() {
     stdin
         .write_all(&hooks.event("claude-post-tool-use-read", "open", PLAN))
         .expect("the event is written");
-    let status = exit_within(
+    let status = wait_for_exit_within(
         &mut child,
+        "the hook to exit on an event on an open stdin",
         Duration::from_secs(20),
-        "an event on an open stdin",
     );
     assert!(status.success(), "{status:?}");
     assert_eq!(read_all(child.stdout.take()), golden("hooks/plan-note.out"));
@@ -746,7 +716,11 @@ fn a_stdin_held_open_or_flooded_never_holds_the_hook() {
         .spawn()
         .expect("the hook starts");
     let stdin = child.stdin.take().expect("a stdin pipe");
-    let status = exit_within(&mut child, Duration::from_secs(10), "an empty open stdin");
+    let status = wait_for_exit_within(
+        &mut child,
+        "the hook to exit on an empty open stdin",
+        Duration::from_secs(10),
+    );
     assert!(status.success(), "{status:?}");
     assert_eq!(read_all(child.stdout.take()), "");
     drop(stdin);
@@ -778,7 +752,11 @@ fn a_stdin_held_open_or_flooded_never_holds_the_hook() {
         }
         result
     });
-    let status = exit_within(&mut child, Duration::from_secs(60), "a 100 MB event");
+    let status = wait_for_exit_within(
+        &mut child,
+        "the hook to exit on a 100 MB event",
+        Duration::from_secs(60),
+    );
     assert!(status.success(), "{status:?}");
     assert_eq!(read_all(child.stdout.take()), "");
     let written = writer.join().expect("the writer ends");
@@ -1048,8 +1026,9 @@ fn planted_symlinks_beside_the_socket_are_never_written_through() {
 fn wait_for_the_file(hooks: &Hooks, bound: Duration) -> Result<(Duration, bool), String> {
     let started = Instant::now();
     let mut on_memory = false;
-    loop {
-        let mut health = Value::Null;
+    let mut health = Value::Null;
+    poll_within(bound, || {
+        health = Value::Null;
         if let Ok(mut client) = Client::connect(hooks.socket()) {
             let _ = client.request(serde_json::json!({"op": "flush"}));
             if let Ok(stats) = client.stats() {
@@ -1057,15 +1036,14 @@ fn wait_for_the_file(hooks: &Hooks, bound: Duration) -> Result<(Duration, bool),
             }
         }
         match health["kind"].as_str() {
-            Some("redb") => return Ok((started.elapsed(), on_memory)),
+            Some("redb") => return Some(()),
             Some("memory") => on_memory = true,
             _ => {}
         }
-        if started.elapsed() > bound {
-            return Err(format!("still not on its file after {bound:?}: {health}"));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+        None
+    })
+    .map(|()| (started.elapsed(), on_memory))
+    .ok_or_else(|| format!("still not on its file after {bound:?}: {health}"))
 }
 
 /// Whether a hook's stdout is a note of the Plan family naming its index (kappa on a fresh

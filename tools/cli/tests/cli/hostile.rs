@@ -2,19 +2,15 @@
 //! not plain files never block a call, never read the server's input and never leak what
 //! lies outside the workspace; `exclude` applies below the workspace root only.
 
-use crate::common::{Env, answers};
+use crate::common::{Env, answers, wait_for_exit};
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::Stdio;
-use std::time::{Duration, Instant};
-
-/// Far beyond what a call takes: only a server that blocks forever reaches it.
-const HANG_GUARD: Duration = Duration::from_secs(120);
 
 /// Runs `docsuggest serve --memory` on `input`, killing it (and failing the test) if it has
-/// not finished within [`HANG_GUARD`]: a server blocked on a FIFO or on its own stdin would
-/// otherwise hang the suite.
+/// not finished within [`crate::common::WAIT_LIMIT`]: a server blocked on a FIFO or on its
+/// own stdin would otherwise hang the suite.
 fn serve_guarded(env: &Env, input: &str) -> Vec<Value> {
     let mut child = env
         .command(&["serve", "--memory"])
@@ -41,18 +37,10 @@ fn serve_guarded(env: &Env, input: &str) -> Vec<Value> {
         let _ = stderr.read_to_string(&mut err);
         err
     });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for the server") {
-            break status;
-        }
-        if start.elapsed() > HANG_GUARD {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("docsuggest serve hung (a pack file blocked it)");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = wait_for_exit(
+        &mut child,
+        "docsuggest serve to finish (a pack file may block it)",
+    );
     writer.join().expect("writer");
     let out = reader.join().expect("reader");
     let err = err_reader.join().expect("stderr reader");

@@ -3,13 +3,13 @@
 //! through the daemon it starts and, when no daemon can be had, in process; tool errors for
 //! bad arguments and an unavailable store; and nothing the store learned or recorded changes.
 
-use crate::common::{Env, answers};
+use crate::common::{Env, answers, wait_for_exit, wait_until};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Only a hung test waits this long; nothing is asserted about time.
 const HANG: Duration = Duration::from_secs(120);
@@ -101,17 +101,7 @@ impl Mcp {
     /// stdout than frames.
     pub fn close(mut self) -> String {
         drop(self.stdin.take());
-        let deadline = Instant::now() + HANG;
-        let status = loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                break status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "mcp did not exit at end of input"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        };
+        let status = wait_for_exit(&mut self.child, "mcp to exit at end of input");
         let mut stderr = String::new();
         if let Some(mut pipe) = self.child.stderr.take() {
             let _ = std::io::Read::read_to_string(&mut pipe, &mut stderr);
@@ -156,11 +146,9 @@ impl Daemon<'_> {
         let _ = Command::new("kill")
             .args(["-TERM", &pid.to_string()])
             .status();
-        let deadline = Instant::now() + HANG;
-        while self.pid_file().exists() {
-            assert!(Instant::now() < deadline, "the daemon {pid} did not stop");
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        wait_until(&format!("the daemon {pid} to stop"), || {
+            (!self.pid_file().exists()).then_some(())
+        });
     }
 }
 

@@ -4,14 +4,13 @@
 //! exits 0 with valid output. And `hook` on a command line it cannot use still exits 0. Each
 //! plugin's `.mcp.json` runs `docsuggest mcp`, which answers the MCP handshake.
 
-use crate::common::{Env, golden};
+use crate::common::{Env, WAIT_LIMIT, golden, poll_within};
 use docsuggest_cli::hook::install::plugin_command::plugin_command;
 use docsuggest_cli::hook::{Harness, install};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -324,14 +323,12 @@ impl Drop for Home {
         if !self.state("docsuggest.sock.daemon.log").exists() {
             return;
         }
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while Instant::now() < deadline {
-            let pid = std::fs::read_to_string(self.state("docsuggest.sock.pid"));
-            if let Ok(pid) = pid {
-                let _ = Command::new("kill").args(["-TERM", pid.trim()]).status();
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        // Not `wait_until`: a drop must not fail the test.
+        let pid = poll_within(WAIT_LIMIT, || {
+            std::fs::read_to_string(self.state("docsuggest.sock.pid")).ok()
+        });
+        if let Some(pid) = pid {
+            let _ = Command::new("kill").args(["-TERM", pid.trim()]).status();
         }
     }
 }

@@ -2,12 +2,11 @@
 //! packless git repository, the PoC workspace, a repository pack, a directory in no workspace,
 //! an excluded path, and beside a running daemon with hooks installed.
 
-use crate::common::Env;
+use crate::common::{Env, wait_until};
 use crate::held::Daemon;
 use crate::init::convention_history;
 use serde_json::{Value, json};
 use std::path::Path;
-use std::time::Duration;
 
 fn status(env: &Env, path: &Path, extra: &[&str]) -> Value {
     let path = path.display().to_string();
@@ -297,15 +296,10 @@ fn a_mined_pack_the_daemon_keeps_is_the_pack_in_force() {
     let mut client = daemon.client();
     let cwd = repo.display().to_string();
     let file = repo.join("src/mod1.py").display().to_string();
-    let mut tries = 0;
-    while client.judge("a", "edit", &file, Some(&cwd)).expect("judge")["ledger"]
-        .to_string()
-        .contains("pack-mining")
-    {
-        tries += 1;
-        assert!(tries < 600, "the daemon never mined the pack");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait_until("the daemon to mine the pack", || {
+        let answer = client.judge("a", "edit", &file, Some(&cwd)).expect("judge");
+        (!answer["ledger"].to_string().contains("pack-mining")).then_some(())
+    });
     // The turn closes the window the judged call opened: rows are learned.
     client.turn("a").expect("turn");
     let store = daemon.store.display().to_string();

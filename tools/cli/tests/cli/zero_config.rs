@@ -3,17 +3,12 @@
 //! which the store keeps, so the next session uses it from its first call.
 //! (The hook path is in `hooks.rs`.)
 
-use crate::common::Env;
+use crate::common::{Env, wait_until};
 use crate::init::convention_history;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
-use std::time::Duration;
-
-/// At most this many polls, [`POLL`] apart, for the background miner.
-const TRIES: usize = 200;
-const POLL: Duration = Duration::from_millis(100);
 
 /// One `docsuggest serve` on stdio, answering request by request.
 struct Serve {
@@ -149,21 +144,15 @@ fn serve_abstains_while_mining_then_judges_with_the_mined_pack_which_the_store_k
     }
     // A later call is judged with the mined pack (bounded wait; a file no family claims is
     // asked, so the wait teaches nothing).
-    let mut tries = 0;
-    loop {
+    let probe = wait_until("the background miner to finish", || {
         let probe = serve.edit("probe", &repo, "README.md");
-        if ledger(&probe) != [MINING] {
-            assert_eq!(
-                ledger(&probe),
-                ["doc-suggester: abstained no-signal 0.00"],
-                "{probe}"
-            );
-            break;
-        }
-        tries += 1;
-        assert!(tries < TRIES, "still mining after {TRIES} polls: {probe}");
-        std::thread::sleep(POLL);
-    }
+        (ledger(&probe) != [MINING]).then_some(probe)
+    });
+    assert_eq!(
+        ledger(&probe),
+        ["doc-suggester: abstained no-signal 0.00"],
+        "{probe}"
+    );
     let judged = serve.edit("b", &repo, "src/mod2.py");
     assert_mined_judgement(&judged, "mod2");
     serve.close();
@@ -209,17 +198,14 @@ fn on_a_memory_store_repeated_family_edits_reach_the_mined_pack() {
     let repo = repository(&env);
     let mut serve = Serve::spawn(&env, &["serve", "--memory"]);
     // Every call before the pack is mined is silent with `pack-mining`, and nothing else.
-    let mut tries = 0;
-    let judged = loop {
+    let judged = wait_until("the background miner to finish", || {
         let answer = serve.edit("a", &repo, "src/mod4.py");
         if ledger(&answer) != [MINING] {
-            break answer;
+            return Some(answer);
         }
         assert!(answer["note"].is_null(), "{answer}");
-        tries += 1;
-        assert!(tries < TRIES, "still mining after {TRIES} polls: {answer}");
-        std::thread::sleep(POLL);
-    };
+        None
+    });
     assert_mined_judgement(&judged, "mod4");
     serve.close();
 }
@@ -390,12 +376,9 @@ fn zero_config_notes_say_what_to_do_and_why() {
     let repo = repository(&env);
     let store = env.store("plain.redb");
     let mut serve = Serve::start(&env, &store);
-    let mut tries = 0;
-    while ledger(&serve.edit("probe", &repo, "README.md")) == [MINING] {
-        tries += 1;
-        assert!(tries < TRIES, "still mining after {TRIES} polls");
-        std::thread::sleep(POLL);
-    }
+    wait_until("the background miner to finish", || {
+        (ledger(&serve.edit("probe", &repo, "README.md")) != [MINING]).then_some(())
+    });
     let mut notes = Vec::new();
     for k in 0..6 {
         for file in [format!("src/mod{k}.py"), format!("tests/test_mod{k}.py")] {
