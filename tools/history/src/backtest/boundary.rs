@@ -35,10 +35,66 @@ pub const COCHANGE_CONFIDENCE: f64 = 0.5;
 pub struct Peeked {
     /// The file's index in the turn's scored paths.
     pub file: usize,
+    /// The note's family.
+    pub family: String,
     /// The note's confidence.
     pub confidence: f64,
     /// The companions it named.
     pub companions: Vec<String>,
+    /// Each companion's score at the boundary: how often it was followed when its family
+    /// changed, where the store has seen it (learned), else the note's confidence.
+    pub scores: Vec<f64>,
+}
+
+/// Scores each peeked companion by its learned rate (the `rates` answer of the workspace):
+/// at the boundary the question is whether this one companion is missing, which its own
+/// rate answers better than its note's. A template is found by its pack text.
+pub fn score_by_rates(peeked: &mut [Peeked], rates: &serde_json::Value) {
+    let rows: Vec<(&str, &str, f64)> = rates
+        .get("rows")
+        .and_then(serde_json::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|row| {
+            ["accepts", "rejects", "shadowHits", "shadowMisses"]
+                .iter()
+                .any(|k| row.get(*k).and_then(serde_json::Value::as_u64).unwrap_or(0) > 0)
+        })
+        .filter_map(|row| {
+            Some((
+                row.get("family")?.as_str()?,
+                row.get("companion")?.as_str()?,
+                row.get("rate")?.as_f64()?,
+            ))
+        })
+        .collect();
+    for p in peeked {
+        for (k, companion) in p.companions.iter().enumerate() {
+            let rate = rows
+                .iter()
+                .find(|(family, pack_text, _)| {
+                    *family == p.family && names_as(pack_text, companion)
+                })
+                .map(|(_, _, rate)| *rate);
+            if let Some(rate) = rate {
+                p.scores[k] = rate;
+            }
+        }
+    }
+}
+
+/// Whether the companion a note shows is the pack's `text`: itself, or a `{}` template's
+/// substitution.
+fn names_as(text: &str, shown: &str) -> bool {
+    match text.split_once("{}") {
+        None => text == shown,
+        Some((before, after)) => {
+            !after.contains("{}")
+                && shown.len() > before.len() + after.len()
+                && shown.starts_with(before)
+                && shown.ends_with(after)
+        }
+    }
 }
 
 /// A check's figures at one bar.
@@ -244,7 +300,7 @@ fn lacking(
 ) -> Named<String> {
     let mut named = Named::new();
     for p in peeked.iter().filter(|p| Some(p.file) != left_out) {
-        for c in &p.companions {
+        for (c, &score) in p.companions.iter().zip(&p.scores) {
             let Some(matcher) = matchers.of(c) else {
                 continue;
             };
@@ -253,7 +309,7 @@ fn lacking(
                 .enumerate()
                 .any(|(j, f)| Some(j) != left_out && change_covers(matcher, f));
             if !touched {
-                keep_best(&mut named, c.clone(), p.confidence);
+                keep_best(&mut named, c.clone(), score);
             }
         }
     }
@@ -396,8 +452,10 @@ mod tests {
         let paths = vec![strings(&["src/a.py", "tests/test_a.py", "CHANGES.md"])];
         let peeks = vec![vec![Peeked {
             file: 0,
+            family: "F".into(),
             confidence: 0.8,
             companions: strings(&["tests/test_a.py", "CHANGES.md", "docs/a.md"]),
+            scores: vec![0.8; 3],
         }]];
         let misses = vec![BTreeSet::from([1, 2])];
         let figures = engine_check("learning", &paths, 0, &peeks, &misses);
@@ -415,12 +473,38 @@ mod tests {
         let paths = vec![strings(&["src/a.py", "tests/test_a.py"])];
         let peeks = vec![vec![Peeked {
             file: 1,
+            family: "F".into(),
             confidence: 0.9,
             companions: strings(&["tests/test_a.py"]),
+            scores: vec![0.9],
         }]];
         let figures = engine_check("learning", &paths, 0, &peeks, &[BTreeSet::from([1])]);
         assert_eq!(figures.at_default.misses_caught, 0);
         assert_eq!(figures.at_default.false_alarms_per_100_commits, 0.0);
+    }
+
+    #[test]
+    fn a_companion_is_scored_by_its_own_learned_rate_where_the_store_has_one() {
+        let mut peeked = vec![Peeked {
+            file: 0,
+            family: "F".into(),
+            confidence: 0.7,
+            companions: strings(&["tests/test_a.py", "CHANGES.md", "docs/a.md"]),
+            scores: vec![0.7; 3],
+        }];
+        let rates = serde_json::json!({"rows": [
+            {"family": "F", "companion": "tests/test_{}.py", "rate": 0.9, "accepts": 3,
+             "rejects": 0, "shadowHits": 0, "shadowMisses": 1},
+            {"family": "F", "companion": "CHANGES.md", "rate": 0.2, "accepts": 0,
+             "rejects": 2, "shadowHits": 0, "shadowMisses": 0},
+            // Never observed: the note's confidence stands.
+            {"family": "F", "companion": "docs/a.md", "rate": 0.33, "accepts": 0,
+             "rejects": 0, "shadowHits": 0, "shadowMisses": 0},
+            {"family": "G", "companion": "CHANGES.md", "rate": 1.0, "accepts": 5,
+             "rejects": 0, "shadowHits": 0, "shadowMisses": 0}]});
+        score_by_rates(&mut peeked, &rates);
+        assert_eq!(peeked[0].scores, vec![0.9, 0.2, 0.7]);
+        assert!(!names_as("tests/test_{}.py", "tests/test_.py"));
     }
 
     #[test]

@@ -624,16 +624,31 @@ fn peek_turn(
         match dispatcher.handle_value(&request) {
             Ok(answer) => {
                 if let Some(note) = answer.get("note").filter(|n| n.is_object()) {
+                    let confidence = note
+                        .get("confidence")
+                        .and_then(Value::as_f64)
+                        .unwrap_or_default();
+                    let companions = note_companions(note);
                     peeked.push(boundary::Peeked {
                         file,
-                        confidence: note
-                            .get("confidence")
-                            .and_then(Value::as_f64)
-                            .unwrap_or_default(),
-                        companions: note_companions(note),
+                        family: note
+                            .get("family")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string(),
+                        scores: vec![confidence; companions.len()],
+                        confidence,
+                        companions,
                     });
                 }
             }
+            Err(e) => *errors.entry(e.code().to_string()).or_default() += 1,
+        }
+    }
+    if !peeked.is_empty() {
+        let request = serde_json::json!({"op": "rates", "workspace": prepared.workspace});
+        match dispatcher.handle_value(&request) {
+            Ok(answer) => boundary::score_by_rates(&mut peeked, &answer),
             Err(e) => *errors.entry(e.code().to_string()).or_default() += 1,
         }
     }
