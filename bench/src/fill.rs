@@ -11,8 +11,8 @@
 
 use docsuggest_schema::{
     Decision, DecisionStore, Outcome, Pack, RateEvent, RateKey, RateMove, Resolution, StoreError,
-    StoreKind, Table,
 };
+use docsuggest_store::testkit;
 use std::time::{Duration, Instant};
 
 /// Moves per resolution (per write transaction) in a fill.
@@ -101,20 +101,14 @@ pub struct FillReport {
     pub elapsed: Duration,
 }
 
+/// The decision a fill records: a Plan decision in `workspace` by agent `fill` at kappa 0.9,
+/// naming no companion.
 fn decision(workspace: &str) -> Decision {
     Decision {
-        seq: 0,
         workspace: workspace.into(),
         agent: "fill".into(),
-        family: "Plan".into(),
         kappa: 0.9,
-        companions: Vec::new(),
-        weights: Table::DEFAULT_WEIGHTS,
-        enabled: docsuggest_schema::Heuristic::ALL.to_vec(),
-        outcome: Outcome::Pending,
-        silence: None,
-        accepted: None,
-        store: StoreKind::Redb,
+        ..testkit::decision("Plan")
     }
 }
 

@@ -1,11 +1,31 @@
 //! Builders of decisions and resolutions, shared by the unit tests and, behind the `testkit`
-//! feature, by other crates' tests.
+//! feature, by other crates' tests and the benchmarks' fills.
+//!
+//! [`decision`] is the one decision fixture: a caller states only what its decision differs
+//! in, with struct-update syntax over it, e.g. another workspace and agent naming measured
+//! companions:
+//!
+//! ```
+//! # use docsuggest_schema::Decision;
+//! use docsuggest_store::testkit;
+//!
+//! let d = Decision {
+//!     workspace: "docs-3f9a".into(),
+//!     agent: "agent-1".into(),
+//!     companions: testkit::companions(&["README.md"]),
+//!     ..testkit::decision("Plan")
+//! };
+//! assert_eq!(d.companions[0].score, 0.775);
+//! ```
 
 use docsuggest_schema::{
-    Decision, Heuristic, Outcome, RateEvent, RateKey, RateMove, Resolution, StoreKind, Table,
+    CompanionRow, Decision, Heuristic, Outcome, RateEvent, RateKey, RateMove, Resolution,
+    StoreKind, Table,
 };
 
-/// A pending decision of `family` in workspace `ws`.
+/// A pending decision of `family` in workspace `ws`, by agent `a`, at kappa 0.8, naming no
+/// companion, with the default weights, every heuristic enabled, answered by redb; `seq` 0
+/// (the store numbers it).
 pub fn decision(family: &str) -> Decision {
     Decision {
         seq: 0,
@@ -21,6 +41,21 @@ pub fn decision(family: &str) -> Decision {
         accepted: None,
         store: StoreKind::Redb,
     }
+}
+
+/// A measured companion `path`: score 0.775, values `[1, 0.5, 1, 0.5, 1/3, 1/3]` (a prior of 1,
+/// neutral rates).
+pub fn companion(path: &str) -> CompanionRow {
+    CompanionRow {
+        path: path.into(),
+        score: 0.775,
+        values: Table([1.0, 0.5, 1.0, 0.5, 1.0 / 3.0, 1.0 / 3.0]),
+    }
+}
+
+/// The measured [`companion`] rows of `paths`, in order.
+pub fn companions(paths: &[&str]) -> Vec<CompanionRow> {
+    paths.iter().map(|p| companion(p)).collect()
 }
 
 /// A move of the row of `companion` (empty: the family row) of `family`.

@@ -16,7 +16,7 @@ use docsuggest_schema::{
     CompanionRow, Config, Decision, DecisionStore, Durability, Outcome, RateKey, RateRow,
     RateSnapshot, StoreContents, Table,
 };
-use docsuggest_store::{RedbStore, SeqMarks, StoreReader, StoreView, check_fold};
+use docsuggest_store::{RedbStore, SeqMarks, StoreReader, StoreView, check_fold, testkit};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
@@ -40,16 +40,16 @@ fn checksum<'a>(rows: impl IntoIterator<Item = (&'a RateKey, &'a RateRow)>) -> u
     h.finish()
 }
 
-/// A decision of a built-in family naming its companions, as the engine would record it.
+/// A decision of a built-in family naming its companions, as the engine would record it:
+/// each companion's prior measured as its third value.
 fn decision(family: &CompiledFamily) -> Decision {
     Decision {
         companions: family
             .companions
             .iter()
             .map(|c| CompanionRow {
-                path: c.path.clone(),
-                score: 0.775,
                 values: Table([1.0, 0.5, c.prior, 0.5, NEUTRAL, NEUTRAL]),
+                ..testkit::companion(&c.path)
             })
             .collect(),
         ..workload::decision(WORKSPACE, &family.name)

@@ -9,12 +9,12 @@
 use crate::scale::Rng;
 use docsuggest_schema::codec;
 use docsuggest_schema::{
-    CompanionRow, Decision, DecisionStore, Durability, Heuristic, HistoryEntry, Outcome, RateEvent,
-    RateKey, RateMove, RateRow, Resolution, SilenceReason, StoreError, StoreKind, Table,
+    Decision, DecisionStore, Durability, HistoryEntry, Outcome, RateEvent, RateKey, RateMove,
+    RateRow, Resolution, SilenceReason, StoreError,
 };
 use docsuggest_store::recompute::{self, RecomputeOptions};
 use docsuggest_store::{
-    Plan, RedbStore, SCHEMA_VERSION, SeqMarks, Step as UpgradeStep, StoreOptions,
+    Plan, RedbStore, SCHEMA_VERSION, SeqMarks, Step as UpgradeStep, StoreOptions, testkit,
 };
 use redb::{ReadableTable, TableDefinition, WriteTransaction};
 use std::collections::BTreeMap;
@@ -75,28 +75,13 @@ pub const PLAN_NEXT: Plan<'static> = Plan {
     steps: &TO_NEXT,
 };
 
-/// A decision of `family` in `workspace` naming every companion.
+/// A decision of `family` in `workspace` by `agent-1`, naming every companion.
 pub fn decision(workspace: &str, family: &str) -> Decision {
     Decision {
-        seq: 0,
         workspace: workspace.into(),
         agent: "agent-1".into(),
-        family: family.into(),
-        kappa: 0.8,
-        companions: COMPANIONS
-            .iter()
-            .map(|c| CompanionRow {
-                path: (*c).into(),
-                score: 0.775,
-                values: Table([1.0, 0.5, 1.0, 0.5, 1.0 / 3.0, 1.0 / 3.0]),
-            })
-            .collect(),
-        weights: Table::DEFAULT_WEIGHTS,
-        enabled: Heuristic::ALL.to_vec(),
-        outcome: Outcome::Pending,
-        silence: None,
-        accepted: None,
-        store: StoreKind::Redb,
+        companions: testkit::companions(&COMPANIONS),
+        ..testkit::decision(family)
     }
 }
 

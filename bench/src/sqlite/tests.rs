@@ -2,8 +2,8 @@
 //! history, base and pending decisions, bit for bit.
 
 use super::*;
-use docsuggest_schema::{Heuristic, RateEvent, Table};
-use docsuggest_store::{MemoryStore, check_fold, same_bits};
+use docsuggest_schema::RateEvent;
+use docsuggest_store::{MemoryStore, check_fold, same_bits, testkit};
 
 /// One store operation of a script.
 #[derive(Clone, Debug)]
@@ -18,20 +18,12 @@ enum Op {
     Abandon(usize),
 }
 
+/// A Plan decision in `ws-00c0ffee` at kappa 0.9, naming no companion.
 fn decision() -> Decision {
     Decision {
-        seq: 0,
         workspace: "ws-00c0ffee".into(),
-        agent: "a".into(),
-        family: "Plan".into(),
         kappa: 0.9,
-        companions: Vec::new(),
-        weights: Table::DEFAULT_WEIGHTS,
-        enabled: Heuristic::ALL.to_vec(),
-        outcome: Outcome::Pending,
-        silence: None,
-        accepted: None,
-        store: StoreKind::Redb,
+        ..testkit::decision("Plan")
     }
 }
 

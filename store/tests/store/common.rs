@@ -1,10 +1,10 @@
 //! Builders and a small operation language shared by the store tests.
 
 use docsuggest_schema::{
-    CompanionRow, Decision, DecisionStore, Durability, Heuristic, Outcome, RateEvent, RateKey,
-    RateMove, Resolution, SilenceReason, StoreError, StoreKind, Table,
+    Decision, DecisionStore, Durability, Outcome, RateEvent, RateKey, RateMove, Resolution,
+    SilenceReason, StoreError,
 };
-use docsuggest_store::{MemoryStore, RedbStore, StoreOptions};
+use docsuggest_store::{MemoryStore, RedbStore, StoreOptions, testkit};
 use std::path::Path;
 use std::time::Duration;
 
@@ -12,28 +12,13 @@ pub const WORKSPACE: &str = "docs-3f9a";
 pub const FAMILIES: [&str; 2] = ["Plan", "Scheme"];
 pub const COMPANIONS: [&str; 2] = ["Documentation/INDEX.md", "README.md"];
 
-/// A decision of `family` naming both companions.
+/// A decision of `family` in [`WORKSPACE`] by `agent-1`, naming both companions.
 pub fn decision(family: &str) -> Decision {
     Decision {
-        seq: 0,
         workspace: WORKSPACE.into(),
         agent: "agent-1".into(),
-        family: family.into(),
-        kappa: 0.8,
-        companions: COMPANIONS
-            .iter()
-            .map(|c| CompanionRow {
-                path: (*c).into(),
-                score: 0.775,
-                values: Table([1.0, 0.5, 1.0, 0.5, 1.0 / 3.0, 1.0 / 3.0]),
-            })
-            .collect(),
-        weights: Table::DEFAULT_WEIGHTS,
-        enabled: Heuristic::ALL.to_vec(),
-        outcome: Outcome::Pending,
-        silence: None,
-        accepted: None,
-        store: StoreKind::Redb,
+        companions: testkit::companions(&COMPANIONS),
+        ..testkit::decision(family)
     }
 }
 
