@@ -1,6 +1,7 @@
 //! The central invariant, checked: for every key, the live row equals
 //! `rate::fold(base row, that key's moves in history order)`, bit for bit.
 
+use crate::per_key_moves::fold_all;
 use docsuggest_schema::{RateKey, RateRow, StoreContents, StoreError};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -41,7 +42,7 @@ pub fn folded_rates(
     let base: BTreeMap<RateKey, RateRow> = contents.base_rows()?.into_iter().collect();
     let history = contents.history()?;
     let done = std::sync::atomic::AtomicU64::new(0);
-    Ok(crate::grouped::fold_all(&base, &history, false, &done)?
+    Ok(fold_all(&base, &history, false, &done)?
         .into_iter()
         .collect())
 }

@@ -8,7 +8,7 @@
 //! `HistoryEntry` is built.
 
 use crate::errors::{self, ResultExt};
-use crate::grouped::{Chunk, HistoryMoves};
+use crate::per_key_moves::{Chunk, HistoryMoves};
 use crate::reader::StoreView;
 use crate::tables;
 use docsuggest_schema::StoreError;

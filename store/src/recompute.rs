@@ -17,7 +17,7 @@ use std::sync::atomic::AtomicU64;
 
 mod source;
 
-pub use crate::grouped::{HistoryMoves, fold_all};
+pub use crate::per_key_moves::{HistoryMoves, fold_all};
 
 /// How to recompute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,17 +2,17 @@
 //! folded from evicted history, pending decisions and meta.
 //!
 //! Every write is one redb write transaction (see [`crate::ops`]); every judge call reads its
-//! rates through one read transaction ([`DecisionStore::snapshot`]). Durability follows
-//! [`crate::group`]; under `group` durability pending records and resolutions wait in memory
-//! for the next commit (see [`crate::deferred`] and `waiting.rs`). Opening creates, upgrades or refuses the file (see
-//! [`crate::migrate`]).
+//! rates through one read transaction ([`DecisionStore::snapshot`]). When a commit is fsynced
+//! follows [`crate::fsync_policy`]; under `group` durability pending records and resolutions
+//! wait in memory for the next commit (see [`crate::deferred`] and `waiting.rs`). Opening
+//! creates, upgrades or refuses the file (see [`crate::migrate`]).
 
 use crate::crash::{CrashHook, CrashPoint};
 use crate::deferred::{self, Deferred};
 use crate::errors::ResultExt;
 use crate::file;
 use crate::fold::{FoldReport, check_fold};
-use crate::group::CommitPolicy;
+use crate::fsync_policy::FsyncPolicy;
 use crate::migrate::{self, FileState, Plan};
 use crate::options::StoreOptions;
 use crate::reader::{StoreReader, StoreView};
@@ -84,7 +84,7 @@ pub struct RedbStore {
     label: Arc<str>,
     ring_capacity: u64,
     multi_process: bool,
-    policy: CommitPolicy,
+    fsync_policy: FsyncPolicy,
     committed: SeqMarks,
     durable: SeqMarks,
     /// Records and resolutions handed out but not yet committed (`group` durability only).
@@ -204,7 +204,7 @@ impl RedbStore {
             label: label.into(),
             ring_capacity: options.ring_capacity,
             multi_process: options.multi_process,
-            policy: CommitPolicy::new(
+            fsync_policy: FsyncPolicy::new(
                 options.durability,
                 options.flush_interval,
                 options.multi_process,
@@ -244,7 +244,7 @@ impl RedbStore {
 
     /// The durability mode in force (`Immediate` in multi-process mode, whatever was asked).
     pub fn durability(&self) -> Durability {
-        self.policy.mode()
+        self.fsync_policy.mode()
     }
 
     /// The bound of the history ring.
@@ -316,11 +316,11 @@ impl RedbStore {
     /// Switching to `immediate` writes the waiting records and fsyncs; a smaller ring evicts
     /// at once.
     pub fn apply_config(&mut self, config: &Config) -> Result<(), StoreError> {
-        self.policy.set(
+        self.fsync_policy.set(
             config.durability,
             Duration::from_millis(config.flush_interval_ms),
         );
-        if self.policy.mode() == Durability::Immediate && self.unflushed() {
+        if self.fsync_policy.mode() == Durability::Immediate && self.unflushed() {
             self.sync()?;
         }
         let shrunk = config.ring_capacity < self.ring_capacity;
@@ -379,7 +379,7 @@ impl RedbStore {
         let marks = self.read_marks()?;
         self.committed = marks;
         self.durable = marks;
-        self.policy.committed(true, Instant::now());
+        self.fsync_policy.committed(true, Instant::now());
         Ok(IntegrityReport {
             redb: if passed {
                 RedbCheck::Passed
@@ -407,7 +407,9 @@ impl RedbStore {
     /// closed store queues nothing; a full queue is written first, in one commit, so a
     /// failure there leaves this write undone for a fallback to retry.
     fn defers(&mut self, doing: &str) -> Result<bool, StoreError> {
-        if self.policy.mode() != Durability::Group || self.policy.durable_at(Instant::now()) {
+        if self.fsync_policy.mode() != Durability::Group
+            || self.fsync_policy.durable_at(Instant::now())
+        {
             return Ok(false);
         }
         self.db()?;
@@ -419,17 +421,17 @@ impl RedbStore {
 
     /// Whether anything handed out or committed is not yet fsynced.
     fn unflushed(&self) -> bool {
-        self.policy.unsynced() || !self.deferred.is_empty()
+        self.fsync_policy.unsynced() || !self.deferred.is_empty()
     }
 
-    /// Runs `op` and the ring eviction in one write transaction, durable or not as the policy
+    /// Runs `op` and the ring eviction in one write transaction, durable or not as the fsync policy
     /// says; nothing of it is committed if any part fails.
     pub(crate) fn write<R>(
         &mut self,
         doing: &str,
         op: impl FnOnce(&mut Tx<'_>) -> Result<R, StoreError>,
     ) -> Result<R, StoreError> {
-        let durable = self.policy.durable_at(Instant::now());
+        let durable = self.fsync_policy.durable_at(Instant::now());
         self.commit(durable, doing, op)
     }
 
@@ -481,7 +483,7 @@ impl RedbStore {
         if durable {
             self.durable = marks;
         }
-        self.policy.committed(durable, now);
+        self.fsync_policy.committed(durable, now);
         Ok(out)
     }
 
@@ -577,7 +579,7 @@ impl RedbStore {
         txn.commit().at(label, "flushing")?;
         self.crash.reached(CrashPoint::AfterCommit);
         self.durable = self.committed;
-        self.policy.committed(true, Instant::now());
+        self.fsync_policy.committed(true, Instant::now());
         Ok(())
     }
 }

@@ -25,7 +25,7 @@ pub(crate) fn apply(txn: &WriteTransaction, path: &str) -> Result<(), StoreError
     let history = rewrite_values::<HistoryEntry>(txn, path, HISTORY, "history")?;
     rewrite_values::<Decision>(txn, path, PENDING, "pending")?;
     let done = std::sync::atomic::AtomicU64::new(0);
-    let live = crate::grouped::fold_all(&base, &history, false, &done)?;
+    let live = crate::per_key_moves::fold_all(&base, &history, false, &done)?;
     let mut rates = txn.open_table(RATES).at(path, "rebuilding rates")?;
     rates.retain(|_, _| false).at(path, "rebuilding rates")?;
     for (key, row) in &live {

@@ -43,7 +43,7 @@ pub(crate) fn apply(txn: &WriteTransaction, path: &str) -> Result<(), StoreError
         tables::read_history(path, &entries, &moves)?
     };
     let done = std::sync::atomic::AtomicU64::new(0);
-    let live = crate::grouped::fold_all(&base, &history, true, &done)?;
+    let live = crate::per_key_moves::fold_all(&base, &history, true, &done)?;
     write_rows(
         txn,
         path,

@@ -312,7 +312,7 @@ fn the_bound_writes_the_waiting_records_in_one_commit() {
     assert_eq!(s.last_durable_seq(), 0, "that commit was not fsynced");
 }
 
-/// When the fsync is due is decided by the clock (`group.rs` tests it at given instants);
+/// When the fsync is due is decided by the clock (`fsync_policy.rs` tests it at given instants);
 /// here the interval is set so that no sleep and no slow machine changes the answer: an hour
 /// (never due within the test) and zero (always due).
 #[test]

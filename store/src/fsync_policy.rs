@@ -12,9 +12,9 @@
 use docsuggest_schema::Durability;
 use std::time::{Duration, Instant};
 
-/// The commit policy and the time of the last durable commit.
+/// Whether the next commit is fsynced, and the time of the last durable (fsynced) commit.
 #[derive(Debug)]
-pub(crate) struct CommitPolicy {
+pub(crate) struct FsyncPolicy {
     mode: Durability,
     interval: Duration,
     multi_process: bool,
@@ -22,15 +22,15 @@ pub(crate) struct CommitPolicy {
     unsynced: bool,
 }
 
-impl CommitPolicy {
+impl FsyncPolicy {
     /// A policy whose last durable commit is `now` (a store that was just opened is durable).
     pub(crate) fn new(
         mode: Durability,
         interval: Duration,
         multi_process: bool,
         now: Instant,
-    ) -> CommitPolicy {
-        CommitPolicy {
+    ) -> FsyncPolicy {
+        FsyncPolicy {
             mode,
             interval,
             multi_process,
@@ -87,7 +87,7 @@ mod tests {
     /// Commits at the given offsets (ms) from the start; answers which ones were durable.
     fn check(mode: Durability, multi_process: bool, offsets_ms: &[u64], expect: &[bool]) {
         let t0 = Instant::now();
-        let mut policy = CommitPolicy::new(mode, SEC, multi_process, t0);
+        let mut policy = FsyncPolicy::new(mode, SEC, multi_process, t0);
         let got: Vec<bool> = offsets_ms
             .iter()
             .map(|&ms| {
@@ -124,7 +124,7 @@ mod tests {
     #[test]
     fn unsynced_tracks_non_durable_commits() {
         let t0 = Instant::now();
-        let mut policy = CommitPolicy::new(Durability::Group, SEC, false, t0);
+        let mut policy = FsyncPolicy::new(Durability::Group, SEC, false, t0);
         assert!(!policy.unsynced());
         policy.committed(false, t0);
         assert!(policy.unsynced());
