@@ -691,37 +691,11 @@ pub fn discover(dir: &Path) -> Result<std::path::PathBuf, HistoryError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gix::bstr::BString;
-    use gix::objs::tree::{Entry, EntryKind};
+    use crate::testkit;
 
-    /// A repository of one commit whose tree nests a file `levels` directories deep, built
-    /// from tree objects (no file system holds such a path).
+    /// A repository of no commit holding a tree that nests a file `levels` directories deep.
     fn nested(dir: &Path, levels: usize) -> ObjectId {
-        let repo = gix::init(dir).expect("init");
-        let blob = repo.write_blob(b"x").expect("blob").detach();
-        let mut child = repo
-            .write_object(&gix::objs::Tree {
-                entries: vec![Entry {
-                    mode: EntryKind::Blob.into(),
-                    filename: BString::from("f.txt"),
-                    oid: blob,
-                }],
-            })
-            .expect("tree")
-            .detach();
-        for _ in 0..levels {
-            child = repo
-                .write_object(&gix::objs::Tree {
-                    entries: vec![Entry {
-                        mode: EntryKind::Tree.into(),
-                        filename: BString::from("d"),
-                        oid: child,
-                    }],
-                })
-                .expect("tree")
-                .detach();
-        }
-        child
+        testkit::deep_tree(&gix::init(dir).expect("init"), levels)
     }
 
     #[test]

@@ -49,40 +49,12 @@ pub fn identify(root: &Path) -> Result<String, HistoryError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gix::ObjectId;
+    use crate::testkit;
+    use std::collections::BTreeMap;
 
     /// A repository of `commits` commits of the empty tree (the same ids wherever it is made).
     fn repository(dir: &Path, commits: usize) {
-        let repo = gix::init(dir).expect("git init");
-        let sig = gix::actor::Signature {
-            name: "t".into(),
-            email: "t@example.invalid".into(),
-            time: gix::date::Time::new(1_700_000_000, 0),
-        };
-        let tree = repo
-            .write_object(gix::objs::Tree::empty())
-            .expect("tree")
-            .detach();
-        let mut parent: Option<ObjectId> = None;
-        for i in 0..commits {
-            let commit = gix::objs::Commit {
-                tree,
-                parents: parent.into_iter().collect(),
-                author: sig.clone(),
-                committer: sig.clone(),
-                encoding: None,
-                message: format!("c{i}\n").into(),
-                extra_headers: Vec::new(),
-            };
-            parent = Some(repo.write_object(&commit).expect("commit").detach());
-        }
-        if let Some(tip) = parent {
-            let head = std::fs::read_to_string(dir.join(".git/HEAD")).expect("HEAD");
-            let branch = head.trim().strip_prefix("ref: ").expect("a symbolic HEAD");
-            let file = dir.join(".git").join(branch);
-            std::fs::create_dir_all(file.parent().expect("refs dir")).expect("refs");
-            std::fs::write(file, format!("{tip}\n")).expect("branch ref");
-        }
+        testkit::repository(dir, &vec![BTreeMap::new(); commits]);
     }
 
     #[test]

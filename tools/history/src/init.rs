@@ -8,9 +8,8 @@ use crate::{MineOptions, Mined, mine};
 use docsuggest_schema::pack::REPO_PACK_PATH;
 use std::path::{Path, PathBuf};
 
-/// At most this many of the newest first-parent commits are mined: older conventions weigh
-/// next to nothing (recent commits weigh more), and the walk stays bounded on any history.
-pub const MAX_MINED_COMMITS: usize = 50_000;
+// Named here by the CLI (`init --max-commits`'s default) and the init benchmark.
+pub use crate::mine::MAX_MINED_COMMITS;
 
 /// The share of the history the report's backtest mines from before scoring the rest.
 pub const REPORT_TRAIN_FRACTION: f64 = 0.75;

@@ -37,7 +37,10 @@ pub mod init;
 pub mod mine;
 pub mod miner;
 pub mod progress;
+#[cfg(any(test, feature = "testkit"))]
+pub mod testkit;
 
 pub use mine::{
-    MINED_THRESHOLD, MINER_VERSION, MineOptions, Mined, MinedCompanion, MinedFamily, mine,
+    MAX_MINED_COMMITS, MINED_THRESHOLD, MINER_VERSION, MineOptions, Mined, MinedCompanion,
+    MinedFamily, mine,
 };

@@ -3,12 +3,10 @@
 //! newest first-parent commits, each bounded in files (see `crate::history`).
 
 use crate::history::{self, HistoryError, ReadOptions};
-use crate::{MINER_VERSION, MineOptions, mine};
+use crate::{MAX_MINED_COMMITS, MINER_VERSION, MineOptions, mine};
 use docsuggest_host::mining::HistoryMiner;
 use docsuggest_schema::MinedPack;
 use std::path::Path;
-
-pub use crate::init::MAX_MINED_COMMITS;
 
 /// The most a stored record handed to `docsuggest mine-pack` may hold: a pack and a head
 /// within the store's bounds, as JSON.

@@ -3,9 +3,8 @@
 //! starts the learning engine warm.
 
 use crate::common::Env;
-use gix::ObjectId;
-use gix::bstr::BString;
-use gix::objs::tree::{Entry, EntryKind};
+use docsuggest_history::testkit::{self, repository, repository_with_raw};
+use gix::objs::tree::EntryKind;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -13,169 +12,17 @@ const PACK: &str = r#"{"signature": ["LICENSE"], "families": [
   {"name": "Src", "kind": "doc", "rules": ["src/*.rs"],
    "companions": [{"path": "docs/*.md", "prior": 1.0}, {"path": "CHANGELOG.md", "prior": 1.0}]}]}"#;
 
-/// A tree of `files` (path → contents), nested as git nests it.
-fn tree(repo: &gix::Repository, files: &BTreeMap<String, String>) -> ObjectId {
-    let mut here: BTreeMap<String, String> = BTreeMap::new();
-    let mut below: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
-    for (path, body) in files {
-        match path.split_once('/') {
-            Some((dir, rest)) => {
-                below
-                    .entry(dir.to_string())
-                    .or_default()
-                    .insert(rest.to_string(), body.clone());
-            }
-            None => {
-                here.insert(path.clone(), body.clone());
-            }
-        }
-    }
-    let mut entries = Vec::new();
-    for (name, body) in here {
-        let oid = repo.write_blob(body.as_bytes()).expect("blob").detach();
-        entries.push(Entry {
-            mode: EntryKind::Blob.into(),
-            filename: BString::from(name),
-            oid,
-        });
-    }
-    for (name, sub) in below {
-        entries.push(Entry {
-            mode: EntryKind::Tree.into(),
-            filename: BString::from(name),
-            oid: tree(repo, &sub),
-        });
-    }
-    entries.sort();
-    let t = gix::objs::Tree { entries };
-    repo.write_object(&t).expect("tree").detach()
-}
-
-/// Builds a repository at `dir` whose first-parent history holds one commit per state, and a
-/// work tree with the tip's files.
-pub fn repository(dir: &Path, states: &[BTreeMap<String, String>]) {
-    repository_with_raw(dir, states, &[]);
-}
-
-/// `tree` with one more blob at the root, named `name` as raw bytes: a name a work tree (or a
-/// `String`) may not hold.
-fn with_raw_entry(repo: &gix::Repository, tree: ObjectId, name: &[u8]) -> ObjectId {
-    let object = repo.find_object(tree).expect("tree object");
-    let mut t: gix::objs::Tree = object.into_tree().decode().expect("a tree").into();
-    let oid = repo.write_blob(b"odd").expect("blob").detach();
-    t.entries.push(Entry {
-        mode: EntryKind::Blob.into(),
-        filename: BString::from(name.to_vec()),
-        oid,
-    });
-    t.entries.sort();
-    repo.write_object(&t).expect("tree").detach()
-}
-
-/// [`repository`], with raw root names added to some commits' trees: `(state, name)` puts a
-/// blob named `name` in the tree of that state's commit. Those names never reach the work
-/// tree.
-pub fn repository_with_raw(
-    dir: &Path,
-    states: &[BTreeMap<String, String>],
-    raw: &[(usize, Vec<u8>)],
-) {
-    let repo = gix::init(dir).expect("git init");
-    let sig = gix::actor::Signature {
-        name: "t".into(),
-        email: "t@example.invalid".into(),
-        time: gix::date::Time::new(1_700_000_000, 0),
-    };
-    let mut parent: Option<ObjectId> = None;
-    for (i, files) in states.iter().enumerate() {
-        let mut root = tree(&repo, files);
-        for (_, name) in raw.iter().filter(|(at, _)| *at == i) {
-            root = with_raw_entry(&repo, root, name);
-        }
-        let commit = gix::objs::Commit {
-            tree: root,
-            parents: parent.into_iter().collect(),
-            author: sig.clone(),
-            committer: sig.clone(),
-            encoding: None,
-            message: format!("c{i}\n").into(),
-            extra_headers: Vec::new(),
-        };
-        parent = Some(repo.write_object(&commit).expect("commit").detach());
-    }
-    let head = std::fs::read_to_string(dir.join(".git/HEAD")).expect("HEAD");
-    let branch = head.trim().strip_prefix("ref: ").expect("a symbolic HEAD");
-    let tip = parent.expect("a commit").to_string();
-    let file = dir.join(".git").join(branch);
-    std::fs::create_dir_all(file.parent().expect("refs dir")).expect("refs");
-    std::fs::write(file, format!("{tip}\n")).expect("branch ref");
-    for (path, body) in states.last().expect("a state") {
-        let full = dir.join(path);
-        std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
-        std::fs::write(full, body).expect("work tree file");
-    }
-}
-
 /// Adds a commit on top of the repository in `dir` whose tree also holds `deep/d/d/…/f.txt`,
 /// `levels` directories deep: built from tree objects, since no file system holds such a
 /// path (git accepts it).
 pub fn add_deep_commit(dir: &Path, levels: usize) {
     let repo = gix::open(dir).expect("open");
     let tip = repo.head_commit().expect("a head commit");
-    let blob = repo.write_blob(b"x").expect("blob").detach();
-    let mut child = repo
-        .write_object(&gix::objs::Tree {
-            entries: vec![Entry {
-                mode: EntryKind::Blob.into(),
-                filename: BString::from("f.txt"),
-                oid: blob,
-            }],
-        })
-        .expect("tree")
-        .detach();
-    for _ in 0..levels {
-        child = repo
-            .write_object(&gix::objs::Tree {
-                entries: vec![Entry {
-                    mode: EntryKind::Tree.into(),
-                    filename: BString::from("d"),
-                    oid: child,
-                }],
-            })
-            .expect("tree")
-            .detach();
-    }
-    let mut root: gix::objs::Tree = tip
-        .tree()
-        .expect("the tip's tree")
-        .decode()
-        .expect("a tree")
-        .into();
-    root.entries.push(Entry {
-        mode: EntryKind::Tree.into(),
-        filename: BString::from("deep"),
-        oid: child,
-    });
-    root.entries.sort();
-    let tree = repo.write_object(&root).expect("tree").detach();
-    let sig = gix::actor::Signature {
-        name: "t".into(),
-        email: "t@example.invalid".into(),
-        time: gix::date::Time::new(1_700_000_000, 0),
-    };
-    let commit = gix::objs::Commit {
-        tree,
-        parents: vec![tip.id].into(),
-        author: sig.clone(),
-        committer: sig,
-        encoding: None,
-        message: "deep\n".into(),
-        extra_headers: Vec::new(),
-    };
-    let id = repo.write_object(&commit).expect("commit").detach();
-    let head = std::fs::read_to_string(dir.join(".git/HEAD")).expect("HEAD");
-    let branch = head.trim().strip_prefix("ref: ").expect("a symbolic HEAD");
-    std::fs::write(dir.join(".git").join(branch), format!("{id}\n")).expect("branch ref");
+    let deep = testkit::deep_tree(&repo, levels);
+    let tree = tip.tree_id().expect("the tip's tree").detach();
+    let tree = testkit::with_root_entry(&repo, tree, b"deep", EntryKind::Tree, deep);
+    let id = testkit::commit(&repo, tree, Some(tip.id), "deep\n");
+    testkit::point_head(&repo, id);
 }
 
 /// The root commit's files: one `Src` file, its two companions, a licence and the pack.

@@ -2,8 +2,9 @@
 //! yet is never named (nor missed), a deleted one stops being named, a file the commit adds
 //! appears at its own call; and each engine run's calibration table.
 
-use crate::backtest::{CONFIG, json, repository, run};
+use crate::backtest::{CONFIG, json, run};
 use crate::common::Env;
+use docsuggest_history::testkit::repository;
 use std::collections::BTreeMap;
 use std::path::Path;
 

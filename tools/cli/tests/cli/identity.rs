@@ -121,7 +121,7 @@ fn what_was_learned_under_the_path_key_moves_to_the_repository_key() {
         .iter()
         .map(|f| (f.to_string(), String::new()))
         .collect();
-    crate::backtest::repository(&env.ws(), &[files]);
+    docsuggest_history::testkit::repository(&env.ws(), &[files]);
     let status = workspace(&env, &env.ws());
     assert_eq!(status["keySource"]["from"], "repository", "{status}");
     let key = status["key"].as_str().expect("a key").to_string();

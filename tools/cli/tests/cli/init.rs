@@ -2,8 +2,8 @@
 //! conventions, that it writes only what it says, byte for byte the same twice, and one-line
 //! errors for what it cannot mine; `backtest` with no pack mines from its training commits.
 
-use crate::backtest::repository;
 use crate::common::Env;
+use docsuggest_history::testkit::repository;
 use std::collections::BTreeMap;
 use std::path::Path;
 

@@ -20,6 +20,11 @@ use serde::Serialize;
 /// The version of the mining rules: a pack mined by another version is mined again.
 pub const MINER_VERSION: u32 = 2;
 
+/// At most this many of the newest first-parent commits are mined (by `init` and the
+/// zero-config miner): older conventions weigh next to nothing (recent commits weigh more), and
+/// the walk stays bounded on any history.
+pub const MAX_MINED_COMMITS: usize = 50_000;
+
 /// The gate of a mined family: the kappa, under the default weights on a fresh store, of a
 /// note naming one companion of prior 0.47 — so a companion followed in about half of its
 /// family's recent commits speaks alone, and weaker ones (each followed in at least
