@@ -117,6 +117,13 @@ pub fn fresh(harness: Harness, command: &str) -> String {
 /// then one group per event appended, the `hooks` object and event arrays created where
 /// missing.
 pub fn installed(text: Option<&str>, harness: Harness, command: &str) -> Result<String, String> {
+    // Already as we would leave it: the bytes stay (taking ours out and putting them back
+    // would drop an event array that was empty before ours went in, and lay it out anew).
+    if let Some(text) = text
+        && holds_exactly_ours(text, harness, command)
+    {
+        return Ok(text.to_string());
+    }
     let base = match text {
         Some(text) if !text.trim().is_empty() => uninstalled(text)?,
         _ => None,
@@ -181,6 +188,40 @@ pub fn installed(text: Option<&str>, harness: Harness, command: &str) -> Result<
         }
     }
     Ok(edits.apply(&base))
+}
+
+/// Whether `text` holds our handlers exactly as [`installed`] puts them for `harness` and
+/// `command` — each of its events' groups ending with ours — and no other handler of ours.
+fn holds_exactly_ours(text: &str, harness: Harness, command: &str) -> bool {
+    let Ok(value) = serde_json::from_str::<Value>(text) else {
+        return false;
+    };
+    let Some(hooks) = value.get("hooks").and_then(Value::as_object) else {
+        return false;
+    };
+    let ours_in_place = events(harness).iter().all(|(event, matcher)| {
+        let Ok(expected) = serde_json::to_value(&group(*matcher, command)[0]) else {
+            return false;
+        };
+        hooks
+            .get(*event)
+            .and_then(Value::as_array)
+            .and_then(|groups| groups.last())
+            .is_some_and(|last| *last == expected)
+    });
+    let ours_anywhere = hooks
+        .values()
+        .filter_map(Value::as_array)
+        .flatten()
+        .filter_map(|g| g.get("hooks").and_then(Value::as_array))
+        .flatten()
+        .filter(|h| {
+            h.get("command")
+                .and_then(Value::as_str)
+                .is_some_and(is_ours)
+        })
+        .count();
+    ours_in_place && ours_anywhere == events(harness).len()
 }
 
 /// `text` without our handlers (`None`: nothing is left of the file, remove it). A group left
@@ -402,6 +443,20 @@ mod tests {
             ),
             "{fresh}"
         );
+    }
+
+    #[test]
+    fn installing_again_over_an_event_that_was_empty_changes_nothing() {
+        // Found in use: a settings file holding `"PreToolUse": []` before ours went in.
+        let text = "{\n  \"hooks\": {\n    \"PreToolUse\": []\n  }\n}\n";
+        let once = installed(Some(text), Harness::ClaudeCode, CMD).expect("installs");
+        let twice = installed(Some(&once), Harness::ClaudeCode, CMD).expect("installs");
+        assert_eq!(twice, once);
+        // A different command is installed anew, in place of ours.
+        let other =
+            installed(Some(&once), Harness::ClaudeCode, "/opt/docsuggest hook").expect("installs");
+        assert_ne!(other, once);
+        assert!(!other.contains(CMD), "{other}");
     }
 
     #[test]
