@@ -34,7 +34,7 @@ pub enum ChangeSet {
     WorkTree,
     /// The staged changes.
     Staged,
-    /// The changes since a revision (committed or not).
+    /// The changes since a revision (committed or not, new files included).
     Since(String),
     /// These files.
     Paths(Vec<PathBuf>),
@@ -194,6 +194,13 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, CheckError> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// The commit the work tree around `dir` is on (`None`: not a repository, or no commit yet).
+pub fn head(dir: &Path) -> Option<String> {
+    let head = git(dir, &["rev-parse", "--verify", "--quiet", "HEAD"]).ok()?;
+    let head = head.trim();
+    (!head.is_empty() && head.bytes().all(|b| b.is_ascii_hexdigit())).then(|| head.to_string())
+}
+
 /// The repository root of `dir` and the change set's files, relative to it.
 pub fn changed_files(dir: &Path, set: &ChangeSet) -> Result<(PathBuf, Vec<String>), CheckError> {
     let root = PathBuf::from(git(dir, &["rev-parse", "--show-toplevel"])?.trim());
@@ -219,6 +226,11 @@ pub fn changed_files(dir: &Path, set: &ChangeSet) -> Result<(PathBuf, Vec<String
             files.extend(lines(git(
                 &root,
                 &["diff", "--name-only", rev.as_str(), "--"],
+            )?));
+            // Not committed includes not yet added: a new file is part of the change.
+            files.extend(lines(git(
+                &root,
+                &["ls-files", "--others", "--exclude-standard"],
             )?));
         }
         ChangeSet::Paths(paths) => {

@@ -373,9 +373,14 @@ pub fn answer(
             let note = match (cwd, *active || boundary == Boundary::Off) {
                 (Some(cwd), true) => {
                     if let Some(agent) = &learn_as {
+                        // The change since the reminder's commit: what the agent committed
+                        // after the reminder is part of what it did about it.
+                        let since = turns
+                            .recall(agent)
+                            .map_or(work_tree, crate::check_change::ChangeSet::Since);
                         // What cannot be settled is not: a stop is never held up.
                         let settled =
-                            crate::check_change::settle(Path::new(&cwd), &work_tree, agent, ask);
+                            crate::check_change::settle(Path::new(&cwd), &since, agent, ask);
                         if let Err(e) = settled {
                             tracing::debug!(error = %e, "the boundary was not settled");
                         }
@@ -391,7 +396,14 @@ pub fn answer(
                         &mut ask,
                     );
                     // What cannot be checked is not said: a stop is never held up by it.
-                    checked.ok().and_then(|report| report.at_stop())
+                    let reminder = checked.ok().and_then(|report| report.at_stop());
+                    if let (Some(agent), Some(_)) = (&learn_as, &reminder) {
+                        match crate::check_change::head(Path::new(&cwd)) {
+                            Some(head) => turns.remember(agent, &head),
+                            None => turns.forget(agent),
+                        }
+                    }
+                    reminder
                 }
                 (None, _) => None,
             };
@@ -504,6 +516,20 @@ impl Turns {
             agent.bytes().take(64).map(|b| format!("{b:02x}")).collect()
         };
         self.0.join(name)
+    }
+
+    /// What was last remembered for `agent` (`None`: nothing, or unreadable).
+    fn recall(&self, agent: &str) -> Option<String> {
+        let mut last = String::new();
+        private_file(&self.file(agent), Open::Read)
+            .and_then(|mut file| file.read_to_string(&mut last))
+            .ok()?;
+        Some(last).filter(|l| !l.is_empty())
+    }
+
+    /// Forgets what was remembered for `agent`.
+    fn forget(&self, agent: &str) {
+        let _ = std::fs::remove_file(self.file(agent));
     }
 
     fn is_new(&self, agent: &str, turn_id: &str) -> bool {

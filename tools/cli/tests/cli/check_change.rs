@@ -304,7 +304,7 @@ fn the_git_hook_warns_before_a_commit_and_uninstalls_byte_for_byte() {
 }
 
 /// The reminder at a stop is learned from: what it named and the agent then added before the
-/// next stop is an accept, what it left out a reject, recorded like a note's decision (the
+/// next stop (committed or not) is an accept, what it left out a reject, recorded like a note's decision (the
 /// store's history holds them; the rates move). An `inform` boundary, which the agent never
 /// reads, records nothing.
 #[test]
@@ -337,8 +337,11 @@ fn a_stop_reminder_learns_from_what_the_agent_adds_and_leaves_out() {
         reason.contains("- Documentation/INDEX.md (Plan "),
         "{reason}"
     );
-    // The agent adds the changelog only, and stops again.
+    // The agent adds the changelog only, commits the change, and stops again: what it
+    // committed since the reminder counts (the work tree is clean by then).
     std::fs::write(ws.join("CHANGELOG.md"), "changed\n").expect("edit the changelog");
+    git(&ws, &["add", "-A"]);
+    git(&ws, &["commit", "--quiet", "-m", "plan"]);
     assert!(stop(true, "remind").trim().is_empty(), "no second reminder");
     let rows = rows(&env);
     let row = |companion: &str| {
