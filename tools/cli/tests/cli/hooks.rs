@@ -1068,13 +1068,9 @@ fn a_daemon_killed_again_and_again_under_concurrent_hooks_never_stays_on_memory(
     };
     let (mut kills, mut started_on_memory, mut slowest, mut answered) =
         (0u64, 0u64, Duration::ZERO, 0u64);
-    let mut lcg = 0x2545_f491_4f6c_dd1d_u64;
-    let mut next = |n: u64| {
-        lcg = lcg
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (lcg >> 33) % n
-    };
+    // Seeded, so a failing run can be run again as it was.
+    let mut rng = <rand::rngs::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(0x2545_f491);
+    let mut next = |n: u64| rand::RngExt::random_range(&mut rng, 0..n);
     for cycle in 0..cycles {
         // Four hook processes at once; the daemon is killed while they run.
         let children: Vec<Child> = (0..4)
