@@ -13,4 +13,5 @@ mod recompute;
 mod restart;
 mod scenes;
 mod templates;
+mod tidy;
 mod zero_config;
