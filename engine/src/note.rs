@@ -21,9 +21,11 @@ macro_rules! note_struct {
             pub summary: String,
             /// The companions the text names, in rank order.
             pub companions: Vec<String>,
-            /// Each companion's line as the text writes it (without its `- `), in the order
-            /// of `companions`: the path itself in the PoC's style, what to do and why in
-            /// the plain style.
+            /// In the plain style, each companion's line as the text writes it (what to do
+            /// and why, without its `- `), in the order of `companions`; empty in the PoC's
+            /// style, whose lines are the companions themselves (and whose answer stays as
+            /// the PoC's: the field is left out).
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub lines: Vec<String>,
             /// The number the header shows, in 0..1: the PoC's kappa, or the probability that
             /// the note is followed.
@@ -121,7 +123,7 @@ pub fn compose(family: &str, gauge: Gauge, confidence: f64, companions: &[&str])
         text,
         summary: summary(family, companions),
         companions: companions.iter().map(|c| c.to_string()).collect(),
-        lines: companions.iter().map(|c| c.to_string()).collect(),
+        lines: Vec::new(),
         confidence,
     }
 }

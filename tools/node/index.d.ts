@@ -225,9 +225,10 @@ export interface Note {
   /** The companions the text names, in rank order. */
   companions: Array<string>
   /**
-   * Each companion's line as the text writes it (without its `- `), in the order
-   * of `companions`: the path itself in the PoC's style, what to do and why in
-   * the plain style.
+   * In the plain style, each companion's line as the text writes it (what to do
+   * and why, without its `- `), in the order of `companions`; empty in the PoC's
+   * style, whose lines are the companions themselves (and whose answer stays as
+   * the PoC's: the field is left out).
    */
   lines: Array<string>
   /**

@@ -211,7 +211,8 @@ impl Server {
         );
         let value = json!({
             "path": bounded(&query.path, MAX_PATH_BYTES), "family": family, "confidence": note["confidence"],
-            "companions": companions, "lines": note["lines"], "note": note["text"], "silent": null,
+            "companions": companions, "lines": note.get("lines").cloned().unwrap_or_else(|| json!([])),
+            "note": note["text"], "silent": null,
             "ledger": answer["ledger"], "via": via.describe(),
         });
         Ok(result(text, value))

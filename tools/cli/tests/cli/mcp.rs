@@ -278,7 +278,9 @@ fn mcp_lists_its_tools_answers_through_the_daemon_and_records_nothing() {
     let answer = &plan["structuredContent"];
     assert_eq!(answer["family"], "Plan", "{plan}");
     assert_eq!(answer["companions"], expected["companions"], "{plan}");
-    assert_eq!(answer["lines"], expected["lines"], "{plan}");
+    // A PoC note's answer has no `lines`; the tool always answers the list.
+    let lines = expected.get("lines").cloned().unwrap_or_else(|| json!([]));
+    assert_eq!(answer["lines"], lines, "{plan}");
     assert_eq!(answer["confidence"], expected["confidence"], "{plan}");
     assert_eq!(answer["silent"], Value::Null);
     let socket = env.home().join(".dsh/playform/docsuggest.sock");

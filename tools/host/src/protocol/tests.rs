@@ -84,7 +84,6 @@ fn a_plan_read_answers_the_pinned_note() {
                      - Documentation/INDEX.md\n- Documentation/ARCHIVE-STYLE.md\n- POC-BRIEF.md\n- CHANGELOG.md",
             "summary": "Plan: Documentation/INDEX.md, Documentation/ARCHIVE-STYLE.md, POC-BRIEF.md, CHANGELOG.md",
             "companions": ["Documentation/INDEX.md", "Documentation/ARCHIVE-STYLE.md", "POC-BRIEF.md", "CHANGELOG.md"],
-            "lines": ["Documentation/INDEX.md", "Documentation/ARCHIVE-STYLE.md", "POC-BRIEF.md", "CHANGELOG.md"],
             "confidence": answer["note"]["confidence"],
         })
     );
