@@ -22,6 +22,7 @@ pub(crate) use crate::handover::{HandOver, JOURNAL_BOUND, Write};
 use crate::record::SeqMarks;
 use crate::redb_store::RedbStore;
 use crate::tables;
+use crate::tx::Tx;
 use docsuggest_schema::{Resolution, StoreError};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::time::{Duration, Instant};
@@ -213,96 +214,152 @@ pub(crate) fn write_back(
 ) -> Result<WrittenBack, StoreError> {
     let (report, renumbered, start) =
         redb.write_durably("writing back what was answered on memory", |tx| {
-            let mut report = WrittenBack {
-                lost: journal.overflowed,
-                ..WrittenBack::default()
-            };
-            // The file holds the commits made after its last fsync, unless the handle lost them
-            // (a kill would have too): they are written again only then. Numbers up to `start`
-            // are the file's own.
-            let found = tx.marks()?;
-            let kept = found.decision_seq >= journal.committed.decision_seq
-                && found.resolution_seq >= journal.committed.resolution_seq;
-            let (start, again, landed) = if kept {
-                match landed_prefix(&journal.writes, journal.committed, found) {
-                    // The commit that failed reached the file after all: its writes are there.
-                    Some(landed) => (found.decision_seq, &[][..], landed),
-                    None => (journal.committed.decision_seq, &[][..], 0),
-                }
-            } else {
-                report.lost += journal.unreadable;
-                (journal.durable.decision_seq, &journal.unsynced[..], 0)
-            };
-            let mut renumbered = HashMap::new();
-            let already = |i: usize, w: &Write| i < landed && w.is_learning();
-            let fresh = journal
-                .writes
-                .iter()
-                .enumerate()
-                .filter(|(i, w)| !already(*i, w))
-                .map(|(_, w)| w);
-            for write in again.iter().chain(fresh) {
-                match write {
-                    Write::Pending(decision) => {
-                        let seq = tx.record_pending(decision.clone())?;
-                        renumbered.insert(decision.seq, seq);
-                        report.written += 1;
-                    }
-                    Write::Silent(decision) => {
-                        tx.record_silent(decision.clone())?;
-                        report.written += 1;
-                    }
-                    Write::Resolve(resolution) => {
-                        let memory_seq = resolution.decision_seq;
-                        let seq = match renumbered.get(&memory_seq) {
-                            Some(&seq) => seq,
-                            None if memory_seq <= start => memory_seq,
-                            // Its record was past the journal's bound.
-                            None => {
-                                report.lost += 1;
-                                continue;
-                            }
-                        };
-                        let resolution = Resolution {
-                            decision_seq: seq,
-                            ..resolution.clone()
-                        };
-                        match tx.resolve(resolution) {
-                            Ok(()) => report.written += 1,
-                            // Closed by another process while the file was away.
-                            Err(StoreError::UnknownDecision(_) | StoreError::Invalid(_)) => {
-                                report.lost += 1;
-                            }
-                            Err(e) => return Err(e),
-                        }
-                    }
-                    Write::Mined(workspace, mined) => {
-                        let bytes = tables::encode_mined(workspace, mined)?;
-                        tx.put_mined(workspace, &bytes)?;
-                    }
-                }
-            }
-            let kept: HashSet<u64> = windows
-                .iter()
-                .filter_map(|w| match renumbered.get(w) {
-                    Some(&seq) => Some(seq),
-                    None => (*w <= start).then_some(*w),
-                })
-                .collect();
-            for seq in tx.pending_seqs()? {
-                // Another live process may own pending decisions of a shared file: only those
-                // this process carried are its to close.
-                let ours = !multi_process || journal.carried.contains(&seq);
-                if ours && !kept.contains(&seq) {
-                    tx.resolve(crate::record::abandoned(seq))?;
-                    report.abandoned += 1;
-                }
-            }
-            Ok((report, renumbered, start))
+            let mut replay = Replay::begin(tx, journal)?;
+            replay.write_journal(tx, journal)?;
+            replay.abandon_unheld(tx, journal, windows, multi_process)?;
+            Ok((replay.report, replay.renumbered, replay.start))
         })?;
     let file_last = redb.handed_out().decision_seq;
     numbers.renumber(windows, &renumbered, start, memory_last, file_last);
     Ok(report)
+}
+
+/// A write-back under way, inside its transaction.
+struct Replay<'j> {
+    /// Numbers up to it are the file's own.
+    start: u64,
+    /// The commits the file lost, to write again first.
+    again: &'j [Write],
+    /// How many of the journal's first writes the file holds already.
+    landed: usize,
+    /// Memory's decision numbers → the file's, for what was written.
+    renumbered: HashMap<u64, u64>,
+    report: WrittenBack,
+}
+
+impl<'j> Replay<'j> {
+    /// Where to start: what the file holds of the journal, by its numbers.
+    fn begin(tx: &Tx<'_>, journal: &'j Journal) -> Result<Replay<'j>, StoreError> {
+        let mut report = WrittenBack {
+            lost: journal.overflowed,
+            ..WrittenBack::default()
+        };
+        // The file holds the commits made after its last fsync, unless the handle lost them
+        // (a kill would have too): they are written again only then. Numbers up to `start`
+        // are the file's own.
+        let found = tx.marks()?;
+        let kept = found.decision_seq >= journal.committed.decision_seq
+            && found.resolution_seq >= journal.committed.resolution_seq;
+        let (start, again, landed) = if kept {
+            match landed_prefix(&journal.writes, journal.committed, found) {
+                // The commit that failed reached the file after all: its writes are there.
+                Some(landed) => (found.decision_seq, &[][..], landed),
+                None => (journal.committed.decision_seq, &[][..], 0),
+            }
+        } else {
+            report.lost += journal.unreadable;
+            (journal.durable.decision_seq, &journal.unsynced[..], 0)
+        };
+        Ok(Replay {
+            start,
+            again,
+            landed,
+            renumbered: HashMap::new(),
+            report,
+        })
+    }
+
+    /// Writes the lost commits again, then the journal's writes the file does not hold, in
+    /// the order they were answered.
+    fn write_journal(&mut self, tx: &mut Tx<'_>, journal: &Journal) -> Result<(), StoreError> {
+        let (again, landed) = (self.again, self.landed);
+        let already = |i: usize, w: &Write| i < landed && w.is_learning();
+        let fresh = journal
+            .writes
+            .iter()
+            .enumerate()
+            .filter(|(i, w)| !already(*i, w))
+            .map(|(_, w)| w);
+        for write in again.iter().chain(fresh) {
+            self.write(tx, write)?;
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, tx: &mut Tx<'_>, write: &Write) -> Result<(), StoreError> {
+        match write {
+            Write::Pending(decision) => {
+                let seq = tx.record_pending(decision.clone())?;
+                self.renumbered.insert(decision.seq, seq);
+                self.report.written += 1;
+            }
+            Write::Silent(decision) => {
+                tx.record_silent(decision.clone())?;
+                self.report.written += 1;
+            }
+            Write::Resolve(resolution) => self.resolve(tx, resolution)?,
+            Write::Mined(workspace, mined) => {
+                let bytes = tables::encode_mined(workspace, mined)?;
+                tx.put_mined(workspace, &bytes)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes a resolution under the file's number of its decision, or counts it lost.
+    fn resolve(&mut self, tx: &mut Tx<'_>, resolution: &Resolution) -> Result<(), StoreError> {
+        let memory_seq = resolution.decision_seq;
+        let seq = match self.renumbered.get(&memory_seq) {
+            Some(&seq) => seq,
+            None if memory_seq <= self.start => memory_seq,
+            // Its record was past the journal's bound.
+            None => {
+                self.report.lost += 1;
+                return Ok(());
+            }
+        };
+        let resolution = Resolution {
+            decision_seq: seq,
+            ..resolution.clone()
+        };
+        match tx.resolve(resolution) {
+            Ok(()) => self.report.written += 1,
+            // Closed by another process while the file was away.
+            Err(StoreError::UnknownDecision(_) | StoreError::Invalid(_)) => {
+                self.report.lost += 1;
+            }
+            Err(e) => return Err(e),
+        }
+        Ok(())
+    }
+
+    /// Closes as abandoned the file's pending decisions this process owns that no open
+    /// window (`windows`, by memory's numbers) will resolve.
+    fn abandon_unheld(
+        &mut self,
+        tx: &mut Tx<'_>,
+        journal: &Journal,
+        windows: &[u64],
+        multi_process: bool,
+    ) -> Result<(), StoreError> {
+        let kept: HashSet<u64> = windows
+            .iter()
+            .filter_map(|w| match self.renumbered.get(w) {
+                Some(&seq) => Some(seq),
+                None => (*w <= self.start).then_some(*w),
+            })
+            .collect();
+        for seq in tx.pending_seqs()? {
+            // Another live process may own pending decisions of a shared file: only those
+            // this process carried are its to close.
+            let ours = !multi_process || journal.carried.contains(&seq);
+            if ours && !kept.contains(&seq) {
+                tx.resolve(crate::record::abandoned(seq))?;
+                self.report.abandoned += 1;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// How many of the first `writes` a commit that reported failure wrote anyway: the file's

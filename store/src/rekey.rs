@@ -45,7 +45,11 @@ fn rows_of(
     Ok(rows)
 }
 
+/// The moves of the keys both workspaces learned, to fold those rows again from.
+type SharedMoves = HashMap<(String, String), Vec<RateMove>>;
+
 impl Tx<'_> {
+    /// Moves everything of `from` to `to` in this transaction: rows, history, pending, mined.
     fn rekey_workspace(&mut self, from: &str, to: &str) -> Result<Rekeyed, StoreError> {
         let path = self.path;
         let mut done = Rekeyed::default();
@@ -53,23 +57,26 @@ impl Tx<'_> {
         let base = rows_of(path, "base", &self.base, from)?;
         let their_live = rows_of(path, "rates", &self.rates, to)?;
         let their_base = rows_of(path, "base", &self.base, to)?;
-        let shared: Vec<&(String, String)> = live
-            .keys()
-            .filter(|k| their_live.contains_key(*k))
-            .collect();
-        if let Some((family, companion)) = shared
-            .iter()
-            .find(|k| base.contains_key(**k) || their_base.contains_key(**k))
-        {
-            return Err(StoreError::Invalid(format!(
-                "workspace {from:?} cannot move to {to:?}: both learned {} and part of it was \
-                 folded into a base row, so the two cannot be added up exactly",
-                ShowKey((to, family, companion))
-            )));
-        }
-        // Entries of `from` take the new key; the moves of shared keys, of both workspaces,
-        // are gathered in history order to fold those rows again.
-        let mut shared_moves: HashMap<(String, String), Vec<RateMove>> =
+        let shared = shared_keys(from, to, &live, &base, &their_live, &their_base)?;
+        let shared_moves = self.rekey_history(from, to, &shared, &mut done)?;
+        self.move_live_rows(from, to, &live, &shared_moves, &mut done)?;
+        self.move_base_rows(from, to, &base, &mut done)?;
+        self.rekey_pending(from, to, &mut done)?;
+        self.rekey_mined(from, to, &mut done)?;
+        Ok(done)
+    }
+
+    /// Gives `from`'s history entries (and their moves of `from`) the key `to`, and gathers
+    /// the moves of the `shared` keys, of both workspaces, in history order.
+    fn rekey_history(
+        &mut self,
+        from: &str,
+        to: &str,
+        shared: &[&(String, String)],
+        done: &mut Rekeyed,
+    ) -> Result<SharedMoves, StoreError> {
+        let path = self.path;
+        let mut shared_moves: SharedMoves =
             shared.iter().map(|k| ((*k).clone(), Vec::new())).collect();
         for mut entry in read_history(path, &self.history, &self.moves)? {
             let ours = entry.decision.workspace == from;
@@ -100,7 +107,21 @@ impl Tx<'_> {
                 }
             }
         }
-        for ((family, companion), row) in &live {
+        Ok(shared_moves)
+    }
+
+    /// Moves `from`'s live rows to `to`; a shared key's row is folded again from both
+    /// workspaces' moves.
+    fn move_live_rows(
+        &mut self,
+        from: &str,
+        to: &str,
+        live: &Rows,
+        shared_moves: &SharedMoves,
+        done: &mut Rekeyed,
+    ) -> Result<(), StoreError> {
+        let path = self.path;
+        for ((family, companion), row) in live {
             let row = match shared_moves.get(&(family.clone(), companion.clone())) {
                 Some(moves) => {
                     done.merged += 1;
@@ -115,7 +136,18 @@ impl Tx<'_> {
             write_row(path, "rates", &mut self.rates, key, &row)?;
             done.rates += 1;
         }
-        for ((family, companion), row) in &base {
+        Ok(())
+    }
+
+    fn move_base_rows(
+        &mut self,
+        from: &str,
+        to: &str,
+        base: &Rows,
+        done: &mut Rekeyed,
+    ) -> Result<(), StoreError> {
+        let path = self.path;
+        for ((family, companion), row) in base {
             self.base
                 .remove((from, family.as_str(), companion.as_str()))
                 .at(path, "re-keying base rows")?;
@@ -123,6 +155,17 @@ impl Tx<'_> {
             write_row(path, "base", &mut self.base, key, row)?;
             done.base += 1;
         }
+        Ok(())
+    }
+
+    /// Gives `from`'s pending decisions the key `to` (all read before any is rewritten).
+    fn rekey_pending(
+        &mut self,
+        from: &str,
+        to: &str,
+        done: &mut Rekeyed,
+    ) -> Result<(), StoreError> {
+        let path = self.path;
         let mut pending = Vec::new();
         for item in self.pending.iter().at(path, "reading pending")? {
             let (k, v) = item.at(path, "reading pending")?;
@@ -137,6 +180,11 @@ impl Tx<'_> {
             self.insert_pending(decision.seq, &bytes)?;
             done.pending += 1;
         }
+        Ok(())
+    }
+
+    fn rekey_mined(&mut self, from: &str, to: &str, done: &mut Rekeyed) -> Result<(), StoreError> {
+        let path = self.path;
         let mut mined = self.txn.open_table(MINED).at(path, "opening mined")?;
         // The new key's own pack, if it has one, is the newer word.
         if mined.get(to).at(path, "reading mined")?.is_none() {
@@ -151,8 +199,35 @@ impl Tx<'_> {
                 done.mined = true;
             }
         }
-        Ok(done)
+        Ok(())
     }
+}
+
+/// The keys both workspaces learned; refused when either folded part of one into a base row
+/// (its evicted moves are gone, so the two cannot be added up exactly).
+fn shared_keys<'a>(
+    from: &str,
+    to: &str,
+    live: &'a Rows,
+    base: &Rows,
+    their_live: &Rows,
+    their_base: &Rows,
+) -> Result<Vec<&'a (String, String)>, StoreError> {
+    let shared: Vec<&(String, String)> = live
+        .keys()
+        .filter(|k| their_live.contains_key(*k))
+        .collect();
+    if let Some((family, companion)) = shared
+        .iter()
+        .find(|k| base.contains_key(**k) || their_base.contains_key(**k))
+    {
+        return Err(StoreError::Invalid(format!(
+            "workspace {from:?} cannot move to {to:?}: both learned {} and part of it was \
+             folded into a base row, so the two cannot be added up exactly",
+            ShowKey((to, family, companion))
+        )));
+    }
+    Ok(shared)
 }
 
 impl RedbStore {

@@ -19,7 +19,7 @@ use docsuggest_bench::report::{self, Bound, Machine, Ratio, Samples, Summary};
 use docsuggest_bench::rig::{Backend, Result, Rig, Scenario};
 use docsuggest_engine::probe::OsProbe;
 use docsuggest_engine::probe_cache::CachingProbe;
-use docsuggest_schema::Durability;
+use docsuggest_schema::{Durability, RateKey};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -254,7 +254,6 @@ const ROUND: Budget = Budget {
 /// How long sustained learning runs in each round of the headline.
 const SUSTAIN_SLICE: Duration = Duration::from_millis(250);
 
-/// The ten target ratios, from cells measured interleaved on five rigs.
 /// The `headline` object of `results.json` (both runs write the same one).
 fn headline_json(
     cells: &[HeadlineFigure],
@@ -270,29 +269,48 @@ fn headline_json(
     })
 }
 
+/// The headline's stores, by rig number: (backend, rows).
+const HEADLINE_RIGS: [(Backend, u64); 5] = [
+    (Backend::Memory, SMALL),
+    (Backend::Redb, SMALL),
+    (Backend::Sqlite, SMALL),
+    (Backend::Redb, LARGE),
+    // The silences and the learning cycles record and move rates: on their own store, so
+    // the other cells time the same rows in every round.
+    (Backend::Redb, SMALL),
+];
+
+/// The ten target ratios, from cells measured interleaved on five rigs.
 fn headline() -> Result<(Vec<HeadlineFigure>, SustainedHeadline, Vec<Ratio>)> {
-    use ProbeMode::{Caching, Frozen, Os};
-    use Scenario::{NonMatching, Noted, Recording, Silence};
     eprintln!("headline: filling five stores…");
-    let specs = [
-        (Backend::Memory, SMALL),
-        (Backend::Redb, SMALL),
-        (Backend::Sqlite, SMALL),
-        (Backend::Redb, LARGE),
-        // The silences and the learning cycles record and move rates: on their own store, so
-        // the other cells time the same rows in every round.
-        (Backend::Redb, SMALL),
-    ];
+    let mut rigs = headline_rigs()?;
+    let mut cells = headline_cells();
+    let hot = measure::plan_reads(rigs[1].workspace_key());
+    let sustained = measure_rounds(&mut rigs, &mut cells, &hot)?;
+    let ratios = target_ratios(&cells, &sustained)?;
+    let figures = headline_figures(&cells, &rigs);
+    Ok((figures, sustained, ratios))
+}
+
+/// Fills the headline's stores, in rig order.
+fn headline_rigs() -> Result<Vec<Rig>> {
     let mut rigs = Vec::new();
-    for (backend, rows) in specs {
+    for (backend, rows) in HEADLINE_RIGS {
         rigs.push(Rig::new(backend, rows)?);
     }
+    Ok(rigs)
+}
+
+/// The cells of the headline, in the order `HeadlineMedians::of` names them.
+fn headline_cells() -> [Cell; 12] {
+    use ProbeMode::{Caching, Frozen, Os};
+    use Scenario::{NonMatching, Noted, Recording, Silence};
     let cell = |rig, call, probe| Cell {
         rig,
         timed: Timed::Call(call, probe),
         samples: Samples::default(),
     };
-    let mut cells = [
+    [
         cell(0, Noted, Caching),
         cell(1, Noted, Caching),
         cell(2, Noted, Caching),
@@ -311,8 +329,15 @@ fn headline() -> Result<(Vec<HeadlineFigure>, SustainedHeadline, Vec<Ratio>)> {
             samples: Samples::default(),
         },
         cell(4, Silence, Caching),
-    ];
-    let hot = measure::plan_reads(rigs[1].workspace_key());
+    ]
+}
+
+/// Every round: each cell in turn, then a slice of sustained learning on the last rig.
+fn measure_rounds(
+    rigs: &mut [Rig],
+    cells: &mut [Cell],
+    hot: &[RateKey],
+) -> Result<SustainedHeadline> {
     let mut sustained = SustainedHeadline {
         backend: Backend::Redb.name(),
         rows: SMALL,
@@ -322,135 +347,200 @@ fn headline() -> Result<(Vec<HeadlineFigure>, SustainedHeadline, Vec<Ratio>)> {
     let mut sustained_time = Duration::ZERO;
     for round in 0..ROUNDS {
         eprintln!("headline: round {}/{ROUNDS}", round + 1);
-        for c in &mut cells {
-            let rig = &mut rigs[c.rig];
-            match c.timed {
-                Timed::Call(call, probe) => {
-                    rig.prepare(call, probe, Durability::Group)?;
-                    c.samples.append(measure::calls(rig, call, ROUND)?);
-                    rig.flush()?;
-                }
-                Timed::StoreReads => {
-                    c.samples
-                        .append(measure::reads(rig.engine().store(), &hot, ROUND)?);
-                }
-            }
-        }
-        let rig = &mut rigs[4];
-        rig.prepare_cycle(Caching, Durability::Group)?;
-        let (decisions, cycles, took) = measure::sustained(rig, SUSTAIN_SLICE)?;
-        // The slice's flush is timed with it: what its decisions cost includes writing and
-        // fsyncing them (under `group` they wait in memory until a commit).
-        let flushing = Instant::now();
-        rig.flush()?;
-        let flushed = flushing.elapsed();
+        measure_cells(rigs, cells, hot)?;
+        let (decisions, cycles, took) = sustained_slice(&mut rigs[4])?;
         sustained.decisions += decisions;
         sustained.cycles += cycles;
-        sustained_time += took + flushed;
+        sustained_time += took;
     }
     sustained.seconds = sustained_time.as_secs_f64();
     sustained.decisions_per_second = sustained.decisions as f64 / sustained.seconds;
-    let p50: Vec<f64> = cells
-        .iter()
-        .map(|c| c.samples.percentile_us(50.0))
-        .collect();
-    let [
-        memory,
-        redb,
-        sqlite,
-        redb_large,
-        naive,
-        recording,
-        _,
-        _,
-        _,
-        non_matching,
-        store_read,
-        silence,
-    ] = <[f64; 12]>::try_from(p50).map_err(|_| "twelve cells")?;
-    let ratios = vec![
+    Ok(sustained)
+}
+
+/// One round of every cell, in turn.
+fn measure_cells(rigs: &mut [Rig], cells: &mut [Cell], hot: &[RateKey]) -> Result<()> {
+    for c in cells {
+        let rig = &mut rigs[c.rig];
+        match c.timed {
+            Timed::Call(call, probe) => {
+                rig.prepare(call, probe, Durability::Group)?;
+                c.samples.append(measure::calls(rig, call, ROUND)?);
+                rig.flush()?;
+            }
+            Timed::StoreReads => {
+                c.samples
+                    .append(measure::reads(rig.engine().store(), hot, ROUND)?);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One slice of sustained learning: decisions, cycles and the time they took, flush included.
+fn sustained_slice(rig: &mut Rig) -> Result<(u64, u64, Duration)> {
+    rig.prepare_cycle(ProbeMode::Caching, Durability::Group)?;
+    let (decisions, cycles, took) = measure::sustained(rig, SUSTAIN_SLICE)?;
+    // The slice's flush is timed with it: what its decisions cost includes writing and
+    // fsyncing them (under `group` they wait in memory until a commit).
+    let flushing = Instant::now();
+    rig.flush()?;
+    let flushed = flushing.elapsed();
+    Ok((decisions, cycles, took + flushed))
+}
+
+/// The p50 (µs) of the cells the ratios compare.
+struct HeadlineMedians {
+    memory: f64,
+    redb: f64,
+    sqlite: f64,
+    redb_large: f64,
+    naive: f64,
+    recording: f64,
+    non_matching: f64,
+    store_read: f64,
+    silence: f64,
+}
+
+impl HeadlineMedians {
+    /// The medians of `headline_cells`, by position.
+    fn of(cells: &[Cell]) -> Result<HeadlineMedians> {
+        let p50: Vec<f64> = cells
+            .iter()
+            .map(|c| c.samples.percentile_us(50.0))
+            .collect();
+        let [
+            memory,
+            redb,
+            sqlite,
+            redb_large,
+            naive,
+            recording,
+            _,
+            _,
+            _,
+            non_matching,
+            store_read,
+            silence,
+        ] = <[f64; 12]>::try_from(p50).map_err(|_| "twelve cells")?;
+        Ok(HeadlineMedians {
+            memory,
+            redb,
+            sqlite,
+            redb_large,
+            naive,
+            recording,
+            non_matching,
+            store_read,
+            silence,
+        })
+    }
+}
+
+/// The ten target ratios, in the order `results.json` lists them.
+fn target_ratios(cells: &[Cell], sustained: &SustainedHeadline) -> Result<Vec<Ratio>> {
+    let p50 = HeadlineMedians::of(cells)?;
+    let mut ratios = backend_ratios(&p50);
+    ratios.extend(call_ratios(&p50, sustained.decisions_per_second));
+    Ok(ratios)
+}
+
+/// The first four target ratios: one noted call across stores, sizes and probes.
+fn backend_ratios(p50: &HeadlineMedians) -> Vec<Ratio> {
+    vec![
         Ratio::new(
             "redb_vs_memory",
             "judge p50, noted call, 10^3 rows, caching probe: redb / memory",
-            redb,
-            memory,
+            p50.redb,
+            p50.memory,
             Bound::AtMost,
             1.5,
         ),
         Ratio::new(
             "sqlite_vs_redb",
             "judge p50, noted call, 10^3 rows, caching probe: sqlite / redb",
-            sqlite,
-            redb,
+            p50.sqlite,
+            p50.redb,
             Bound::AtLeast,
             2.0,
         ),
         Ratio::new(
             "rows_1e6_vs_1e3",
             "judge p50, noted call, redb, caching probe: 10^6 rows (hot set) / 10^3 rows",
-            redb_large,
-            redb,
+            p50.redb_large,
+            p50.redb,
             Bound::AtMost,
             1.5,
         ),
         Ratio::new(
             "naive_vs_cached",
             "judge p50, noted call, redb, 10^3 rows: os probe (stats every base) / caching probe",
-            naive,
-            redb,
+            p50.naive,
+            p50.redb,
             Bound::AtLeast,
             4.0,
         ),
+    ]
+}
+
+/// The last six target ratios: the kinds of call on redb, against each other and the store's
+/// own cost, and sustained learning (`decisions_per_second`).
+fn call_ratios(p50: &HeadlineMedians, decisions_per_second: f64) -> Vec<Ratio> {
+    vec![
         Ratio::new(
             "recording_vs_plain",
             "judge p50, redb, 10^3 rows, caching probe: recording call (group) / noted call",
-            recording,
-            redb,
+            p50.recording,
+            p50.redb,
             Bound::AtMost,
             2.0,
         ),
         Ratio::new(
             "nonmatching_vs_store_read",
             "p50, redb, 10^3 rows: non-matching call (caching probe) / one snapshot and the five reads of a Plan call (hot keys)",
-            non_matching,
-            store_read,
+            p50.non_matching,
+            p50.store_read,
             Bound::AtMost,
             0.4,
         ),
         Ratio::new(
             "noted_vs_store_read",
             "p50, redb, 10^3 rows: noted call (caching probe) / one snapshot and the five reads of a Plan call (hot keys)",
-            redb,
-            store_read,
+            p50.redb,
+            p50.store_read,
             Bound::AtMost,
             2.0,
         ),
         Ratio::new(
             "silence_vs_noted",
             "judge p50, redb, 10^3 rows, caching probe, group: recorded silence / noted call",
-            silence,
-            redb,
+            p50.silence,
+            p50.redb,
             Bound::AtMost,
             1.5,
         ),
         Ratio::new(
             "recording_vs_noted",
             "judge p50, redb, 10^3 rows, caching probe: recording call (group) / noted call",
-            recording,
-            redb,
+            p50.recording,
+            p50.redb,
             Bound::AtMost,
             1.5,
         ),
         Ratio::new(
             "sustained_learning_redb",
             "sustained learning on redb (group), decisions per second (not a ratio: the value itself), against 5x 13,900",
-            sustained.decisions_per_second,
+            decisions_per_second,
             1.0,
             Bound::AtLeast,
             69_500.0,
         ),
-    ];
-    let figures = cells
+    ]
+}
+
+/// Each cell's figure, named by its rig and what it timed.
+fn headline_figures(cells: &[Cell], rigs: &[Rig]) -> Vec<HeadlineFigure> {
+    cells
         .iter()
         .map(|c| {
             let (call, probe) = match c.timed {
@@ -459,15 +549,14 @@ fn headline() -> Result<(Vec<HeadlineFigure>, SustainedHeadline, Vec<Ratio>)> {
             };
             HeadlineFigure {
                 backend: rigs[c.rig].backend().name(),
-                rows: specs[c.rig].1,
+                rows: HEADLINE_RIGS[c.rig].1,
                 call,
                 probe,
                 durability: "group",
                 summary: c.samples.summary(),
             }
         })
-        .collect();
-    Ok((figures, sustained, ratios))
+        .collect()
 }
 
 fn print_recompute(r: &RecomputeFigures) {

@@ -8,7 +8,7 @@
 
 use crate::FleetError;
 use crate::columns::{self, HELD_KEY, MODEL_KEY};
-use datafusion::arrow::array::{AsArray, RecordBatch};
+use datafusion::arrow::array::{AsArray, Float64Array, Int64Array, RecordBatch, StringArray};
 use datafusion::arrow::datatypes::{Float64Type, Int64Type};
 use docsuggest_host::stores;
 use docsuggest_schema::text::quoted;
@@ -74,16 +74,27 @@ pub struct FleetRates {
     pub model: String,
 }
 
+/// Per store id, per run, the last resolution number a merge held.
+type Held = BTreeMap<String, BTreeMap<String, i64>>;
+
 /// Reads and checks a rates file written by `fleet merge`: its metadata, every value, its
 /// digest.
 pub fn read_rates(file: &Path) -> Result<FleetRates, FleetError> {
+    let opened = crate::verify::open(file, "fleet-rates", columns::rates())?;
+    let model = opened.metadata.get(MODEL_KEY).cloned().unwrap_or_default();
+    let held = held_marks(file, &opened.metadata)?;
+    let mut rows = Vec::new();
+    opened.read(|batch, start| rows_of(batch, start, &mut rows))?;
+    Ok(FleetRates { rows, held, model })
+}
+
+/// The held marks of a rates file's metadata (none when it has none), each checked.
+fn held_marks(file: &Path, metadata: &BTreeMap<String, String>) -> Result<Held, FleetError> {
     let bad = |problem: String| FleetError::BadFile {
         file: file.to_path_buf(),
         problem,
     };
-    let opened = crate::verify::open(file, "fleet-rates", columns::rates())?;
-    let model = opened.metadata.get(MODEL_KEY).cloned().unwrap_or_default();
-    let held: BTreeMap<String, BTreeMap<String, i64>> = match opened.metadata.get(HELD_KEY) {
+    let held: Held = match metadata.get(HELD_KEY) {
         Some(json) => serde_json::from_str(json)
             .map_err(|e| bad(format!("its held marks do not read ({e})")))?,
         None => BTreeMap::new(),
@@ -99,9 +110,7 @@ pub fn read_rates(file: &Path) -> Result<FleetRates, FleetError> {
             quoted(run)
         )));
     }
-    let mut rows = Vec::new();
-    opened.read(|batch, start| rows_of(batch, start, &mut rows))?;
-    Ok(FleetRates { rows, held, model })
+    Ok(held)
 }
 
 /// The rate rows of one batch of a rates file, each checked.
@@ -110,38 +119,77 @@ fn rows_of(
     start: usize,
     rows: &mut Vec<(RateKey, RateRow)>,
 ) -> Result<(), String> {
-    let text = |name: &str| {
-        batch
-            .column_by_name(name)
-            .and_then(|c| c.as_string_opt::<i32>())
-            .ok_or_else(|| format!("column `{name}` is not Utf8"))
-    };
-    let int = |name: &str| {
-        batch
-            .column_by_name(name)
-            .and_then(|c| c.as_primitive_opt::<Int64Type>())
-            .ok_or_else(|| format!("column `{name}` is not Int64"))
-    };
-    let float = |name: &str| {
-        batch
-            .column_by_name(name)
-            .and_then(|c| c.as_primitive_opt::<Float64Type>())
-            .ok_or_else(|| format!("column `{name}` is not Float64"))
-    };
-    let (ws, fam, comp) = (text("workspace")?, text("family")?, text("companion")?);
-    let counts = [
-        int("accepts")?,
-        int("rejects")?,
-        int("shadow_hits")?,
-        int("shadow_misses")?,
-    ];
-    let (step, recent_hits, recent_misses) = (
-        float("step")?,
-        float("recent_hits")?,
-        float("recent_misses")?,
-    );
+    let columns = RateColumns::of(batch)?;
     for i in 0..batch.num_rows() {
-        let key = RateKey::companion(ws.value(i), fam.value(i), comp.value(i));
+        rows.push(columns.row(i, start)?);
+    }
+    Ok(())
+}
+
+/// The columns of a batch of a rates file, typed.
+struct RateColumns<'b> {
+    workspace: &'b StringArray,
+    family: &'b StringArray,
+    companion: &'b StringArray,
+    /// Accepts, rejects, shadow hits, shadow misses.
+    counts: [&'b Int64Array; 4],
+    step: &'b Float64Array,
+    recent_hits: &'b Float64Array,
+    recent_misses: &'b Float64Array,
+}
+
+impl<'b> RateColumns<'b> {
+    /// The columns of `batch`, or the first one not of its type.
+    fn of(batch: &'b RecordBatch) -> Result<RateColumns<'b>, String> {
+        let text = |name: &str| {
+            batch
+                .column_by_name(name)
+                .and_then(|c| c.as_string_opt::<i32>())
+                .ok_or_else(|| format!("column `{name}` is not Utf8"))
+        };
+        let int = |name: &str| {
+            batch
+                .column_by_name(name)
+                .and_then(|c| c.as_primitive_opt::<Int64Type>())
+                .ok_or_else(|| format!("column `{name}` is not Int64"))
+        };
+        let float = |name: &str| {
+            batch
+                .column_by_name(name)
+                .and_then(|c| c.as_primitive_opt::<Float64Type>())
+                .ok_or_else(|| format!("column `{name}` is not Float64"))
+        };
+        let (workspace, family, companion) =
+            (text("workspace")?, text("family")?, text("companion")?);
+        let counts = [
+            int("accepts")?,
+            int("rejects")?,
+            int("shadow_hits")?,
+            int("shadow_misses")?,
+        ];
+        let (step, recent_hits, recent_misses) = (
+            float("step")?,
+            float("recent_hits")?,
+            float("recent_misses")?,
+        );
+        Ok(RateColumns {
+            workspace,
+            family,
+            companion,
+            counts,
+            step,
+            recent_hits,
+            recent_misses,
+        })
+    }
+
+    /// Row `i` of the batch (row `start + i + 1` of the file, as errors name it), checked.
+    fn row(&self, i: usize, start: usize) -> Result<(RateKey, RateRow), String> {
+        let key = RateKey::companion(
+            self.workspace.value(i),
+            self.family.value(i),
+            self.companion.value(i),
+        );
         let at = |problem: &str| {
             format!(
                 "row {}: the row of {}/{}/{} {problem}",
@@ -155,33 +203,36 @@ fn rows_of(
             return Err(at("has an empty workspace or family"));
         }
         let [accepts, rejects, shadow_hits, shadow_misses] =
-            counts.map(|c| u64::try_from(c.value(i)).ok());
+            self.counts.map(|c| u64::try_from(c.value(i)).ok());
         let (Some(accepts), Some(rejects), Some(shadow_hits), Some(shadow_misses)) =
             (accepts, rejects, shadow_hits, shadow_misses)
         else {
             return Err(at("has a negative count"));
         };
         let row = RateRow {
-            step: step.value(i),
+            step: self.step.value(i),
             accepts,
             rejects,
             shadow_hits,
             shadow_misses,
-            recent_hits: recent_hits.value(i),
-            recent_misses: recent_misses.value(i),
+            recent_hits: self.recent_hits.value(i),
+            recent_misses: self.recent_misses.value(i),
         };
-        if !row.step.is_finite()
-            || !(0.0..=1.0).contains(&row.step)
-            || !row.recent_hits.is_finite()
-            || !row.recent_misses.is_finite()
-            || row.recent_hits < 0.0
-            || row.recent_misses < 0.0
-        {
+        if !in_range(&row) {
             return Err(at("is out of range"));
         }
-        rows.push((key, row));
+        Ok((key, row))
     }
-    Ok(())
+}
+
+/// Whether a row's step is a fraction and its recent counts finite and not negative.
+fn in_range(row: &RateRow) -> bool {
+    row.step.is_finite()
+        && (0.0..=1.0).contains(&row.step)
+        && row.recent_hits.is_finite()
+        && row.recent_misses.is_finite()
+        && row.recent_hits >= 0.0
+        && row.recent_misses >= 0.0
 }
 
 /// Seeds the store's base rows from the fleet's rates.

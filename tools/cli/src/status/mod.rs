@@ -258,22 +258,9 @@ pub fn status(options: &StatusOptions) -> Status {
     let (config, config_status) = config(options.config_file.as_deref());
     let path = resolve(&options.path);
     let probe = OsProbe;
-    let path_kind = match std::fs::metadata(&path) {
-        Ok(m) if m.is_file() => "file",
-        Ok(m) if m.is_dir() => "directory",
-        Ok(_) => "other",
-        Err(_) => "missing",
-    };
-    let mut packs = PackCache::default();
-    packs.set_zero_config(config.zero_config);
-    packs.set_repo_identifier(Some(docsuggest_host::mining::repo_identifier()));
-    let mut scene = Scene::read(
-        &path,
-        &mut packs,
-        &probe,
-        &config.exclude,
-        (config.note_style, config.learn),
-    );
+    let path_kind = path_kind(&path);
+    let mut packs = host_packs(&config);
+    let mut scene = read_scene(&path, &mut packs, &probe, &config);
     // The scene leaves the workspace out of an excluded path; it is still worth naming.
     let located = match &scene.workspace {
         Some(w) => Some(w.clone()),
@@ -282,85 +269,27 @@ pub fn status(options: &StatusOptions) -> Status {
     let excluded = scene
         .excluded
         .then(|| excluded_component(&path, located.as_ref(), &config.exclude).unwrap_or_default());
-    let store_path = stores::store_file(
-        options
-            .store
-            .as_deref()
-            .or(Some(Path::new(&config.store_path))),
-    );
+    let store_path = store_path(options, &config);
     let (mut store, learned) = read_store(&store_path, located.as_ref(), &config);
     let mut pack = located
         .as_ref()
         .map(|w| pack_status(w, &mut packs, &probe, learned.mined.as_ref()));
     if let (Some(w), Some(p)) = (&located, &mut pack)
-        && w.mined
-        && let Some(mined) = learned
-            .mined
-            .as_ref()
-            .and_then(|m| compile_mined(m, &w.key))
+        && use_mined(w, p, &learned, &mut packs)
     {
-        p.families = mined.families.iter().map(|f| f.name.clone()).collect();
-        if let Some(status) = &mut p.mined {
-            for c in mined.families.iter().flat_map(|f| &f.companions) {
-                *status
-                    .kinds
-                    .entry(docsuggest_history::backtest::kinds::kind_of(c))
-                    .or_default() += 1;
-            }
-        }
-        packs.set_mined(&w.root, Some(mined));
-        scene = Scene::read(
-            &path,
-            &mut packs,
-            &probe,
-            &config.exclude,
-            (config.note_style, config.learn),
-        );
+        scene = read_scene(&path, &mut packs, &probe, &config);
     }
-    let workspace = match &located {
-        Some(w) if w.mined => WorkspaceStatus::GitWorkTree {
-            root: w.root.display().to_string(),
-            key: w.key.clone(),
-            key_source: w.key_source.clone(),
-        },
-        Some(w) => WorkspaceStatus::Signature {
-            root: w.root.display().to_string(),
-            key: w.key.clone(),
-            key_source: w.key_source.clone(),
-            signature: w.pack.signature.clone(),
-        },
-        None => WorkspaceStatus::None {
-            reason: foreign_reason(&path, &mut packs, &probe, &config),
-        },
-    };
+    let workspace = workspace_status(located.as_ref(), &path, &mut packs, &probe, &config);
     // Until a mined pack is in use, no path of the work tree is in a family of it.
     let pending = pack.as_ref().is_some_and(|p| p.source == "mining-pending");
     let family = family_status(&scene, &learned).filter(|_| !pending);
     if store.error.is_some() && located.as_ref().is_some_and(|w| w.mined) {
         store.last_notes.clear();
     }
-    let hooks_root = located
-        .as_ref()
-        .map(|w| w.root.clone())
-        .or_else(|| git_root(&path, &probe).map(Path::to_path_buf))
-        .unwrap_or_else(|| match path_kind {
-            "directory" => path.clone(),
-            _ => path.parent().unwrap_or(&path).to_path_buf(),
-        });
-    let hooks = hooks::scan(&hooks_root);
-    let daemon = docsuggest_host::daemon::probe(
-        &options
-            .socket
-            .clone()
-            .unwrap_or_else(crate::hook::default_socket),
-    );
-    // A pack the daemon tried to mine and could not: its reason, not "pending" forever.
-    if let Some(p) = pack.as_mut().filter(|p| p.source == "mining-pending")
-        && matches!(daemon.state, DaemonState::Running { .. })
-        && let Some(reason) = docsuggest_host::daemon::why_unmined(&daemon.socket, &path)
-    {
-        p.source = "mining-failed";
-        p.error = Some(reason);
+    let hooks = hooks::scan(&hooks_root(located.as_ref(), &path, &probe, path_kind));
+    let daemon = probe_daemon(options);
+    if let Some(p) = pack.as_mut() {
+        mark_mining_failed(p, &daemon, &path);
     }
     let mut status = Status {
         path: path.display().to_string(),
@@ -382,6 +311,144 @@ pub fn status(options: &StatusOptions) -> Status {
     status.verdict = verdict(&status);
     status.hints = hints(&status);
     status
+}
+
+/// A pack cache as every host sets one up: zero-config as the config says, with a miner.
+fn host_packs(config: &Config) -> PackCache {
+    let mut packs = PackCache::default();
+    packs.set_zero_config(config.zero_config);
+    packs.set_repo_identifier(Some(docsuggest_host::mining::repo_identifier()));
+    packs
+}
+
+/// `file`, `directory`, `missing` or `other`.
+fn path_kind(path: &Path) -> &'static str {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => "file",
+        Ok(m) if m.is_dir() => "directory",
+        Ok(_) => "other",
+        Err(_) => "missing",
+    }
+}
+
+/// The scene of a call on `path`, as the engine reads it.
+fn read_scene(path: &Path, packs: &mut PackCache, probe: &dyn FileProbe, config: &Config) -> Scene {
+    Scene::read(
+        path,
+        packs,
+        probe,
+        &config.exclude,
+        (config.note_style, config.learn),
+    )
+}
+
+/// The store file: the one given, else the config's.
+fn store_path(options: &StatusOptions, config: &Config) -> PathBuf {
+    stores::store_file(
+        options
+            .store
+            .as_deref()
+            .or(Some(Path::new(&config.store_path))),
+    )
+}
+
+/// Puts the stored mined pack of a zero-config workspace in force, as a host would: its
+/// families and companion kinds go into `pack`. Whether it did (the scene is read again then).
+fn use_mined(
+    workspace: &Workspace,
+    pack: &mut PackStatus,
+    learned: &Learned,
+    packs: &mut PackCache,
+) -> bool {
+    if !workspace.mined {
+        return false;
+    }
+    let Some(mined) = learned
+        .mined
+        .as_ref()
+        .and_then(|m| compile_mined(m, &workspace.key))
+    else {
+        return false;
+    };
+    pack.families = mined.families.iter().map(|f| f.name.clone()).collect();
+    if let Some(status) = &mut pack.mined {
+        for c in mined.families.iter().flat_map(|f| &f.companions) {
+            *status
+                .kinds
+                .entry(docsuggest_history::backtest::kinds::kind_of(c))
+                .or_default() += 1;
+        }
+    }
+    packs.set_mined(&workspace.root, Some(mined));
+    true
+}
+
+/// The workspace found, or why a call there finds none.
+fn workspace_status(
+    located: Option<&Workspace>,
+    path: &Path,
+    packs: &mut PackCache,
+    probe: &dyn FileProbe,
+    config: &Config,
+) -> WorkspaceStatus {
+    match located {
+        Some(w) if w.mined => WorkspaceStatus::GitWorkTree {
+            root: w.root.display().to_string(),
+            key: w.key.clone(),
+            key_source: w.key_source.clone(),
+        },
+        Some(w) => WorkspaceStatus::Signature {
+            root: w.root.display().to_string(),
+            key: w.key.clone(),
+            key_source: w.key_source.clone(),
+            signature: w.pack.signature.clone(),
+        },
+        None => WorkspaceStatus::None {
+            reason: foreign_reason(path, packs, probe, config),
+        },
+    }
+}
+
+/// Where the hooks' project config is looked for: the workspace root, else the git work
+/// tree's, else the directory itself (a file's parent).
+fn hooks_root(
+    located: Option<&Workspace>,
+    path: &Path,
+    probe: &dyn FileProbe,
+    path_kind: &str,
+) -> PathBuf {
+    located
+        .map(|w| w.root.clone())
+        .or_else(|| git_root(path, probe).map(Path::to_path_buf))
+        .unwrap_or_else(|| match path_kind {
+            "directory" => path.to_path_buf(),
+            _ => path.parent().unwrap_or(path).to_path_buf(),
+        })
+}
+
+/// The daemon on the socket given, else on the hooks' socket.
+fn probe_daemon(options: &StatusOptions) -> docsuggest_host::daemon::Daemon {
+    docsuggest_host::daemon::probe(
+        &options
+            .socket
+            .clone()
+            .unwrap_or_else(crate::hook::default_socket),
+    )
+}
+
+/// A pack the daemon tried to mine and could not: its reason, not "pending" forever.
+fn mark_mining_failed(
+    pack: &mut PackStatus,
+    daemon: &docsuggest_host::daemon::Daemon,
+    path: &Path,
+) {
+    if pack.source == "mining-pending"
+        && matches!(daemon.state, DaemonState::Running { .. })
+        && let Some(reason) = docsuggest_host::daemon::why_unmined(&daemon.socket, path)
+    {
+        pack.source = "mining-failed";
+        pack.error = Some(reason);
+    }
 }
 
 impl Status {
