@@ -2,8 +2,6 @@
 //! push the columns after them out of line; a cell past its column's bound keeps its end
 //! (a path's file name, a workspace key's hash) behind an ellipsis.
 
-use std::fmt::Write as _;
-
 /// How a column aligns its cells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Align {
@@ -65,44 +63,35 @@ fn visible(cell: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// The table of `rows` under `columns`, each line indented by `indent` and ended by a newline,
-/// with no trailing spaces.
+/// with no trailing spaces. Laid out by comfy-table with no lines and one space between
+/// columns; the cells are cut and escaped here first, so a column is never wider than its
+/// bound and nothing wraps.
 pub fn render(columns: &[Column], rows: &[Vec<String>], indent: &str) -> String {
-    let cells: Vec<Vec<String>> = rows
-        .iter()
-        .map(|row| {
+    use comfy_table::{CellAlignment, ContentArrangement, Table};
+    let mut table = Table::new();
+    table
+        .load_preset(comfy_table::presets::NOTHING)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(columns.iter().map(|c| c.header));
+    for row in rows {
+        table.add_row(
             row.iter()
                 .zip(columns)
-                .map(|(cell, c)| fit(&visible(cell), c.max))
-                .collect()
-        })
-        .collect();
-    let widths: Vec<usize> = columns
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            cells
-                .iter()
-                .filter_map(|row| row.get(i))
-                .map(|cell| cell.chars().count())
-                .chain([c.header.chars().count()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
+                .map(|(cell, c)| fit(&visible(cell), c.max)),
+        );
+    }
+    for (column, c) in table.column_iter_mut().zip(columns) {
+        // One space after every column parts them (the preset draws no lines at all); the
+        // last one's is trimmed with the line's end.
+        column.set_padding((0, 1));
+        column.set_cell_alignment(match c.align {
+            Align::Left => CellAlignment::Left,
+            Align::Right => CellAlignment::Right,
+        });
+    }
     let mut out = String::new();
-    let headers: Vec<String> = columns.iter().map(|c| c.header.to_string()).collect();
-    for row in std::iter::once(&headers).chain(&cells) {
-        let mut line = String::from(indent);
-        for (i, (cell, c)) in row.iter().zip(columns).enumerate() {
-            if i > 0 {
-                line.push(' ');
-            }
-            let width = widths[i];
-            let _ = match c.align {
-                Align::Left => write!(line, "{cell:<width$}"),
-                Align::Right => write!(line, "{cell:>width$}"),
-            };
-        }
+    for line in table.lines() {
+        out.push_str(indent);
         out.push_str(line.trim_end());
         out.push('\n');
     }
