@@ -1,5 +1,5 @@
 //! Golden transcripts: each file under `tests/golden/` is a script (`## …` lines) and the
-//! exact ledger lines, note text and summary it must produce. `DOCSUGGEST_BLESS=1` rewrites
+//! exact ledger lines, note text and summary it must produce. `UPDATE_EXPECT=1` rewrites
 //! the expectations; review the diff before committing it. Scripts run in the PoC's
 //! workspace; `## pack <json>` writes its repo pack and `## file <path>` an empty file.
 
@@ -70,19 +70,10 @@ fn check_transcript(name: &str) {
         .join("golden")
         .join(name);
     let expected = std::fs::read_to_string(&path).expect("a golden transcript");
-    let actual = run_script(&expected);
-    if std::env::var_os("DOCSUGGEST_BLESS").is_some() {
-        std::fs::write(&path, &actual).expect("bless the transcript");
-        return;
-    }
-    assert_eq!(
-        actual, expected,
-        "transcript {name} differs (DOCSUGGEST_BLESS=1 rewrites it)"
-    );
+    // The script is the transcript's own `##` lines: `UPDATE_EXPECT=1` rewrites the rest.
+    expect_test::expect_file![path].assert_eq(&run_script(&expected));
 }
 
-/// Each companion form (literal, template of an existing file and of a new one, new file in a
-/// directory, glob, per-file) in the plain style, learned evidence included.
 #[test]
 fn transcript_plain_forms() {
     check_transcript("plain-forms.txt");

@@ -136,6 +136,15 @@ pub fn golden(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// Checks `actual` against the golden file `name` (under `tests/golden/`) byte for byte;
+/// `UPDATE_EXPECT=1` rewrites the file instead (review the diff before keeping it).
+pub fn assert_golden(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    expect_test::expect_file![path].assert_eq(actual);
+}
+
 /// Parses JSON-lines output.
 pub fn answers(stdout: &str) -> Vec<serde_json::Value> {
     stdout

@@ -1,7 +1,7 @@
 //! `docsuggest serve --socket` and the lifecycle: many clients on one engine, signals that
 //! flush and close, stale and live sockets, hostile clients, and closed pipes.
 
-use crate::common::{Env, golden, wait_for_exit, wait_until};
+use crate::common::{Env, wait_for_exit, wait_until};
 use docsuggest_host::client::{Client, ClientError};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
@@ -268,11 +268,7 @@ fn hello_answers_the_protocol_and_the_store() {
     let memory = env.ok(&["serve", "--memory"], b"{\"id\":1,\"op\":\"hello\"}\n");
     let actual =
         format!("{over_socket}{memory}").replace(&env.home().display().to_string(), "{HOME}");
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/hello.out");
-    if std::env::var_os("DOCSUGGEST_BLESS").is_some() {
-        std::fs::write(&path, &actual).expect("bless the golden file");
-    }
-    assert_eq!(actual, golden("hello.out"));
+    crate::common::assert_golden("hello.out", &actual);
     let (status, stderr) = server.terminate();
     assert_eq!(status.code(), Some(0), "{stderr}");
 }

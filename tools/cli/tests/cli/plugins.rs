@@ -141,7 +141,8 @@ fn codex_plugin() -> Plugin {
 }
 
 /// The plugins' hooks are the entries `install-hooks` writes, with the command that finds
-/// the binary (`plugin_command`); `DOCSUGGEST_BLESS=1` rewrites the files from it.
+/// the binary (`plugin_command`), byte for byte as written pretty; `UPDATE_EXPECT=1`
+/// rewrites the files from it.
 #[test]
 fn the_plugins_hooks_are_what_install_hooks_writes() {
     for plugin in [claude_plugin(), codex_plugin()] {
@@ -155,18 +156,9 @@ fn the_plugins_hooks_are_what_install_hooks_writes() {
         );
         let command = plugin_command(plugin.harness);
         let expected = install::hooks_value(plugin.harness, &command);
-        if std::env::var_os("DOCSUGGEST_BLESS").is_some() {
-            file["hooks"] = expected.clone();
-            let text = serde_json::to_string_pretty(&file).expect("JSON") + "\n";
-            std::fs::write(&plugin.hooks, text).expect("bless the hooks file");
-        }
-        assert_eq!(
-            file["hooks"],
-            expected,
-            "{} (in {})",
-            plugin.hooks.display(),
-            plugin.root.display()
-        );
+        file["hooks"] = expected;
+        let text = serde_json::to_string_pretty(&file).expect("JSON") + "\n";
+        expect_test::expect_file![&plugin.hooks].assert_eq(&text);
     }
 }
 

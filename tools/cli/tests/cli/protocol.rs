@@ -1,23 +1,12 @@
 //! `docsuggest serve`: a whole session compared byte for byte, a battery of bad lines, and
 //! learning that survives a restart.
 
-use crate::common::{Env, answers, golden};
+use crate::common::{Env, answers, assert_golden, golden};
 
-/// `DOCSUGGEST_BLESS=1` rewrites the golden answers; review the diff before keeping it.
+/// The answers, with the run's paths redacted, against the golden file `name`
+/// (`UPDATE_EXPECT=1` rewrites it; review the diff before keeping it).
 fn check_golden(env: &Env, name: &str, actual: &str) {
-    let redacted = env.redact(actual);
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    if std::env::var_os("DOCSUGGEST_BLESS").is_some() {
-        std::fs::write(&path, &redacted).expect("bless the golden file");
-    }
-    assert_eq!(
-        redacted,
-        golden(name),
-        "answers differ from {}",
-        path.display()
-    );
+    assert_golden(name, &env.redact(actual));
 }
 
 #[test]
