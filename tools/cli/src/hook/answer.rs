@@ -1,0 +1,164 @@
+//! The answer to one event: [`answer`] sends the event's action to the engine (a turn, the
+//! judged calls, a flush, a Stop hook's change-boundary check and its settling, a commit's
+//! check) and [`output`] shapes what the harness reads on stdout.
+
+use super::event::Action;
+use super::options::{Boundary, Harness};
+use super::transport::{Transport, TransportError};
+use super::turns::Turns;
+use serde_json::{Value, json};
+use std::path::Path;
+use std::time::Instant;
+
+/// Sends `action` to the engine and answers the hook's stdout.
+pub fn answer(
+    harness: Harness,
+    action: &Action,
+    engine: &mut dyn Transport,
+    turns: &Turns,
+    boundary: Boundary,
+) -> Result<Option<String>, TransportError> {
+    match action {
+        Action::Turn { agent, turn_id } => {
+            engine.request(json!({"op": "turn", "agent": agent}))?;
+            if let Some(id) = turn_id {
+                turns.remember(agent, id);
+            }
+            Ok(None)
+        }
+        Action::Flush => {
+            engine.request(json!({"op": "flush"}))?;
+            Ok(None)
+        }
+        Action::Stop { agent, cwd, active } => {
+            // An event without `cwd` (older Claude Code builds sent none on Stop): the
+            // project directory the harness runs its hooks for.
+            let cwd = cwd
+                .clone()
+                .or_else(|| std::env::var("CLAUDE_PROJECT_DIR").ok());
+            // Only a reminder the agent reads is learned from: its boundary agent names what
+            // the turn lacks, and the stop after it settles what the agent then added.
+            let learn_as = agent
+                .as_deref()
+                .filter(|_| boundary == Boundary::Remind)
+                .map(boundary_agent);
+            let mut ask = |request: &Value| {
+                engine
+                    .request(request.clone())
+                    .map_err(|e| crate::check_change::CheckError::Ask(e.to_string()))
+            };
+            let work_tree = crate::check_change::ChangeSet::WorkTree;
+            let note = match (cwd, *active || boundary == Boundary::Off) {
+                (Some(cwd), true) => {
+                    if let Some(agent) = &learn_as {
+                        // The change since the reminder's commit: what the agent committed
+                        // after the reminder is part of what it did about it.
+                        let since = turns
+                            .recall(agent)
+                            .map_or(work_tree, crate::check_change::ChangeSet::Since);
+                        // What cannot be settled is not: a stop is never held up.
+                        let settled =
+                            crate::check_change::settle(Path::new(&cwd), &since, agent, ask);
+                        if let Err(e) = settled {
+                            tracing::debug!(error = %e, "the boundary was not settled");
+                        }
+                    }
+                    None
+                }
+                (Some(cwd), false) => {
+                    let checked = crate::check_change::check_with(
+                        Path::new(&cwd),
+                        &work_tree,
+                        Instant::now(),
+                        learn_as.as_deref(),
+                        &mut ask,
+                    );
+                    // What cannot be checked is not said: a stop is never held up by it.
+                    let reminder = checked.ok().and_then(|report| report.at_stop());
+                    if let (Some(agent), Some(_)) = (&learn_as, &reminder) {
+                        match crate::check_change::head(Path::new(&cwd)) {
+                            Some(head) => turns.remember(agent, &head),
+                            None => turns.forget(agent),
+                        }
+                    }
+                    reminder
+                }
+                (None, _) => None,
+            };
+            engine.request(json!({"op": "flush"}))?;
+            Ok(note.map(|text| at_stop(boundary, &text)))
+        }
+        Action::Judge {
+            agent,
+            cwd,
+            turn_id,
+            calls,
+        } => {
+            // Codex starts a turn with a new turn id, which may arrive before any prompt hook.
+            if let Some(id) = turn_id
+                && turns.is_new(agent, id)
+            {
+                engine.request(json!({"op": "turn", "agent": agent}))?;
+                turns.remember(agent, id);
+            }
+            let mut notes = Vec::new();
+            for call in calls {
+                let answer = engine.request(json!({
+                    "op": "judge", "agent": agent, "tool": call.tool, "path": call.path, "cwd": cwd,
+                }))?;
+                if let Some(text) = answer["note"]["text"].as_str() {
+                    notes.push(text.to_string());
+                }
+            }
+            Ok(output(harness, "PostToolUse", &notes))
+        }
+        Action::Commit { cwd } => {
+            // No wait for a pack being mined: a hook answers within its budget.
+            let checked = crate::check_change::check_with(
+                Path::new(cwd),
+                &crate::check_change::ChangeSet::Staged,
+                Instant::now(),
+                None,
+                |request| {
+                    engine
+                        .request(request.clone())
+                        .map_err(|e| crate::check_change::CheckError::Ask(e.to_string()))
+                },
+            );
+            // A commit is never held up: what cannot be checked is not said.
+            let note = checked.ok().and_then(|report| report.before_commit());
+            Ok(note.and_then(|text| output(harness, "PreToolUse", &[text])))
+        }
+    }
+}
+
+/// The agent a session's change boundaries speak for: its own, so a boundary's notes are
+/// settled only by the session's next boundary, never by its calls.
+fn boundary_agent(session: &str) -> String {
+    format!("{session}/boundary")
+}
+
+/// A Stop hook's answer: the harness's documented way to keep the agent going with a reason
+/// (`remind`), or a message for the user alone (`inform`).
+fn at_stop(boundary: Boundary, text: &str) -> String {
+    match boundary {
+        Boundary::Remind => json!({"decision": "block", "reason": text}).to_string(),
+        Boundary::Inform | Boundary::Off => json!({"systemMessage": text}).to_string(),
+    }
+}
+
+/// The harness's answer carrying `notes` as additional context; `None` without notes.
+pub fn output(harness: Harness, event: &str, notes: &[String]) -> Option<String> {
+    if notes.is_empty() {
+        return None;
+    }
+    // Both harnesses read the same shape (Codex's post-tool-use output schema copies it).
+    let _ = harness;
+    // Written by hand to keep the documented key order; the strings are JSON-escaped.
+    let quote = |s: &str| Value::from(s).to_string();
+    Some(format!(
+        r#"{{"hookSpecificOutput":{{"hookEventName":{},"additionalContext":{}}}}}"#,
+        quote(event),
+        quote(&notes.join("\n\n"))
+    ))
+}

@@ -1,0 +1,61 @@
+//! Peeking for the boundary: at the end of a scored turn, a peek at each of its scored files,
+//! as the change-boundary check (`--boundary`) asks, each note's companions scored by the
+//! workspace's rates.
+
+use super::boundary;
+use super::prepare::Prepared;
+use super::run::note_companions;
+use super::score;
+use super::trace::Turn;
+use docsuggest_host::protocol::Dispatcher;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The notes a check of the whole turn reads: a peek at each scored file, the commit's tree in
+/// place, as a fresh agent asks (nothing recorded).
+pub(super) fn peek_turn(
+    prepared: &Prepared,
+    turn: &Turn,
+    exclude: &[String],
+    dispatcher: &mut Dispatcher,
+    errors: &mut BTreeMap<String, u64>,
+) -> Vec<boundary::Peeked> {
+    let mut peeked = Vec::new();
+    for (file, path) in score::scored_paths(turn, exclude).iter().enumerate() {
+        let request = serde_json::json!({
+            "op": "peek", "agent": boundary::AGENT, "tool": "edit", "path": path,
+            "cwd": prepared.workspace,
+        });
+        match dispatcher.handle_value(&request) {
+            Ok(answer) => {
+                if let Some(note) = answer.get("note").filter(|n| n.is_object()) {
+                    let confidence = note
+                        .get("confidence")
+                        .and_then(Value::as_f64)
+                        .unwrap_or_default();
+                    let companions = note_companions(note);
+                    peeked.push(boundary::Peeked {
+                        file,
+                        family: note
+                            .get("family")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string(),
+                        scores: vec![confidence; companions.len()],
+                        confidence,
+                        companions,
+                    });
+                }
+            }
+            Err(e) => *errors.entry(e.code().to_string()).or_default() += 1,
+        }
+    }
+    if !peeked.is_empty() {
+        let request = serde_json::json!({"op": "rates", "workspace": prepared.workspace});
+        match dispatcher.handle_value(&request) {
+            Ok(answer) => boundary::score_by_rates(&mut peeked, &answer),
+            Err(e) => *errors.entry(e.code().to_string()).or_default() += 1,
+        }
+    }
+    peeked
+}
