@@ -5,7 +5,7 @@ use crate::agents::Agents;
 use crate::identity::{KeySource, RepoIdentifier};
 use crate::judge;
 use crate::ledger::{self, Abstain};
-use crate::lines::Ledger;
+use crate::lines::{Entry, Ledger};
 use crate::locate::{PackCache, Workspace};
 use crate::mined::{MinedPacks, PackMiner, Resolved};
 use crate::note::Note;
@@ -133,7 +133,7 @@ impl<P: FileProbe> Engine<P> {
     /// degradation.
     pub fn startup(&mut self) -> Vec<String> {
         let mut lines = vec![self.activation_line()];
-        lines.extend(self.degradation_line());
+        lines.extend(self.degradation_line().map(String::from));
         lines
     }
 
@@ -210,7 +210,7 @@ impl<P: FileProbe> Engine<P> {
         };
         let mut out = BoundaryVerdict::default();
         let take = |out: &mut BoundaryVerdict, verdict: Verdict, at: usize| {
-            out.ledger.extend(verdict.ledger.into_strings());
+            out.ledger.append(verdict.ledger);
             for w in verdict.warnings {
                 if !out.warnings.contains(&w) {
                     out.warnings.push(w);
@@ -342,11 +342,11 @@ impl<P: FileProbe> Engine<P> {
         };
         let Some(located) = located else {
             let reason = abstain.unwrap_or(Abstain::ForeignWorkspace);
-            let line = ledger::abstained(reason, None, 0.0);
+            let entry = ledger::abstained(reason, None, 0.0);
             if !peek {
-                self.stats.observe(&line);
+                self.stats.observe(entry.event());
             }
-            verdict.ledger.push(line);
+            verdict.ledger.push(entry);
             return verdict;
         };
         let learn = self.config.learn;
@@ -375,9 +375,7 @@ impl<P: FileProbe> Engine<P> {
             }
         }
         if mode == Mode::Settle {
-            for line in &verdict.ledger {
-                self.stats.observe(line);
-            }
+            self.stats.observe_all(&verdict.ledger);
             return verdict;
         }
         let mut effects = Effects::default();
@@ -407,9 +405,7 @@ impl<P: FileProbe> Engine<P> {
         }
         self.apply(&call.agent, effects);
         verdict.ledger.extend(self.degradation_line());
-        for line in &verdict.ledger {
-            self.stats.observe(line);
-        }
+        self.stats.observe_all(&verdict.ledger);
         verdict
     }
 
@@ -511,9 +507,7 @@ impl<P: FileProbe> Engine<P> {
             resolve(self.store.as_mut(), resolution);
         }
         self.abandon(cut);
-        for line in &verdict.ledger {
-            self.stats.observe(line);
-        }
+        self.stats.observe_all(&verdict.ledger);
         verdict.ledger.extend(self.degradation_line());
         verdict
     }
@@ -543,7 +537,7 @@ impl<P: FileProbe> Engine<P> {
             // Nothing moves while learning is off: open windows close without a verdict.
             self.abandon_all();
         }
-        lines.extend(self.degradation_line());
+        lines.extend(self.degradation_line().map(String::from));
         Ok(lines)
     }
 
@@ -582,7 +576,7 @@ impl<P: FileProbe> Engine<P> {
     }
 
     /// `store unavailable (…)`, once, when the store fell back to memory since it was last asked.
-    fn degradation_line(&mut self) -> Option<String> {
+    fn degradation_line(&mut self) -> Option<Entry> {
         let reason = self.store.take_degradation()?;
         Some(ledger::store_unavailable(&reason))
     }

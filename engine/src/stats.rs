@@ -1,5 +1,7 @@
 //! Running counts of what the engine decided, for hosts and replay summaries.
 
+use crate::ledger::Event;
+use crate::lines::Ledger;
 use std::collections::BTreeMap;
 
 /// Declares a struct with the engine's counters, counted in `$count`. The engine's own
@@ -35,31 +37,26 @@ stats_struct! {
 }
 
 impl Stats {
-    /// Counts one ledger line. The ledger's forms are pinned (docs/BEHAVIOUR.md, "The ledger"), so its first words
-    /// name the event exactly.
-    pub(crate) fn observe(&mut self, line: &str) {
-        let rest = line.strip_prefix("doc-suggester: ").unwrap_or("");
-        // The word after the event, up to the next space (or the end).
-        let second = |event: &str| {
-            let after = rest.strip_prefix(event)?.strip_prefix(' ')?;
-            Some(after.split_once(' ').map_or(after, |(word, _)| word))
-        };
-        let first = rest.split_once(' ').map_or(rest, |(word, _)| word);
-        match first {
-            "suggest" => self.notes += 1,
-            "accepted" => self.accepted += 1,
-            "rejected" => self.rejected += 1,
-            "abstained" => {
-                if let Some(reason) = second("abstained") {
-                    count(&mut self.abstained, reason);
-                }
-            }
-            "suppressed" => {
-                if let Some(kind) = second("suppressed") {
-                    count(&mut self.suppressed, kind);
-                }
-            }
-            _ => {}
+    /// Counts one ledger line by the event its composer recorded ([`Ledger::events`]).
+    pub(crate) fn observe(&mut self, event: Event) {
+        match event {
+            Event::Suggest => self.notes += 1,
+            Event::Accepted => self.accepted += 1,
+            Event::Rejected => self.rejected += 1,
+            Event::Abstained(reason) => count(&mut self.abstained, reason.name()),
+            Event::Suppressed(kind) => count(&mut self.suppressed, kind.name()),
+            Event::Disabled
+            | Event::Activated
+            | Event::Decided
+            | Event::LeftOut
+            | Event::StoreUnavailable => {}
+        }
+    }
+
+    /// Counts every line of `ledger`.
+    pub(crate) fn observe_all(&mut self, ledger: &Ledger) {
+        for &event in ledger.events() {
+            self.observe(event);
         }
     }
 }
@@ -77,6 +74,9 @@ fn count(counts: &mut BTreeMap<String, u64>, name: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ledger::{self, Abstain, Suppress};
+    use crate::lines::Entry;
+    use docsuggest_schema::{StoreKind, Table};
     use proptest::prelude::*;
 
     /// Counting as first written: the line split into words.
@@ -99,20 +99,55 @@ mod tests {
         stats
     }
 
+    /// The entry of composer `which`, over a family (which may hold spaces) and a kappa.
+    fn composed(which: usize, family: &str, kappa: f64, at: usize) -> Entry {
+        let values = Table([1.0, 0.5, 0.875, 0.5, 1.0 / 3.0, kappa]);
+        match which {
+            0 => ledger::disabled(),
+            1 => ledger::activated("0.2.1", at, kappa),
+            2 => ledger::suggest(family, kappa, &["a.md", "b c.md"]),
+            3 => ledger::decided(
+                family,
+                kappa,
+                "a.md",
+                &values,
+                &Table::DEFAULT_WEIGHTS,
+                StoreKind::Memory,
+            ),
+            4 => ledger::accepted(family, "a.md"),
+            5 => ledger::rejected(family, &["a.md"]),
+            6 => ledger::left_out(family, &["a.md", "b.md"]),
+            7 => ledger::abstained(
+                Abstain::ALL[at % Abstain::ALL.len()],
+                at.is_multiple_of(2).then_some(family),
+                kappa,
+            ),
+            8 => ledger::suppressed(Suppress::ALL[at % Suppress::ALL.len()], family, kappa),
+            _ => ledger::store_unavailable("locked"),
+        }
+    }
+
     proptest! {
-        /// Words taken by their spaces count what the split words counted.
+        /// Counting the events the composers record counts what splitting their lines into
+        /// words counted.
         #[test]
         fn counts_what_splitting_counts(
-            lines in proptest::collection::vec(
-                "(doc-suggester: )?(suggest|accepted|rejected|abstained|suppressed|x)?( ?[a-z-]{0,4}){0,3}",
-                0..8,
+            calls in proptest::collection::vec(
+                (0usize..10, "[A-Z][a-z]{0,4}( [a-z]{1,4}){0,2}", 0.0..1.0f64, 0usize..100),
+                0..12,
             ),
         ) {
+            let mut ledger = Ledger::new();
             let mut stats = Stats::default();
-            for line in &lines {
-                stats.observe(line);
+            for (which, family, kappa, at) in &calls {
+                let entry = composed(*which, family, *kappa, *at);
+                stats.observe(entry.event());
+                ledger.push(entry);
             }
-            prop_assert_eq!(stats, observed_by_splitting(&lines));
+            let mut all = Stats::default();
+            all.observe_all(&ledger);
+            prop_assert_eq!(&all, &stats);
+            prop_assert_eq!(stats, observed_by_splitting(&ledger.to_strings()));
         }
     }
 }

@@ -11,11 +11,8 @@
 //! assert!(silence(&["doc-suggester: suggest Plan 0.91 companions INDEX.md".into()]).is_none());
 //! ```
 
-use docsuggest_engine::ledger::{Abstain, Suppress};
+use docsuggest_engine::ledger::{self, Abstain, Said, Suppress, Word};
 use serde::Serialize;
-
-/// The prefix of every ledger line.
-const PREFIX: &str = "doc-suggester: ";
 
 /// Why a path gets no note.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -35,47 +32,60 @@ pub struct Silence {
     pub explanation: String,
 }
 
-/// The silence a call's ledger lines tell of, or `None` when they tell of a note.
+/// The silence a call's ledger lines tell of, or `None` when they tell of a note. The lines
+/// are read by the engine's own reader ([`Said::parse`]), the inverse of its composer.
 pub fn silence(ledger: &[String]) -> Option<Silence> {
-    let lines: Vec<&str> = ledger
+    // Each ledger line's words, for a person, and what the line says, when this version
+    // reads it.
+    let lines: Vec<(&str, Option<Said<'_>>)> = ledger
         .iter()
-        .filter_map(|l| l.strip_prefix(PREFIX))
+        .filter_map(|line| Some((ledger::body(line)?, Said::parse(line))))
         .collect();
-    if lines.iter().any(|l| l.starts_with("suggest ")) {
+    let said = || lines.iter().filter_map(|(_, said)| *said);
+    if said().any(|s| matches!(s, Said::Suggest { .. })) {
         return None;
     }
-    let left_out: Vec<String> = lines
-        .iter()
-        .filter_map(|l| l.strip_prefix("left-out "))
-        .filter_map(|rest| rest.rsplit_once(" companions "))
-        .flat_map(|(_, names)| names.split(',').map(str::to_string))
+    let left_out: Vec<String> = said()
+        .filter_map(|s| match s {
+            Said::LeftOut { companions, .. } => Some(companions),
+            _ => None,
+        })
+        .flat_map(|companions| companions.iter().map(str::to_string))
         .collect();
-    let verdict = lines.iter().find_map(|l| {
-        l.strip_prefix("abstained ")
-            .map(|rest| (true, rest))
-            .or_else(|| l.strip_prefix("suppressed ").map(|rest| (false, rest)))
+    let verdict = said().find_map(|s| match s {
+        Said::Abstained {
+            reason,
+            family,
+            confidence,
+        } => Some((abstain_reason(reason), family, confidence)),
+        Said::Suppressed {
+            kind,
+            family,
+            confidence,
+        } => Some((suppress_reason(kind), Some(family), confidence)),
+        _ => None,
     });
+    let words = || {
+        lines
+            .iter()
+            .map(|(words, _)| *words)
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
     let mut silence = match verdict {
         None if lines.is_empty() => explain("excluded", None, None),
         None => Silence {
-            explanation: format!("the engine's lines do not say: {}", lines.join("; ")),
+            explanation: format!("the engine's lines do not say: {}", words()),
             ..explain("unknown", None, None)
         },
-        Some((abstained, rest)) => {
-            let (kind, rest) = rest.split_once(' ').unwrap_or((rest, ""));
-            // `<family> <confidence>`, or only `<confidence>`; a family name may hold spaces.
-            let (family, number) = rest.rsplit_once(' ').unwrap_or(("", rest));
-            let family = Some(family.to_string()).filter(|f| !f.is_empty());
-            let confidence = number.parse::<f64>().ok().filter(|_| family.is_some());
-            let reason = if abstained {
-                abstain_reason(kind)
-            } else {
-                suppress_reason(kind)
-            };
+        Some((reason, family, confidence)) => {
+            // A family name may hold spaces; a call measured nothing without a family.
+            let family = family.filter(|f| !f.is_empty()).map(str::to_string);
+            let confidence = family.as_ref().map(|_| confidence);
             match reason {
                 Some(reason) => explain(reason, family, confidence),
                 None => Silence {
-                    explanation: format!("the engine says `{}`", lines.join("; ")),
+                    explanation: format!("the engine says `{}`", words()),
                     ..explain("unknown", family, confidence)
                 },
             }
@@ -85,30 +95,30 @@ pub fn silence(ledger: &[String]) -> Option<Silence> {
     Some(silence)
 }
 
-fn abstain_reason(name: &str) -> Option<&'static str> {
-    [
-        (Abstain::ForeignWorkspace, "no-workspace"),
-        (Abstain::PackMining, "pack-mining"),
-        (Abstain::NoSignal, "no-family"),
-        (Abstain::AmbiguousTarget, "ambiguous"),
-        (Abstain::NoCompanions, "companions-missing"),
-        (Abstain::LowConfidence, "gated"),
-        (Abstain::AlreadyTouched, "already-touched"),
-    ]
-    .into_iter()
-    .find(|(a, _)| a.name() == name)
-    .map(|(_, reason)| reason)
+fn abstain_reason(reason: Word<'_, Abstain>) -> Option<&'static str> {
+    let Word::Known(reason) = reason else {
+        return None;
+    };
+    Some(match reason {
+        Abstain::ForeignWorkspace => "no-workspace",
+        Abstain::PackMining => "pack-mining",
+        Abstain::NoSignal => "no-family",
+        Abstain::AmbiguousTarget => "ambiguous",
+        Abstain::NoCompanions => "companions-missing",
+        Abstain::LowConfidence => "gated",
+        Abstain::AlreadyTouched => "already-touched",
+    })
 }
 
-fn suppress_reason(name: &str) -> Option<&'static str> {
-    [
-        (Suppress::Cooldown, "cooldown"),
-        (Suppress::Dedupe, "dedupe"),
-        (Suppress::Cap, "cap"),
-    ]
-    .into_iter()
-    .find(|(s, _)| s.name() == name)
-    .map(|(_, reason)| reason)
+fn suppress_reason(kind: Word<'_, Suppress>) -> Option<&'static str> {
+    let Word::Known(kind) = kind else {
+        return None;
+    };
+    Some(match kind {
+        Suppress::Cooldown => "cooldown",
+        Suppress::Dedupe => "dedupe",
+        Suppress::Cap => "cap",
+    })
 }
 
 fn explain(reason: &'static str, family: Option<String>, confidence: Option<f64>) -> Silence {
@@ -253,6 +263,44 @@ mod tests {
         assert_eq!(
             unknown.explanation,
             "the engine says `abstained new-reason 0.00`"
+        );
+    }
+
+    /// Every abstention and suppression the engine composes is read as a known reason, with
+    /// the family and confidence it was composed with.
+    #[test]
+    fn every_composed_silence_is_known() {
+        use docsuggest_engine::ledger::{self, Abstain, Suppress};
+        for family in ["Plan", "Package scheme"] {
+            let mut lines: Vec<String> = Vec::new();
+            for reason in Abstain::ALL {
+                lines.push(ledger::abstained(reason, Some(family), 0.5436).into_owned());
+                lines.push(ledger::abstained(reason, None, 0.0).into_owned());
+            }
+            for kind in Suppress::ALL {
+                lines.push(ledger::suppressed(kind, family, 0.5436));
+            }
+            for line in lines {
+                let why = silence(std::slice::from_ref(&line)).expect("a silence");
+                assert_ne!(why.reason, "unknown", "{line}");
+                let named = line.contains(family);
+                assert_eq!(why.family.as_deref(), named.then_some(family), "{line}");
+                assert_eq!(why.confidence, named.then_some(0.54), "{line}");
+            }
+        }
+        // A daemon's decisions are recorded in its durable store: their lines read too.
+        let values = docsuggest_schema::Table([0.5; 6]);
+        let weights = docsuggest_schema::Table::DEFAULT_WEIGHTS;
+        let store = docsuggest_schema::StoreKind::Redb;
+        let decided: String = ledger::decided("Plan", 0.5, "a.md", &values, &weights, store);
+        let said = ledger::Said::parse(&decided).expect("a decided line");
+        assert!(matches!(said, ledger::Said::Decided { store: s, .. } if s == store));
+        let left_out: String = ledger::left_out("Plan", &["a.md", "b/*.md"]);
+        let why = silence(&[left_out, ledger::suppressed(Suppress::Cap, "Plan", 0.9)])
+            .expect("a silence");
+        assert_eq!(
+            (why.reason, why.left_out),
+            ("cap", vec!["a.md".into(), "b/*.md".into()])
         );
     }
 }
