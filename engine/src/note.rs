@@ -22,11 +22,11 @@ macro_rules! note_struct {
             /// The companions the text names, in rank order.
             pub companions: Vec<String>,
             /// In the plain style, each companion's line as the text writes it (what to do
-            /// and why, without its `- `), in the order of `companions`; empty in the PoC's
-            /// style, whose lines are the companions themselves (and whose answer stays as
-            /// the PoC's: the field is left out).
-            #[serde(default, skip_serializing_if = "Vec::is_empty")]
-            pub lines: Vec<String>,
+            /// and why, without its `- `), in the order of `companions`; absent in the PoC's
+            /// style, whose lines are the companions themselves (so its answer stays the
+            /// PoC's).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub lines: Option<Vec<String>>,
             /// The number the header shows, in 0..1: the PoC's kappa, or the probability that
             /// the note is followed.
             pub confidence: f64,
@@ -123,7 +123,7 @@ pub fn compose(family: &str, gauge: Gauge, confidence: f64, companions: &[&str])
         text,
         summary: summary(family, companions),
         companions: companions.iter().map(|c| c.to_string()).collect(),
-        lines: Vec::new(),
+        lines: None,
         confidence,
     }
 }

@@ -145,7 +145,7 @@ pub fn compose(
         text,
         summary: summary(family, companions),
         companions: companions.iter().map(|c| c.to_string()).collect(),
-        lines: lines.to_vec(),
+        lines: Some(lines.to_vec()),
         confidence,
     }
 }

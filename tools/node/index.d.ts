@@ -226,11 +226,11 @@ export interface Note {
   companions: Array<string>
   /**
    * In the plain style, each companion's line as the text writes it (what to do
-   * and why, without its `- `), in the order of `companions`; empty in the PoC's
-   * style, whose lines are the companions themselves (and whose answer stays as
-   * the PoC's: the field is left out).
+   * and why, without its `- `), in the order of `companions`; absent in the PoC's
+   * style, whose lines are the companions themselves (so its answer stays the
+   * PoC's).
    */
-  lines: Array<string>
+  lines?: Array<string>
   /**
    * The number the header shows, in 0..1: the PoC's kappa, or the probability that
    * the note is followed.
