@@ -185,7 +185,10 @@ fn add_to(path: &str, bases: &Bases, probe: &dyn FileProbe) -> Action {
                     .plain_entries(&base.join(&dir))
                     .into_iter()
                     .filter(|(name, kind)| {
-                        *kind == EntryKind::File && !name.starts_with('.') && shaped(name, shape)
+                        *kind == EntryKind::File
+                            && !name.starts_with('.')
+                            && shows_as_written(name)
+                            && shaped(name, shape)
                     })
                     .map(|(name, _)| name)
                     .collect();
@@ -265,6 +268,14 @@ fn shaped(name: &str, shape: &str) -> bool {
         }
     }
     true
+}
+
+/// Whether a name found on disk may be shown in a note: a file name is the repository's, not
+/// the pack's, so one holding a control character or another code point that prints nothing
+/// (a right-to-left override, a line separator) could forge a line or make the note read other
+/// than it is; such a file is never named.
+fn shows_as_written(name: &str) -> bool {
+    !docsuggest_schema::text::has_invisible(name)
 }
 
 /// Compares names with their digit runs as numbers (`999.md` before `1547.md`).
@@ -527,6 +538,7 @@ impl Walk<'_> {
     fn entries(&mut self, base: &Path, dir: &str) -> Vec<(String, EntryKind)> {
         let mut entries = self.probe.plain_entries(&base.join(dir));
         self.visited += entries.len();
+        entries.retain(|(name, _)| shows_as_written(name));
         let on_the_way = |name: &str| self.toward.split('/').any(|c| c == name);
         entries.sort_by_key(|(name, _)| !on_the_way(name));
         entries
@@ -798,6 +810,29 @@ mod tests {
         assert_eq!(
             resolved(&[], "tests/*.py", "src/linegen.py"),
             Action::Unresolved
+        );
+    }
+
+    #[test]
+    fn a_file_whose_name_prints_other_than_it_is_is_never_named() {
+        let files = ["docs/a\u{202e}dm.txt.md", "docs/b\nline.md", "docs/c.md"];
+        assert_eq!(
+            resolved(&files, "docs/*.md", "src/x.py"),
+            Action::UpdateOrAddIn {
+                dir: "docs".into(),
+                example: Some("docs/c.md".into())
+            }
+        );
+        assert_eq!(
+            resolved(
+                &["log.d/1\u{2028}.md", "log.d/2.md"],
+                "log.d/<name>.md",
+                "src/x.py"
+            ),
+            Action::AddTo {
+                dir: "log.d".into(),
+                example: Some("log.d/2.md".into())
+            }
         );
     }
 
