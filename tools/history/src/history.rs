@@ -490,7 +490,7 @@ pub struct ReadOptions<'a> {
 pub fn read_with(
     dir: &Path,
     options: &ReadOptions<'_>,
-    mut progress: impl FnMut(usize),
+    progress: impl FnMut(usize),
 ) -> Result<History, HistoryError> {
     let ReadOptions {
         rev,
@@ -499,38 +499,75 @@ pub fn read_with(
         newest,
     } = *options;
     let name = dir.display().to_string();
+    let repo = open_full(dir, &name)?;
+    let tip = match rev {
+        Some(rev) => resolve(&repo, &name, rev)?,
+        None => match repo.head_id() {
+            Ok(id) => id.detach(),
+            Err(_) => return Err(HistoryError::Empty(name)),
+        },
+    };
+    let since = since.map(|s| resolve(&repo, &name, s)).transpose()?;
+    let chain = first_parent_chain(&repo, tip, newest)?;
+    if let Some(since) = since
+        && !chain.iter().any(|(id, _, _)| *id == since)
+    {
+        return Err(HistoryError::SinceOffChain(since.to_string()));
+    }
+    let commits = read_commits(&repo, &chain, max_files, progress)?;
+    let (tip_paths, tip_pack) = match chain.last() {
+        Some((_, tree, _)) => tip_contents(&repo, *tree)?,
+        None => (Vec::new(), None),
+    };
+    Ok(History {
+        tip: tip.to_string(),
+        commits,
+        tip_paths,
+        tip_pack,
+        work_tree: repo.workdir().map(Path::to_path_buf),
+        since: since.map(|s| s.to_string()),
+    })
+}
+
+/// A commit of the chain: its id, its tree, its first parent.
+type Link = (ObjectId, ObjectId, Option<ObjectId>);
+
+/// Opens the repository at `dir` (named `name` in errors), refusing a shallow one.
+fn open_full(dir: &Path, name: &str) -> Result<gix::Repository, HistoryError> {
     let mut repo = gix::open(dir).map_err(|e| HistoryError::NotARepository {
-        path: name.clone(),
+        path: name.to_string(),
         reason: e.to_string(),
     })?;
     // Each commit's trees are read again as the next commit's parent side: a cache of
     // decoded objects saves inflating them twice.
     repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
     if repo.is_shallow() {
-        return Err(HistoryError::Shallow(name));
+        return Err(HistoryError::Shallow(name.to_string()));
     }
-    let resolve = |spec: &str| -> Result<ObjectId, HistoryError> {
-        let failed = |reason: String| HistoryError::Revision {
-            rev: spec.to_string(),
-            path: name.clone(),
-            reason,
-        };
-        let id = repo
-            .rev_parse_single(spec)
-            .map_err(|e| failed(e.to_string()))?;
-        let object = id.object().map_err(|e| failed(e.to_string()))?;
-        let commit = object.peel_to_commit().map_err(|e| failed(e.to_string()))?;
-        Ok(commit.id)
-    };
-    let tip = match rev {
-        Some(rev) => resolve(rev)?,
-        None => match repo.head_id() {
-            Ok(id) => id.detach(),
-            Err(_) => return Err(HistoryError::Empty(name)),
-        },
-    };
-    let since = since.map(resolve).transpose()?;
+    Ok(repo)
+}
 
+/// The commit `spec` names in the repository (named `name` in errors).
+fn resolve(repo: &gix::Repository, name: &str, spec: &str) -> Result<ObjectId, HistoryError> {
+    let failed = |reason: String| HistoryError::Revision {
+        rev: spec.to_string(),
+        path: name.to_string(),
+        reason,
+    };
+    let id = repo
+        .rev_parse_single(spec)
+        .map_err(|e| failed(e.to_string()))?;
+    let object = id.object().map_err(|e| failed(e.to_string()))?;
+    let commit = object.peel_to_commit().map_err(|e| failed(e.to_string()))?;
+    Ok(commit.id)
+}
+
+/// The first-parent chain from `tip`, oldest first: its newest `newest` commits when given.
+fn first_parent_chain(
+    repo: &gix::Repository,
+    tip: ObjectId,
+    newest: Option<usize>,
+) -> Result<Vec<Link>, HistoryError> {
     let mut chain = Vec::new();
     let mut next = Some(tip);
     while let Some(id) = next {
@@ -542,16 +579,21 @@ pub fn read_with(
                 "the first-parent history is longer than {MAX_COMMITS} commits"
             )));
         }
-        let (tree, parent) = tree_of(&repo, id)?;
+        let (tree, parent) = tree_of(repo, id)?;
         chain.push((id, tree, parent));
         next = parent;
     }
     chain.reverse();
-    if let Some(since) = since
-        && !chain.iter().any(|(id, _, _)| *id == since)
-    {
-        return Err(HistoryError::SinceOffChain(since.to_string()));
-    }
+    Ok(chain)
+}
+
+/// Each commit of `chain` with its changes, `progress` told the count read after each.
+fn read_commits(
+    repo: &gix::Repository,
+    chain: &[Link],
+    max_files: usize,
+    mut progress: impl FnMut(usize),
+) -> Result<Vec<Commit>, HistoryError> {
     let mut commits = Vec::with_capacity(chain.len());
     let mut previous: Option<ObjectId> = None;
     for (i, (id, tree, parent)) in chain.iter().enumerate() {
@@ -559,9 +601,9 @@ pub fn read_with(
         let parent_tree = match (parent, previous) {
             (None, _) => None,
             (Some(_), Some(t)) => Some(t),
-            (Some(p), None) => Some(tree_of(&repo, *p)?.0),
+            (Some(p), None) => Some(tree_of(repo, *p)?.0),
         };
-        let diff = changes(&repo, *tree, parent_tree, max_files)?;
+        let diff = changes(repo, *tree, parent_tree, max_files)?;
         commits.push(Commit {
             id: id.to_string(),
             bulk: diff.files.len() > max_files,
@@ -571,22 +613,19 @@ pub fn read_with(
         previous = Some(*tree);
         progress(i + 1);
     }
-    let tip_tree = chain.last().map(|(_, t, _)| *t);
+    Ok(commits)
+}
+
+/// The tip tree's paths, in order, and its pack file's text when it holds one.
+fn tip_contents(
+    repo: &gix::Repository,
+    tree: ObjectId,
+) -> Result<(Vec<String>, Option<String>), HistoryError> {
     let mut tip_paths = Vec::new();
-    let mut tip_pack = None;
-    if let Some(tree) = tip_tree {
-        list(&repo, tree, "", &mut tip_paths)?;
-        tip_paths.sort();
-        tip_pack = blob_at(&repo, tree, docsuggest_schema::pack::REPO_PACK_PATH)?;
-    }
-    Ok(History {
-        tip: tip.to_string(),
-        commits,
-        tip_paths,
-        tip_pack,
-        work_tree: repo.workdir().map(Path::to_path_buf),
-        since: since.map(|s| s.to_string()),
-    })
+    list(repo, tree, "", &mut tip_paths)?;
+    tip_paths.sort();
+    let tip_pack = blob_at(repo, tree, docsuggest_schema::pack::REPO_PACK_PATH)?;
+    Ok((tip_paths, tip_pack))
 }
 
 /// The paths of the tree of commit `id` (hex) in the repository at `dir`, in path order: what

@@ -11,7 +11,7 @@ use super::trace::{self, Skipped, Turn};
 use docsuggest_engine::compiled::CompiledPack;
 use docsuggest_schema::Config;
 use docsuggest_schema::pack::{DEFAULT_SIGNATURE, REPO_PACK_PATH};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A history ready to run: the turns, the pack, the workspace the engine judges in.
 pub struct Prepared {
@@ -63,6 +63,49 @@ impl Prepared {
 
 /// Reads the history and builds the turns.
 pub fn prepare(options: &Options, config: &Config) -> Result<Prepared, BacktestError> {
+    check_arguments(options)?;
+    let history = match &options.history {
+        Some(history) => history.clone(),
+        None => read_history(options)?,
+    };
+    let chosen = choose_pack(options, &history)?;
+    let (source, pack) = parse_pack(chosen.text.as_deref(), &chosen.source)?;
+    let (turns, skipped) = trace::turns(&history.commits, &pack, options.max_files);
+    if turns.is_empty() {
+        return Err(BacktestError::Argument(format!(
+            "no commit of {} touches a family of the pack ({} first-parent commits read)",
+            options.repo.display(),
+            history.commits.len()
+        )));
+    }
+    let scratch = scratch::Scratch::new(&source)?;
+    let workspace = scratch.path().to_path_buf();
+    let keys = work_tree_keys(&history, &workspace, &chosen.text);
+    let repo = history
+        .work_tree
+        .clone()
+        .unwrap_or_else(|| options.repo.clone());
+    let neutral = neutral_file(&history.tip_paths, &pack, &config.exclude);
+    let split = split_at(options, &history, &turns, chosen.mined.as_ref())?;
+    Ok(Prepared {
+        repo,
+        pad: config.learn_window as usize,
+        workspace: workspace.display().to_string(),
+        history,
+        pack_source: chosen.source,
+        pack,
+        turns,
+        skipped,
+        scratch,
+        keys,
+        neutral,
+        split,
+        mined: chosen.mined,
+    })
+}
+
+/// Refuses `--max-files 0` and a `--train-fraction` outside [0, 1).
+fn check_arguments(options: &Options) -> Result<(), BacktestError> {
     if options.max_files == 0 {
         return Err(BacktestError::Argument(
             "--max-files must be at least 1".into(),
@@ -75,12 +118,22 @@ pub fn prepare(options: &Options, config: &Config) -> Result<Prepared, BacktestE
             "--train-fraction {f} is not in [0, 1)"
         )));
     }
-    let history = match &options.history {
-        Some(history) => history.clone(),
-        None => read_history(options)?,
-    };
+    Ok(())
+}
+
+/// The pack chosen: its text (`None`: the built-in one), where it came from, and what it
+/// was mined from when it was mined.
+struct Chosen {
+    text: Option<String>,
+    source: String,
+    mined: Option<MinedFrom>,
+}
+
+/// The pack the user gave, else the work tree's, the tip's or the built-in one, else one
+/// mined from the training commits.
+fn choose_pack(options: &Options, history: &History) -> Result<Chosen, BacktestError> {
     let mut mined = None;
-    let (pack_text, pack_source) = match &options.pack_file {
+    let (text, source) = match &options.pack_file {
         Some(file) => {
             let text = std::fs::read_to_string(file).map_err(|e| BacktestError::Pack {
                 file: file.display().to_string(),
@@ -114,7 +167,7 @@ pub fn prepare(options: &Options, config: &Config) -> Result<Prepared, BacktestE
                 (None, "built-in".to_string())
             }
             _ => {
-                let from = mine_training(options, &history)?;
+                let from = mine_training(options, history)?;
                 let source = format!(
                     "mined from the first {} first-parent commits (up to {}); no scored commit was mined",
                     from.commits, from.last_commit
@@ -125,37 +178,43 @@ pub fn prepare(options: &Options, config: &Config) -> Result<Prepared, BacktestE
             }
         },
     };
-    let (source, pack) = parse_pack(pack_text.as_deref(), &pack_source)?;
-    let (turns, skipped) = trace::turns(&history.commits, &pack, options.max_files);
-    if turns.is_empty() {
-        return Err(BacktestError::Argument(format!(
-            "no commit of {} touches a family of the pack ({} first-parent commits read)",
-            options.repo.display(),
-            history.commits.len()
-        )));
-    }
-    // The engine judges in a scratch work tree that follows the history, with the pack in use
-    // at its root; when the work tree holds that same pack, what it records is keyed as the
-    // work tree's.
-    let scratch = scratch::Scratch::new(&source)?;
-    let workspace = scratch.path().to_path_buf();
-    let keys = history
+    Ok(Chosen {
+        text,
+        source,
+        mined,
+    })
+}
+
+/// The engine judges in a scratch work tree (`workspace`) that follows the history, with the
+/// pack in use at its root; when the work tree holds that same pack (`pack_text`), what it
+/// records is keyed as the work tree's.
+fn work_tree_keys(
+    history: &History,
+    workspace: &Path,
+    pack_text: &Option<String>,
+) -> Option<scratch::Keys> {
+    history
         .work_tree
         .as_deref()
-        .filter(|w| work_tree_pack(w) == pack_text)
+        .filter(|w| work_tree_pack(w) == *pack_text)
         .map(|w| {
             let work = docsuggest_host::home::absolute(w).unwrap_or_else(|_| w.to_path_buf());
-            scratch::Keys::new(&workspace, &work)
-        });
-    let repo = history
-        .work_tree
-        .clone()
-        .unwrap_or_else(|| options.repo.clone());
-    let neutral = neutral_file(&history.tip_paths, &pack, &config.exclude);
+            scratch::Keys::new(workspace, &work)
+        })
+}
+
+/// How many of `turns` train only: those a mined pack has seen, else those up to `--since`,
+/// else the `--train-fraction` of them; refused when no turn is left to score.
+fn split_at(
+    options: &Options,
+    history: &History,
+    turns: &[Turn],
+    mined: Option<&MinedFrom>,
+) -> Result<usize, BacktestError> {
     let split = match (&history.since, options.train_fraction) {
         // A mined pack has seen the first commits of the chain, whatever the pack keeps.
         _ if mined.is_some() => {
-            let mined_commits = mined.as_ref().map_or(0, |m| m.commits);
+            let mined_commits = mined.map_or(0, |m| m.commits);
             turns.iter().filter(|t| t.position < mined_commits).count()
         }
         (Some(since), _) => {
@@ -174,21 +233,7 @@ pub fn prepare(options: &Options, config: &Config) -> Result<Prepared, BacktestE
             "no kept commit is left to score after the first {split}"
         )));
     }
-    Ok(Prepared {
-        repo,
-        pad: config.learn_window as usize,
-        workspace: workspace.display().to_string(),
-        history,
-        pack_source,
-        pack,
-        turns,
-        skipped,
-        scratch,
-        keys,
-        neutral,
-        split,
-        mined,
-    })
+    Ok(split)
 }
 
 /// Reads the history `options` name, with a progress bar on a terminal.

@@ -230,8 +230,43 @@ fn forget_rare_pairs(pairs: &mut HashMap<(u32, u32), Tally>, keep: usize) {
     }
 }
 
+/// Counts one commit of `files`, weighted `w`: its files and pairs, its directories' changes,
+/// and for each rule it proposes, what changed with the rule's files.
 fn count_commit(counts: &mut Counts, files: &[(Status, &str)], w: f64) {
-    // The rules this commit's files propose, each with its members (file index, capture).
+    let members = rule_members(counts, files);
+    let literal: Vec<u32> = files.iter().map(|(_, p)| counts.intern(p)).collect();
+    count_files_and_pairs(counts, &literal, w);
+    let ids = FileIds {
+        dirs: files
+            .iter()
+            .map(|(_, p)| dir_glob(p).map(|g| counts.intern(&g)))
+            .collect(),
+        new_files: files
+            .iter()
+            .map(|(_, p)| new_file_text(p).map(|t| counts.intern(&t)))
+            .collect(),
+        literal,
+    };
+    count_dir_changes(counts, files, &ids.new_files);
+    let mut rules: Vec<u32> = members.keys().copied().collect();
+    rules.sort_unstable();
+    for rule in rules {
+        count_rule(counts, files, &ids, rule, &members[&rule], w);
+    }
+}
+
+/// What each of a commit's files is interned as: its path, its `dir/*.ext`, its new-file text.
+struct FileIds {
+    literal: Vec<u32>,
+    dirs: Vec<Option<u32>>,
+    new_files: Vec<Option<u32>>,
+}
+
+/// The rules this commit's files propose, each with its members (file index, capture).
+fn rule_members<'a>(
+    counts: &mut Counts,
+    files: &[(Status, &'a str)],
+) -> HashMap<u32, Vec<(usize, &'a str)>> {
     let mut members: HashMap<u32, Vec<(usize, &str)>> = HashMap::new();
     for (i, (_, path)) in files.iter().enumerate() {
         for (shape, capture) in proposals(path) {
@@ -239,26 +274,26 @@ fn count_commit(counts: &mut Counts, files: &[(Status, &str)], w: f64) {
             members.entry(id).or_default().push((i, capture));
         }
     }
-    let literal: Vec<u32> = files.iter().map(|(_, p)| counts.intern(p)).collect();
-    for &a in &literal {
+    members
+}
+
+/// Each file's change, and each pair's unless the commit is too large for pairs.
+fn count_files_and_pairs(counts: &mut Counts, literal: &[u32], w: f64) {
+    for &a in literal {
         counts.file_events.entry(a).or_default().add(w);
         if literal.len() > PAIR_MAX_FILES {
             continue;
         }
-        for &b in &literal {
+        for &b in literal {
             if a != b {
                 counts.pairs.entry((a, b)).or_default().add(w);
             }
         }
     }
-    let dirs: Vec<Option<u32>> = files
-        .iter()
-        .map(|(_, p)| dir_glob(p).map(|g| counts.intern(&g)))
-        .collect();
-    let new_files: Vec<Option<u32>> = files
-        .iter()
-        .map(|(_, p)| new_file_text(p).map(|t| counts.intern(&t)))
-        .collect();
+}
+
+/// Each directory's changes and additions, and the one extension its added files share.
+fn count_dir_changes(counts: &mut Counts, files: &[(Status, &str)], new_files: &[Option<u32>]) {
     for (i, d) in new_files.iter().enumerate() {
         if let Some(d) = d {
             let entry = counts.dir_changes.entry(*d).or_default();
@@ -279,72 +314,99 @@ fn count_commit(counts: &mut Counts, files: &[(Status, &str)], w: f64) {
             }
         }
     }
-    let mut rules: Vec<u32> = members.keys().copied().collect();
-    rules.sort_unstable();
-    for rule in rules {
-        let group = &members[&rule];
-        let inside: BTreeSet<usize> = group.iter().map(|(i, _)| *i).collect();
-        let mut hits: BTreeSet<CompanionKey> = BTreeSet::new();
-        for (i, _) in files.iter().enumerate() {
-            if inside.contains(&i) {
-                continue;
-            }
-            hits.insert((Kind::Literal, literal[i]));
-            if let Some(d) = dirs[i] {
-                hits.insert((Kind::Dir, d));
-            }
-            if let Some(d) = new_files[i] {
-                hits.insert((Kind::NewFile, d));
-            }
-        }
-        // Templates: each member's share of the commit's weight goes to the templates its
-        // capture spells in the other files.
-        let mut shares: HashMap<u32, f64> = HashMap::new();
-        let share = w / group.len() as f64;
-        for (member, capture) in group {
-            if capture.len() < MIN_CAPTURE {
-                continue;
-            }
-            let mut seen = BTreeSet::new();
-            for (i, (_, other)) in files.iter().enumerate() {
-                if i == *member || inside.contains(&i) {
-                    continue;
-                }
-                let Some(template) = template_of(other, capture) else {
-                    continue;
-                };
-                if seen.insert(template.clone()) {
-                    let id = counts.intern(&template);
-                    *shares.entry(id).or_default() += share;
-                }
-            }
-        }
-        let stats = &mut counts.stats[rule as usize];
-        let event = stats.events.count;
-        stats.events.add(w);
-        for (member, _) in group {
-            match stats.first_file {
-                None => stats.first_file = Some(literal[*member]),
-                Some(f) if f != literal[*member] => stats.several_files = true,
-                Some(_) => {}
-            }
-        }
-        for key in hits {
-            stats.companions.entry(key).or_default().add(w);
-            stats.recent.entry(key).or_default().push((event, 1.0));
-        }
-        let mut templates: Vec<(u32, f64)> = shares.into_iter().collect();
-        templates.sort_unstable_by_key(|(id, _)| *id);
-        for (id, weight) in templates {
-            let key = (Kind::Template, id);
-            stats.companions.entry(key).or_default().add(weight);
-            stats
-                .recent
-                .entry(key)
-                .or_default()
-                .push((event, (weight / w) as f32));
+}
+
+/// Counts the commit for `rule`, whose members are `group`: what changed outside them.
+fn count_rule(
+    counts: &mut Counts,
+    files: &[(Status, &str)],
+    ids: &FileIds,
+    rule: u32,
+    group: &[(usize, &str)],
+    w: f64,
+) {
+    let inside: BTreeSet<usize> = group.iter().map(|(i, _)| *i).collect();
+    let hits = companions_outside(files, ids, &inside);
+    let shares = template_shares(counts, files, group, &inside, w);
+    let stats = &mut counts.stats[rule as usize];
+    let event = stats.events.count;
+    stats.events.add(w);
+    for (member, _) in group {
+        match stats.first_file {
+            None => stats.first_file = Some(ids.literal[*member]),
+            Some(f) if f != ids.literal[*member] => stats.several_files = true,
+            Some(_) => {}
         }
     }
+    for key in hits {
+        stats.companions.entry(key).or_default().add(w);
+        stats.recent.entry(key).or_default().push((event, 1.0));
+    }
+    let mut templates: Vec<(u32, f64)> = shares.into_iter().collect();
+    templates.sort_unstable_by_key(|(id, _)| *id);
+    for (id, weight) in templates {
+        let key = (Kind::Template, id);
+        stats.companions.entry(key).or_default().add(weight);
+        stats
+            .recent
+            .entry(key)
+            .or_default()
+            .push((event, (weight / w) as f32));
+    }
+}
+
+/// The literal, directory and new-file companions among the files not `inside` the rule.
+fn companions_outside(
+    files: &[(Status, &str)],
+    ids: &FileIds,
+    inside: &BTreeSet<usize>,
+) -> BTreeSet<CompanionKey> {
+    let mut hits: BTreeSet<CompanionKey> = BTreeSet::new();
+    for (i, _) in files.iter().enumerate() {
+        if inside.contains(&i) {
+            continue;
+        }
+        hits.insert((Kind::Literal, ids.literal[i]));
+        if let Some(d) = ids.dirs[i] {
+            hits.insert((Kind::Dir, d));
+        }
+        if let Some(d) = ids.new_files[i] {
+            hits.insert((Kind::NewFile, d));
+        }
+    }
+    hits
+}
+
+/// Templates: each member's share of the commit's weight goes to the templates its capture
+/// spells in the other files.
+fn template_shares(
+    counts: &mut Counts,
+    files: &[(Status, &str)],
+    group: &[(usize, &str)],
+    inside: &BTreeSet<usize>,
+    w: f64,
+) -> HashMap<u32, f64> {
+    let mut shares: HashMap<u32, f64> = HashMap::new();
+    let share = w / group.len() as f64;
+    for (member, capture) in group {
+        if capture.len() < MIN_CAPTURE {
+            continue;
+        }
+        let mut seen = BTreeSet::new();
+        for (i, (_, other)) in files.iter().enumerate() {
+            if i == *member || inside.contains(&i) {
+                continue;
+            }
+            let Some(template) = template_of(other, capture) else {
+                continue;
+            };
+            if seen.insert(template.clone()) {
+                let id = counts.intern(&template);
+                *shares.entry(id).or_default() += share;
+            }
+        }
+    }
+    shares
 }
 
 #[cfg(test)]
