@@ -4,6 +4,8 @@
 
 use crate::hook::Harness;
 use crate::hook::install::{self, Scope, is_ours};
+use docsuggest_engine::locate::{Workspace, git_root};
+use docsuggest_engine::probe::FileProbe;
 use serde::Serialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -191,6 +193,23 @@ fn on_path() -> Option<PathBuf> {
         .find(|file| {
             std::fs::metadata(file)
                 .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// Where the hooks' project config is looked for: the workspace root, else the git work
+/// tree's, else the directory itself (a file's parent).
+pub(super) fn hooks_root(
+    located: Option<&Workspace>,
+    path: &Path,
+    probe: &dyn FileProbe,
+    path_kind: &str,
+) -> PathBuf {
+    located
+        .map(|w| w.root.clone())
+        .or_else(|| git_root(path, probe).map(Path::to_path_buf))
+        .unwrap_or_else(|| match path_kind {
+            "directory" => path.to_path_buf(),
+            _ => path.parent().unwrap_or(path).to_path_buf(),
         })
 }
 
