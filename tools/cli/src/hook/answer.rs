@@ -31,60 +31,7 @@ pub fn answer(
             Ok(None)
         }
         Action::Stop { agent, cwd, active } => {
-            // An event without `cwd` (older Claude Code builds sent none on Stop): the
-            // project directory the harness runs its hooks for.
-            let cwd = cwd
-                .clone()
-                .or_else(|| std::env::var("CLAUDE_PROJECT_DIR").ok());
-            // Only a reminder the agent reads is learned from: its boundary agent names what
-            // the turn lacks, and the stop after it settles what the agent then added.
-            let learn_as = agent
-                .as_deref()
-                .filter(|_| boundary == Boundary::Remind)
-                .map(boundary_agent);
-            let mut ask = |request: &Value| {
-                engine
-                    .request(request.clone())
-                    .map_err(|e| crate::check_change::CheckError::Ask(e.to_string()))
-            };
-            let work_tree = crate::check_change::ChangeSet::WorkTree;
-            let note = match (cwd, *active || boundary == Boundary::Off) {
-                (Some(cwd), true) => {
-                    if let Some(agent) = &learn_as {
-                        // The change since the reminder's commit: what the agent committed
-                        // after the reminder is part of what it did about it.
-                        let since = turns
-                            .recall(agent)
-                            .map_or(work_tree, crate::check_change::ChangeSet::Since);
-                        // What cannot be settled is not: a stop is never held up.
-                        let settled =
-                            crate::check_change::settle(Path::new(&cwd), &since, agent, ask);
-                        if let Err(e) = settled {
-                            tracing::debug!(error = %e, "the boundary was not settled");
-                        }
-                    }
-                    None
-                }
-                (Some(cwd), false) => {
-                    let checked = crate::check_change::check_with(
-                        Path::new(&cwd),
-                        &work_tree,
-                        Instant::now(),
-                        learn_as.as_deref(),
-                        &mut ask,
-                    );
-                    // What cannot be checked is not said: a stop is never held up by it.
-                    let reminder = checked.ok().and_then(|report| report.at_stop());
-                    if let (Some(agent), Some(_)) = (&learn_as, &reminder) {
-                        match crate::check_change::head(Path::new(&cwd)) {
-                            Some(head) => turns.remember(agent, &head),
-                            None => turns.forget(agent),
-                        }
-                    }
-                    reminder
-                }
-                (None, _) => None,
-            };
+            let note = at_boundary(engine, turns, boundary, agent.as_deref(), cwd, *active);
             engine.request(json!({"op": "flush"}))?;
             Ok(note.map(|text| at_stop(boundary, &text)))
         }
@@ -130,6 +77,64 @@ pub fn answer(
             Ok(note.and_then(|text| output(harness, "PreToolUse", &[text])))
         }
     }
+}
+
+/// A Stop's change boundary: the reminder the work tree's change calls for (`None`: nothing
+/// to say), or, at the stop after a reminder (`active`), the reminder settled against what
+/// was done since. What cannot be checked or settled is not: a stop is never held up.
+fn at_boundary(
+    engine: &mut dyn Transport,
+    turns: &Turns,
+    boundary: Boundary,
+    agent: Option<&str>,
+    cwd: &Option<String>,
+    active: bool,
+) -> Option<String> {
+    // An event without `cwd` (older Claude Code builds sent none on Stop): the project
+    // directory the harness runs its hooks for.
+    let cwd = cwd
+        .clone()
+        .or_else(|| std::env::var("CLAUDE_PROJECT_DIR").ok())?;
+    let cwd = Path::new(&cwd);
+    // Only a reminder the agent reads is learned from: its boundary agent names what the turn
+    // lacks, and the stop after it settles what the agent then added.
+    let learn_as = agent
+        .filter(|_| boundary == Boundary::Remind)
+        .map(boundary_agent);
+    let mut ask = |request: &Value| {
+        engine
+            .request(request.clone())
+            .map_err(|e| crate::check_change::CheckError::Ask(e.to_string()))
+    };
+    let work_tree = crate::check_change::ChangeSet::WorkTree;
+    if active || boundary == Boundary::Off {
+        if let Some(agent) = &learn_as {
+            // The change since the reminder's commit: what the agent committed after the
+            // reminder is part of what it did about it.
+            let since = turns
+                .recall(agent)
+                .map_or(work_tree, crate::check_change::ChangeSet::Since);
+            if let Err(e) = crate::check_change::settle(cwd, &since, agent, ask) {
+                tracing::debug!(error = %e, "the boundary was not settled");
+            }
+        }
+        return None;
+    }
+    let checked = crate::check_change::check_with(
+        cwd,
+        &work_tree,
+        Instant::now(),
+        learn_as.as_deref(),
+        &mut ask,
+    );
+    let reminder = checked.ok().and_then(|report| report.at_stop());
+    if let (Some(agent), Some(_)) = (&learn_as, &reminder) {
+        match crate::check_change::head(cwd) {
+            Some(head) => turns.remember(agent, &head),
+            None => turns.forget(agent),
+        }
+    }
+    reminder
 }
 
 /// The agent a session's change boundaries speak for: its own, so a boundary's notes are
