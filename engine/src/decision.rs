@@ -2,9 +2,9 @@
 //! its window, its `decided` line, and the record of a note or a gated silence.
 
 use crate::agent::{AgentState, Window};
+use crate::call_ledger::Ledger;
 use crate::compiled::{CompanionForm, CompiledFamily};
-use crate::ledger::{self, Abstain};
-use crate::lines::Ledger;
+use crate::line_format::{self, Abstain};
 use crate::matcher::CompanionMatcher;
 use crate::pipeline::{Effects, Located, Record, Settings};
 use crate::scene::Filtered;
@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 /// The companions of one decision: those the note names (or would name) and, under the
 /// evidence model, those its window watches without naming them.
-pub(crate) struct Shape {
+pub(crate) struct DecisionCompanions {
     pub(crate) rows: Vec<CompanionRow>,
     pub(crate) watched: Vec<CompanionRow>,
     /// The confidence over `rows`.
@@ -22,7 +22,7 @@ pub(crate) struct Shape {
 }
 
 /// What a decision is about: the call, its family, and the bases its companions live under.
-pub(crate) struct Subject<'a> {
+pub(crate) struct JudgedCall<'a> {
     pub(crate) located: &'a Located<'a>,
     pub(crate) family: &'a CompiledFamily,
     pub(crate) bases: &'a Arc<[PathBuf]>,
@@ -30,7 +30,7 @@ pub(crate) struct Subject<'a> {
     pub(crate) filtered: &'a Filtered,
 }
 
-impl<'a> Subject<'a> {
+impl<'a> JudgedCall<'a> {
     /// What the call shows of the companion the pack writes as `path` (a template: its
     /// substitution).
     pub(crate) fn shown<'p>(&self, path: &'p str) -> &'p str
@@ -40,12 +40,12 @@ impl<'a> Subject<'a> {
         self.filtered.shown(self.family, path)
     }
 
-    /// A window over the companions `shape` names and watches; under the evidence model it
+    /// A window over the companions `chosen` names and watches; under the evidence model it
     /// counts only what no open window of the agent counts already.
     pub(crate) fn window(
         &self,
         state: &AgentState,
-        shape: &Shape,
+        chosen: &DecisionCompanions,
         observe_only: bool,
         evidence: bool,
     ) -> Window {
@@ -65,8 +65,8 @@ impl<'a> Subject<'a> {
                 })
                 .collect()
         };
-        let companions = matchers(&shape.rows);
-        let watched = matchers(&shape.watched);
+        let companions = matchers(&chosen.rows);
+        let watched = matchers(&chosen.watched);
         let (touched, counted) = if evidence {
             let key = &self.located.workspace.key;
             let counted = companions
@@ -97,16 +97,16 @@ impl<'a> Subject<'a> {
 
 pub(crate) fn push_decided(
     settings: &Settings<'_>,
-    subject: &Subject<'_>,
+    call: &JudgedCall<'_>,
     kappa: f64,
     rows: &[CompanionRow],
     ledger: &mut Ledger,
 ) {
     if let Some(head) = rows.first() {
-        ledger.push(ledger::decided_weighted(
-            &subject.family.name,
+        ledger.push(line_format::decided_weighted(
+            &call.family.name,
             kappa,
-            subject.shown(&head.path),
+            call.shown(&head.path),
             &head.values,
             settings.weights_text,
             settings.store.kind(),
@@ -119,8 +119,8 @@ pub(crate) fn push_decided(
 pub(crate) fn silence(
     settings: &Settings<'_>,
     state: &AgentState,
-    subject: &Subject<'_>,
-    shape: Shape,
+    call: &JudgedCall<'_>,
+    chosen: DecisionCompanions,
     reason: SilenceReason,
     ledger: &mut Ledger,
     effects: &mut Effects,
@@ -129,17 +129,17 @@ pub(crate) fn silence(
         SilenceReason::LowConfidence => Abstain::LowConfidence,
         SilenceReason::AlreadyTouched => Abstain::AlreadyTouched,
     };
-    let family = subject.family.name.as_str();
-    let kappa = shape.kappa;
-    ledger.push(ledger::abstained(abstain, Some(family), kappa));
-    push_decided(settings, subject, kappa, &shape.rows, ledger);
+    let family = call.family.name.as_str();
+    let kappa = chosen.kappa;
+    ledger.push(line_format::abstained(abstain, Some(family), kappa));
+    push_decided(settings, call, kappa, &chosen.rows, ledger);
     let config = settings.config;
     if config.learn {
         // Companions touched already say nothing about whether the agent would follow them.
         let evidence =
             config.rate_model == RateModel::Evidence && reason == SilenceReason::LowConfidence;
-        let window = subject.window(state, &shape, true, evidence);
-        let decision = decision(settings, subject, shape.rows, kappa, Some(reason));
+        let window = call.window(state, &chosen, true, evidence);
+        let decision = decision(settings, call, chosen.rows, kappa, Some(reason));
         effects.record = Some(Record { decision, window });
     }
 }
@@ -147,16 +147,16 @@ pub(crate) fn silence(
 /// A pending decision record (a note, or a silence whose shadow window is open).
 pub(crate) fn decision(
     settings: &Settings<'_>,
-    subject: &Subject<'_>,
+    call: &JudgedCall<'_>,
     companions: Vec<CompanionRow>,
     kappa: f64,
     silence: Option<SilenceReason>,
 ) -> Decision {
     Decision {
         seq: 0,
-        workspace: subject.located.workspace.key.clone(),
+        workspace: call.located.workspace.key.clone(),
         agent: settings.agent.into(),
-        family: subject.family.name.clone(),
+        family: call.family.name.clone(),
         kappa,
         companions,
         weights: settings.weights,

@@ -2,10 +2,10 @@
 
 use crate::agent::{AgentState, MAX_EVIDENCE_WINDOWS, MAX_SHADOWS, Window};
 use crate::agents::Agents;
+use crate::call_ledger::{Entry, Ledger};
 use crate::identity::{KeySource, RepoIdentifier};
 use crate::judge;
-use crate::ledger::{self, Abstain};
-use crate::lines::{Entry, Ledger};
+use crate::line_format::{self, Abstain};
 use crate::locate::{PackCache, Workspace};
 use crate::mined::{MinedPacks, PackMiner, Resolved};
 use crate::note::Note;
@@ -102,7 +102,7 @@ impl<P: FileProbe> Engine<P> {
         store.configure(&config);
         let weights = config.effective_weights();
         Engine {
-            weights_text: ledger::table_text(&weights),
+            weights_text: line_format::table_text(&weights),
             weights,
             config,
             packs: PackCache::default(),
@@ -140,9 +140,9 @@ impl<P: FileProbe> Engine<P> {
     fn activation_line(&self) -> String {
         if self.config.enabled {
             let families = self.packs.builtin().families.len();
-            ledger::activated(VERSION, families, self.config.threshold)
+            line_format::activated(VERSION, families, self.config.threshold)
         } else {
-            ledger::disabled()
+            line_format::disabled()
         }
     }
 
@@ -342,7 +342,7 @@ impl<P: FileProbe> Engine<P> {
         };
         let Some(located) = located else {
             let reason = abstain.unwrap_or(Abstain::ForeignWorkspace);
-            let entry = ledger::abstained(reason, None, 0.0);
+            let entry = line_format::abstained(reason, None, 0.0);
             if !peek {
                 self.stats.observe(entry.event());
             }
@@ -527,7 +527,7 @@ impl<P: FileProbe> Engine<P> {
         self.packs
             .set_zero_config(self.mined.is_some() && next.zero_config);
         self.weights = next.effective_weights();
-        self.weights_text = ledger::table_text(&self.weights);
+        self.weights_text = line_format::table_text(&self.weights);
         self.config = next;
         let mut lines = Vec::new();
         if announce {
@@ -578,7 +578,7 @@ impl<P: FileProbe> Engine<P> {
     /// `store unavailable (…)`, once, when the store fell back to memory since it was last asked.
     fn degradation_line(&mut self) -> Option<Entry> {
         let reason = self.store.take_degradation()?;
-        Some(ledger::store_unavailable(&reason))
+        Some(line_format::store_unavailable(&reason))
     }
 
     /// Whether `path` (absolute) lies in a workspace, and its key.

@@ -4,10 +4,10 @@
 
 use crate::action::Action;
 use crate::agent::AgentState;
+use crate::call_ledger::Ledger;
 use crate::compiled::{CompiledFamily, Detection};
-use crate::decision::{Shape, Subject, decision, push_decided, silence};
-use crate::ledger::{self, Abstain, Suppress};
-use crate::lines::Ledger;
+use crate::decision::{DecisionCompanions, JudgedCall, decision, push_decided, silence};
+use crate::line_format::{self, Abstain, Suppress};
 use crate::measure::{self, Rates};
 use crate::note::{self, Gauge, Note};
 pub use crate::pipeline::{Effects, Located, Record, Settings};
@@ -76,24 +76,25 @@ impl Rates for SnapshotRates<'_> {
     }
 }
 
-/// How a note is gauged: the PoC's kappa until the family has evidence, then (evidence model)
-/// the probability that the note is followed, against the bar its kind of note must meet.
-struct Gauging {
+/// The gate a note must pass: how it is gauged (the PoC's kappa until the family has evidence,
+/// then, under the evidence model, the probability that the note is followed) and the bar its
+/// kind of note must meet.
+struct Gate {
     gauge: Gauge,
     /// How often the family's notes are followed ([`measure::family_follow`]).
     family_followed: f64,
     /// The bar: the pack's (or config's) threshold on kappa, or the follow threshold of a note
     /// the PoC's gate would make, or would not.
-    gate: f64,
+    bar: f64,
 }
 
-impl Gauging {
+impl Gate {
     fn new(
         rows: &[CompanionRow],
         rates: &SnapshotRates<'_>,
         settings: &Settings<'_>,
         family: &CompiledFamily,
-    ) -> Gauging {
+    ) -> Gate {
         let config = settings.config;
         let evidence = config.learn && config.rate_model == RateModel::Evidence;
         let gauge = if evidence && rates.family_observed() {
@@ -106,15 +107,15 @@ impl Gauging {
             .family_row()
             .map_or(pack_kappa, |row| measure::family_follow(&row, pack_kappa));
         let pack_gate = family.threshold.unwrap_or(config.threshold);
-        let gate = match gauge {
+        let bar = match gauge {
             Gauge::Kappa => pack_gate,
             Gauge::Followed if pack_kappa >= pack_gate => config.follow_threshold,
             Gauge::Followed => config.unprompted_threshold,
         };
-        Gauging {
+        Gate {
             gauge,
             family_followed,
-            gate,
+            bar,
         }
     }
 
@@ -136,26 +137,25 @@ struct Wording {
 
 impl Wording {
     /// The words of a plain note for the ranked `rows`, or `None` in the PoC's style.
-    fn of(subject: &Subject<'_>, rows: &[CompanionRow], rates: &SnapshotRates<'_>) -> Option<Self> {
-        let scene = subject.located.scene;
+    fn of(call: &JudgedCall<'_>, rows: &[CompanionRow], rates: &SnapshotRates<'_>) -> Option<Self> {
+        let scene = call.located.scene;
         if scene.style != NoteStyle::Plain {
             return None;
         }
-        let family = subject.family;
-        let what =
-            plain_note::described(family.rule_for(subject.located.rel).unwrap_or(&family.name));
+        let family = call.family;
+        let what = plain_note::described(family.rule_for(call.located.rel).unwrap_or(&family.name));
         let candidates = rows
             .iter()
             .map(|r| {
                 let at = family.companions.iter().position(|c| c.path == r.path);
-                let action = at.and_then(|i| subject.filtered.actions.get(i)?.clone());
+                let action = at.and_then(|i| call.filtered.actions.get(i)?.clone());
                 let prior = at.map_or(0.0, |i| family.companions[i].prior);
                 let why = match rates.row(&r.path).filter(|row| row.observations() > 0) {
                     Some(row) => Why::Seen {
                         hits: row.hits(),
                         seen: row.observations(),
                     },
-                    None if subject.located.workspace.mined => Why::Mined { rate: prior },
+                    None if call.located.workspace.mined => Why::Mined { rate: prior },
                     None if scene.builtin_pack => Why::Builtin,
                     None => Why::Pack,
                 };
@@ -191,12 +191,16 @@ fn detect<'p>(located: &'p Located<'_>, ledger: &mut Ledger) -> Option<&'p Compi
     let pack = &located.workspace.pack;
     match located.scene.detection {
         Detection::NoSignal => {
-            ledger.push(ledger::abstained(Abstain::NoSignal, None, 0.0));
+            ledger.push(line_format::abstained(Abstain::NoSignal, None, 0.0));
             None
         }
         Detection::Ambiguous(f) => {
             let name = &pack.families[f].name;
-            ledger.push(ledger::abstained(Abstain::AmbiguousTarget, Some(name), 0.0));
+            ledger.push(line_format::abstained(
+                Abstain::AmbiguousTarget,
+                Some(name),
+                0.0,
+            ));
             None
         }
         Detection::Family(f) => Some(&pack.families[f]),
@@ -205,17 +209,16 @@ fn detect<'p>(located: &'p Located<'_>, ledger: &mut Ledger) -> Option<&'p Compi
 
 /// Step 7, filter: the existing companions the agent has not touched yet this turn (all of
 /// them when every one was touched: the caller records that as an `already-touched` silence).
-fn untouched(subject: &Subject<'_>, state: &AgentState) -> Vec<usize> {
-    let touched = state.touched_under(subject.bases);
-    subject
-        .filtered
+fn untouched(call: &JudgedCall<'_>, state: &AgentState) -> Vec<usize> {
+    let touched = state.touched_under(call.bases);
+    call.filtered
         .existing
         .iter()
         .copied()
         .filter(|&i| {
             !touched
                 .iter()
-                .any(|rel| subject.filtered.names(subject.family, i, rel))
+                .any(|rel| call.filtered.names(call.family, i, rel))
         })
         .collect()
 }
@@ -224,22 +227,22 @@ fn untouched(subject: &Subject<'_>, state: &AgentState) -> Vec<usize> {
 /// evidence model the rows weighed by their rates and the rarely followed left out — cut to
 /// `maxCompanions` and to what fits the note. `None` when not even one companion line fits.
 fn choose(
-    subject: &Subject<'_>,
+    call: &JudgedCall<'_>,
     mut rows: Vec<CompanionRow>,
     gauge: Gauge,
     wording: Option<&Wording>,
     config: &Config,
     ledger: &mut Ledger,
 ) -> Option<(Vec<CompanionRow>, Vec<CompanionRow>)> {
-    let name = subject.family.name.as_str();
+    let name = call.family.name.as_str();
     let evidence = config.learn && config.rate_model == RateModel::Evidence;
     let mut watched = Vec::new();
     if evidence {
         measure::weigh_evidence(&mut rows, config.evidence_exponent);
         let (kept, left) = measure::prune(rows, config.prune_below);
         if !left.is_empty() {
-            let names: Vec<&str> = left.iter().map(|r| subject.shown(&r.path)).collect();
-            ledger.push(ledger::left_out(name, &names));
+            let names: Vec<&str> = left.iter().map(|r| call.shown(&r.path)).collect();
+            ledger.push(line_format::left_out(name, &names));
         }
         rows = kept;
         watched = left;
@@ -268,12 +271,16 @@ fn choose(
             config.max_note_chars,
         ),
         None => {
-            let paths: Vec<&str> = rows.iter().map(|r| subject.shown(&r.path)).collect();
+            let paths: Vec<&str> = rows.iter().map(|r| call.shown(&r.path)).collect();
             note::fitting(name, gauge, &paths, config.max_note_chars)
         }
     };
     if fit == 0 && !rows.is_empty() {
-        ledger.push(ledger::abstained(Abstain::NoCompanions, Some(name), 0.0));
+        ledger.push(line_format::abstained(
+            Abstain::NoCompanions,
+            Some(name),
+            0.0,
+        ));
         return None;
     }
     if evidence {
@@ -315,17 +322,21 @@ pub fn decide(
     let family = detect(located, ledger)?;
     let name = family.name.as_str();
     let filtered = located.scene.filtered.as_ref()?;
-    let subject = Subject {
+    let call = JudgedCall {
         located,
         family,
         bases: &filtered.bases,
         filtered,
     };
     if filtered.existing.is_empty() {
-        ledger.push(ledger::abstained(Abstain::NoCompanions, Some(name), 0.0));
+        ledger.push(line_format::abstained(
+            Abstain::NoCompanions,
+            Some(name),
+            0.0,
+        ));
         return None;
     }
-    let untouched = untouched(&subject, state);
+    let untouched = untouched(&call, state);
     // Step 8, measure: rates through one snapshot, then ranked scores.
     let snapshot = if config.learn {
         settings
@@ -353,7 +364,7 @@ pub fn decide(
         &rates,
         &settings.weights,
     );
-    let gauging = Gauging::new(&rows, &rates, settings, family);
+    let gate = Gate::new(&rows, &rates, settings, family);
     let silent = |rows,
                   watched,
                   confidence,
@@ -361,16 +372,16 @@ pub fn decide(
                   state: &AgentState,
                   ledger: &mut Ledger,
                   effects: &mut Effects| {
-        let shape = Shape {
+        let chosen = DecisionCompanions {
             rows,
             watched,
             kappa: confidence,
         };
-        silence(settings, state, &subject, shape, reason, ledger, effects);
+        silence(settings, state, &call, chosen, reason, ledger, effects);
     };
     if untouched.is_empty() {
         rows.truncate(config.max_companions);
-        let confidence = gauging.confidence(&rows);
+        let confidence = gate.confidence(&rows);
         silent(
             rows,
             Vec::new(),
@@ -382,40 +393,34 @@ pub fn decide(
         );
         return None;
     }
-    let wording = Wording::of(&subject, &rows, &rates);
-    let (mut rows, mut watched) = choose(
-        &subject,
-        rows,
-        gauging.gauge,
-        wording.as_ref(),
-        config,
-        ledger,
-    )?;
+    let wording = Wording::of(&call, &rows, &rates);
+    let (mut rows, mut watched) =
+        choose(&call, rows, gate.gauge, wording.as_ref(), config, ledger)?;
     // Step 10, gate.
     let evidence = config.learn && config.rate_model == RateModel::Evidence;
-    let mut confidence = gauging.confidence(&rows);
+    let mut confidence = gate.confidence(&rows);
     let cooling = !state.boundary
         && state
             .last_noted
             .get(name)
             .is_some_and(|&at| state.calls - at <= u64::from(config.cooldown_calls));
-    if evidence && !rows.is_empty() && confidence >= gauging.gate && !cooling {
+    if evidence && !rows.is_empty() && confidence >= gate.bar && !cooling {
         // What an open note of this agent already names is not named again: a note left with
         // nothing new is a repeat, one left with less is gated on what it still names.
         let (repeated, fresh): (Vec<CompanionRow>, Vec<CompanionRow>) =
             rows.into_iter().partition(|r| {
-                let shown = subject.shown(&r.path);
-                state.names_open(&located.workspace.key, subject.bases, shown)
+                let shown = call.shown(&r.path);
+                state.names_open(&located.workspace.key, call.bases, shown)
             });
         if fresh.is_empty() {
-            ledger.push(ledger::suppressed(Suppress::Dedupe, name, confidence));
+            ledger.push(line_format::suppressed(Suppress::Dedupe, name, confidence));
             return None;
         }
         rows = fresh;
         watched.extend(repeated);
-        confidence = gauging.confidence(&rows);
+        confidence = gate.confidence(&rows);
     }
-    if rows.is_empty() || confidence < gauging.gate {
+    if rows.is_empty() || confidence < gate.bar {
         silent(
             rows,
             watched,
@@ -427,9 +432,9 @@ pub fn decide(
         );
         return None;
     }
-    let name_refs: Vec<&str> = rows.iter().map(|r| subject.shown(&r.path)).collect();
+    let name_refs: Vec<&str> = rows.iter().map(|r| call.shown(&r.path)).collect();
     if let Some(kind) = suppression(state, config, name, &name_refs, cooling) {
-        ledger.push(ledger::suppressed(kind, name, confidence));
+        ledger.push(line_format::suppressed(kind, name, confidence));
         return None;
     }
     // Step 12, emit.
@@ -443,27 +448,27 @@ pub fn decide(
         // evidence model note windows live beside each other and none is closed early.)
         effects.resolutions.push(soft_reject(older, config, ledger));
     }
-    ledger.push(ledger::suggest(name, confidence, &name_refs));
-    push_decided(settings, &subject, confidence, &rows, ledger);
+    ledger.push(line_format::suggest(name, confidence, &name_refs));
+    push_decided(settings, &call, confidence, &rows, ledger);
     let note = match &wording {
         Some(wording) => plain_note::compose(
             name,
             &wording.what,
-            gauging.gauge,
+            gate.gauge,
             confidence,
             &name_refs,
             &wording.lines_of(&rows),
         ),
-        None => note::compose(name, gauging.gauge, confidence, &name_refs),
+        None => note::compose(name, gate.gauge, confidence, &name_refs),
     };
     if config.learn {
-        let shape = Shape {
+        let chosen = DecisionCompanions {
             rows,
             watched,
             kappa: confidence,
         };
-        let window = subject.window(state, &shape, false, evidence);
-        let decision = decision(settings, &subject, shape.rows, confidence, None);
+        let window = call.window(state, &chosen, false, evidence);
+        let decision = decision(settings, &call, chosen.rows, confidence, None);
         effects.record = Some(Record { decision, window });
     }
     Some(note)

@@ -33,6 +33,7 @@
 pub mod action;
 pub mod agent;
 mod agents;
+pub mod call_ledger;
 pub mod compiled;
 mod decision;
 mod engine;
@@ -41,8 +42,7 @@ pub mod filter;
 mod follow;
 pub mod identity;
 pub mod judge;
-pub mod ledger;
-pub mod lines;
+pub mod line_format;
 pub mod locate;
 pub mod matcher;
 pub mod measure;
@@ -58,9 +58,9 @@ pub mod scene;
 mod stats;
 pub mod testing;
 
+pub use call_ledger::{Ledger, Line};
 pub use engine::{BoundaryVerdict, BoxedStore, Call, Engine, VERSION, Verdict};
 pub use identity::{Identified, KeySource, RepoIdentifier};
-pub use lines::{Ledger, Line};
 pub use mined::{MinedAnswer, PackMiner};
 pub use note::Note;
 pub use paths::CallError;

@@ -19,7 +19,7 @@
 //! in such a work tree, so it should answer from memory.
 
 use crate::compiled::CompiledPack;
-use crate::ledger::Abstain;
+use crate::line_format::Abstain;
 use docsuggest_schema::{DecisionStore, MinedPack, Pack};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

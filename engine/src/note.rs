@@ -74,7 +74,7 @@ fn header(family: &str, gauge: Gauge, confidence: f64, more: usize) -> String {
     text.push_str(" task (");
     text.push_str(gauge.word());
     text.push(' ');
-    crate::ledger::push_fixed2(&mut text, confidence);
+    crate::line_format::push_fixed2(&mut text, confidence);
     text.push_str("): companions this task conventionally needs:");
     text
 }

@@ -1,7 +1,7 @@
 //! Running counts of what the engine decided, for hosts and replay summaries.
 
-use crate::ledger::Event;
-use crate::lines::Ledger;
+use crate::call_ledger::Ledger;
+use crate::line_format::Event;
 use std::collections::BTreeMap;
 
 /// Declares a struct with the engine's counters, counted in `$count`. The engine's own
@@ -74,8 +74,8 @@ fn count(counts: &mut BTreeMap<String, u64>, name: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ledger::{self, Abstain, Suppress};
-    use crate::lines::Entry;
+    use crate::call_ledger::Entry;
+    use crate::line_format::{self, Abstain, Suppress};
     use docsuggest_schema::{StoreKind, Table};
     use proptest::prelude::*;
 
@@ -103,10 +103,10 @@ mod tests {
     fn composed(which: usize, family: &str, kappa: f64, at: usize) -> Entry {
         let values = Table([1.0, 0.5, 0.875, 0.5, 1.0 / 3.0, kappa]);
         match which {
-            0 => ledger::disabled(),
-            1 => ledger::activated("0.2.1", at, kappa),
-            2 => ledger::suggest(family, kappa, &["a.md", "b c.md"]),
-            3 => ledger::decided(
+            0 => line_format::disabled(),
+            1 => line_format::activated("0.2.1", at, kappa),
+            2 => line_format::suggest(family, kappa, &["a.md", "b c.md"]),
+            3 => line_format::decided(
                 family,
                 kappa,
                 "a.md",
@@ -114,16 +114,16 @@ mod tests {
                 &Table::DEFAULT_WEIGHTS,
                 StoreKind::Memory,
             ),
-            4 => ledger::accepted(family, "a.md"),
-            5 => ledger::rejected(family, &["a.md"]),
-            6 => ledger::left_out(family, &["a.md", "b.md"]),
-            7 => ledger::abstained(
+            4 => line_format::accepted(family, "a.md"),
+            5 => line_format::rejected(family, &["a.md"]),
+            6 => line_format::left_out(family, &["a.md", "b.md"]),
+            7 => line_format::abstained(
                 Abstain::ALL[at % Abstain::ALL.len()],
                 at.is_multiple_of(2).then_some(family),
                 kappa,
             ),
-            8 => ledger::suppressed(Suppress::ALL[at % Suppress::ALL.len()], family, kappa),
-            _ => ledger::store_unavailable("locked"),
+            8 => line_format::suppressed(Suppress::ALL[at % Suppress::ALL.len()], family, kappa),
+            _ => line_format::store_unavailable("locked"),
         }
     }
 

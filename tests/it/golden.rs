@@ -4,7 +4,7 @@
 //! workspace; `## pack <json>` writes its repo pack and `## file <path>` an empty file.
 
 use docsuggest_engine::Engine;
-use docsuggest_engine::ledger::{self, Abstain, Suppress};
+use docsuggest_engine::line_format::{self, Abstain, Suppress};
 use docsuggest_engine::probe::OsProbe;
 use docsuggest_schema::{StoreKind, Table};
 use docsuggest_tests::{Fixture, config, memory_engine};
@@ -139,19 +139,19 @@ fn every_line_form_is_pinned() {
     let values = Table([1.0, 0.5, 1.0, 0.5, 1.0 / 3.0, 1.0 / 3.0]);
     let cases: Vec<(String, &str)> = vec![
         (
-            ledger::disabled(),
+            line_format::disabled(),
             "doc-suggester: disabled (enabled=false)",
         ),
         (
-            ledger::activated("0.2.1", 7, 0.75),
+            line_format::activated("0.2.1", 7, 0.75),
             "doc-suggester: activated (bundle 0.2.1, families 7, threshold 0.75)",
         ),
         (
-            ledger::suggest("Plan", 0.8666, &["a.md", "b/c.md"]),
+            line_format::suggest("Plan", 0.8666, &["a.md", "b/c.md"]),
             "doc-suggester: suggest Plan 0.87 companions a.md,b/c.md",
         ),
         (
-            ledger::decided(
+            line_format::decided(
                 "Plan",
                 0.87,
                 "a.md",
@@ -164,55 +164,55 @@ fn every_line_form_is_pinned() {
              weights scope=0.35,graph=0.00,prior=0.25,literal=0.25,history=0.15,accept=0.00 store=redb",
         ),
         (
-            ledger::accepted("Plan", "a.md"),
+            line_format::accepted("Plan", "a.md"),
             "doc-suggester: accepted Plan a.md",
         ),
         (
-            ledger::rejected("Plan", &["a.md", "b.md"]),
+            line_format::rejected("Plan", &["a.md", "b.md"]),
             "doc-suggester: rejected Plan companions a.md,b.md",
         ),
         (
-            ledger::abstained(Abstain::LowConfidence, Some("Plan"), 0.5436).into_owned(),
+            line_format::abstained(Abstain::LowConfidence, Some("Plan"), 0.5436).into_owned(),
             "doc-suggester: abstained low-confidence Plan 0.54",
         ),
         (
-            ledger::abstained(Abstain::AmbiguousTarget, Some("Plan"), 0.0).into_owned(),
+            line_format::abstained(Abstain::AmbiguousTarget, Some("Plan"), 0.0).into_owned(),
             "doc-suggester: abstained ambiguous-target Plan 0.00",
         ),
         (
-            ledger::abstained(Abstain::AlreadyTouched, Some("Plan"), 0.91).into_owned(),
+            line_format::abstained(Abstain::AlreadyTouched, Some("Plan"), 0.91).into_owned(),
             "doc-suggester: abstained already-touched Plan 0.91",
         ),
         (
-            ledger::abstained(Abstain::NoCompanions, Some("Plan"), 0.0).into_owned(),
+            line_format::abstained(Abstain::NoCompanions, Some("Plan"), 0.0).into_owned(),
             "doc-suggester: abstained no-companions Plan 0.00",
         ),
         (
-            ledger::abstained(Abstain::NoSignal, None, 0.0).into_owned(),
+            line_format::abstained(Abstain::NoSignal, None, 0.0).into_owned(),
             "doc-suggester: abstained no-signal 0.00",
         ),
         (
-            ledger::abstained(Abstain::ForeignWorkspace, None, 0.0).into_owned(),
+            line_format::abstained(Abstain::ForeignWorkspace, None, 0.0).into_owned(),
             "doc-suggester: abstained foreign-workspace 0.00",
         ),
         (
-            ledger::suppressed(Suppress::Cooldown, "Plan", 0.91),
+            line_format::suppressed(Suppress::Cooldown, "Plan", 0.91),
             "doc-suggester: suppressed cooldown Plan 0.91",
         ),
         (
-            ledger::suppressed(Suppress::Dedupe, "Plan", 0.91),
+            line_format::suppressed(Suppress::Dedupe, "Plan", 0.91),
             "doc-suggester: suppressed dedupe Plan 0.91",
         ),
         (
-            ledger::suppressed(Suppress::Cap, "Plan", 0.91),
+            line_format::suppressed(Suppress::Cap, "Plan", 0.91),
             "doc-suggester: suppressed cap Plan 0.91",
         ),
         (
-            ledger::left_out("Plan", &["a.md", "b/*.md"]),
+            line_format::left_out("Plan", &["a.md", "b/*.md"]),
             "doc-suggester: left-out Plan companions a.md,b/*.md",
         ),
         (
-            ledger::store_unavailable("locked"),
+            line_format::store_unavailable("locked"),
             "doc-suggester: store unavailable (locked), using memory",
         ),
     ];

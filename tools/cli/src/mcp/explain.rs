@@ -11,7 +11,7 @@
 //! assert!(silence(&["doc-suggester: suggest Plan 0.91 companions INDEX.md".into()]).is_none());
 //! ```
 
-use docsuggest_engine::ledger::{self, Abstain, Said, Suppress, Word};
+use docsuggest_engine::line_format::{self, Abstain, Said, Suppress, Word};
 use serde::Serialize;
 
 /// Why a path gets no note.
@@ -39,7 +39,7 @@ pub fn silence(ledger: &[String]) -> Option<Silence> {
     // reads it.
     let lines: Vec<(&str, Option<Said<'_>>)> = ledger
         .iter()
-        .filter_map(|line| Some((ledger::body(line)?, Said::parse(line))))
+        .filter_map(|line| Some((line_format::body(line)?, Said::parse(line))))
         .collect();
     let said = || lines.iter().filter_map(|(_, said)| *said);
     if said().any(|s| matches!(s, Said::Suggest { .. })) {
@@ -270,15 +270,15 @@ mod tests {
     /// the family and confidence it was composed with.
     #[test]
     fn every_composed_silence_is_known() {
-        use docsuggest_engine::ledger::{self, Abstain, Suppress};
+        use docsuggest_engine::line_format::{self, Abstain, Suppress};
         for family in ["Plan", "Package scheme"] {
             let mut lines: Vec<String> = Vec::new();
             for reason in Abstain::ALL {
-                lines.push(ledger::abstained(reason, Some(family), 0.5436).into_owned());
-                lines.push(ledger::abstained(reason, None, 0.0).into_owned());
+                lines.push(line_format::abstained(reason, Some(family), 0.5436).into_owned());
+                lines.push(line_format::abstained(reason, None, 0.0).into_owned());
             }
             for kind in Suppress::ALL {
-                lines.push(ledger::suppressed(kind, family, 0.5436));
+                lines.push(line_format::suppressed(kind, family, 0.5436));
             }
             for line in lines {
                 let why = silence(std::slice::from_ref(&line)).expect("a silence");
@@ -292,12 +292,15 @@ mod tests {
         let values = docsuggest_schema::Table([0.5; 6]);
         let weights = docsuggest_schema::Table::DEFAULT_WEIGHTS;
         let store = docsuggest_schema::StoreKind::Redb;
-        let decided: String = ledger::decided("Plan", 0.5, "a.md", &values, &weights, store);
-        let said = ledger::Said::parse(&decided).expect("a decided line");
-        assert!(matches!(said, ledger::Said::Decided { store: s, .. } if s == store));
-        let left_out: String = ledger::left_out("Plan", &["a.md", "b/*.md"]);
-        let why = silence(&[left_out, ledger::suppressed(Suppress::Cap, "Plan", 0.9)])
-            .expect("a silence");
+        let decided: String = line_format::decided("Plan", 0.5, "a.md", &values, &weights, store);
+        let said = line_format::Said::parse(&decided).expect("a decided line");
+        assert!(matches!(said, line_format::Said::Decided { store: s, .. } if s == store));
+        let left_out: String = line_format::left_out("Plan", &["a.md", "b/*.md"]);
+        let why = silence(&[
+            left_out,
+            line_format::suppressed(Suppress::Cap, "Plan", 0.9),
+        ])
+        .expect("a silence");
         assert_eq!(
             (why.reason, why.left_out),
             ("cap", vec!["a.md".into(), "b/*.md".into()])

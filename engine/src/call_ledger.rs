@@ -1,10 +1,10 @@
 //! The ledger lines of one call, held so that the calls most of a session makes allocate
 //! nothing: a fixed line (`abstained no-signal 0.00`) is borrowed, and the two lines a call
 //! produces at most, in the common cases, are held inline. Beside each line the ledger keeps
-//! the [`Event`] it records, as its composer ([`crate::ledger`]) said it: what reads a
+//! the [`Event`] it records, as its composer ([`crate::line_format`]) said it: what reads a
 //! ledger for its events reads them there, not from the words.
 
-use crate::ledger::Event;
+use crate::line_format::Event;
 use serde::{Serialize, Serializer};
 use smallvec::SmallVec;
 use std::borrow::Cow;
@@ -14,7 +14,7 @@ use std::ops::Deref;
 /// One ledger line: borrowed when the line is fixed, owned when it names or measures.
 pub type Line = Cow<'static, str>;
 
-/// One composed ledger line and the event it records, as the composers of [`crate::ledger`]
+/// One composed ledger line and the event it records, as the composers of [`crate::line_format`]
 /// answer it. Only they make one, so every entry's event is what its line says.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
@@ -182,14 +182,14 @@ impl Serialize for Ledger {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ledger::{self, Abstain};
+    use crate::line_format::{self, Abstain};
 
     #[test]
     fn lines_keep_their_order_past_the_inline_ones() {
         let mut ledger = Ledger::new();
-        ledger.push(ledger::accepted("Plan", "a.md"));
-        ledger.push(ledger::rejected("Plan", &["b.md"]));
-        ledger.extend([ledger::suggest("Plan", 0.5, &["c.md"])]);
+        ledger.push(line_format::accepted("Plan", "a.md"));
+        ledger.push(line_format::rejected("Plan", &["b.md"]));
+        ledger.extend([line_format::suggest("Plan", 0.5, &["c.md"])]);
         assert_eq!(
             ledger.first_line(),
             Some("doc-suggester: accepted Plan a.md")
@@ -200,7 +200,7 @@ mod tests {
             [Event::Accepted, Event::Rejected, Event::Suggest]
         );
         let mut more = Ledger::new();
-        more.push(ledger::abstained(Abstain::NoSignal, None, 0.0));
+        more.push(line_format::abstained(Abstain::NoSignal, None, 0.0));
         ledger.append(more);
         assert_eq!(ledger.events()[3], Event::Abstained(Abstain::NoSignal));
         assert_eq!(
@@ -226,7 +226,7 @@ mod tests {
     #[test]
     fn a_fixed_line_stays_borrowed() {
         let mut ledger = Ledger::new();
-        ledger.push(ledger::abstained(Abstain::NoSignal, None, 0.0));
+        ledger.push(line_format::abstained(Abstain::NoSignal, None, 0.0));
         assert!(matches!(ledger[0], Cow::Borrowed(_)));
         assert_eq!(ledger[0], "doc-suggester: abstained no-signal 0.00");
         assert!(Ledger::new().first_line().is_none());

@@ -6,7 +6,7 @@
 //! which a [`crate::Ledger`] keeps beside the line, so what counts the lines
 //! ([`crate::Stats`]) reads their events rather than their words.
 
-use crate::lines::{Entry, Line};
+use crate::call_ledger::{Entry, Line};
 use docsuggest_schema::{Heuristic, StoreKind, Table};
 use serde::Deserialize;
 use serde::de::IntoDeserializer;
