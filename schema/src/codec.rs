@@ -88,11 +88,11 @@ pub fn decode_moves(bytes: &[u8], sink: &mut (impl MoveSink + ?Sized)) -> Result
 /// The most bytes a stored mined pack may take: its pack and head at their bounds, the tag
 /// and the integers' and lengths' varints. A longer value is refused before it is decoded.
 const MINED_VALUE_LIMIT: usize =
-    crate::mined::MAX_MINED_PACK_BYTES + crate::mined::MAX_MINED_HEAD_BYTES + 64;
+    crate::mined_pack::MAX_MINED_PACK_BYTES + crate::mined_pack::MAX_MINED_HEAD_BYTES + 64;
 
 /// Encodes a mined pack (schema v4's `mined` table) behind the current version tag; a record
-/// past its bounds ([`MinedPack::problem`](crate::mined::MinedPack::problem)) is not encoded.
-pub fn encode_mined_pack(mined: &crate::mined::MinedPack) -> Result<Vec<u8>, CodecError> {
+/// past its bounds ([`MinedPack::problem`](crate::mined_pack::MinedPack::problem)) is not encoded.
+pub fn encode_mined_pack(mined: &crate::mined_pack::MinedPack) -> Result<Vec<u8>, CodecError> {
     if let Some(problem) = mined.problem() {
         return Err(CodecError::Encode(problem));
     }
@@ -102,14 +102,14 @@ pub fn encode_mined_pack(mined: &crate::mined::MinedPack) -> Result<Vec<u8>, Cod
 /// Decodes a mined pack written by [`encode_mined_pack`]. A value longer than a record at its
 /// bounds is refused without being decoded, and a decoded pack or head past its bound is
 /// malformed: a stored pack is at most 1 MiB.
-pub fn decode_mined_pack(bytes: &[u8]) -> Result<crate::mined::MinedPack, CodecError> {
+pub fn decode_mined_pack(bytes: &[u8]) -> Result<crate::mined_pack::MinedPack, CodecError> {
     if bytes.len() > MINED_VALUE_LIMIT {
         return Err(CodecError::Malformed(format!(
             "a mined pack value of {} bytes is larger than the limit of {MINED_VALUE_LIMIT}",
             bytes.len()
         )));
     }
-    let mined: crate::mined::MinedPack = decode(bytes)?;
+    let mined: crate::mined_pack::MinedPack = decode(bytes)?;
     match mined.problem() {
         Some(problem) => Err(CodecError::Malformed(problem)),
         None => Ok(mined),
@@ -269,8 +269,8 @@ mod tests {
 
     #[test]
     fn mined_packs_are_bounded_both_ways() {
-        use crate::mined::MinedPack;
-        use crate::mined::{MAX_MINED_HEAD_BYTES, MAX_MINED_PACK_BYTES};
+        use crate::mined_pack::MinedPack;
+        use crate::mined_pack::{MAX_MINED_HEAD_BYTES, MAX_MINED_PACK_BYTES};
         let mined = MinedPack {
             pack: r#"{"families": []}"#.into(),
             head: "ab12".into(),

@@ -24,7 +24,7 @@ pub mod codec;
 pub mod config;
 pub mod decision;
 pub mod heuristic;
-pub mod mined;
+pub mod mined_pack;
 pub mod pack;
 pub mod rate;
 pub mod store;

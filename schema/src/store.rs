@@ -7,7 +7,7 @@ use crate::decision::{Decision, HistoryEntry, Resolution, StoreKind};
 use crate::rate::{RateKey, RateRow};
 use serde::{Deserialize, Serialize};
 
-pub use crate::mined::{MAX_MINED_HEAD_BYTES, MAX_MINED_PACK_BYTES, MinedPack};
+pub use crate::mined_pack::{MAX_MINED_HEAD_BYTES, MAX_MINED_PACK_BYTES, MinedPack};
 
 /// A store operation that failed, with what a person needs to act on it.
 #[derive(Debug, thiserror::Error)]

@@ -14,7 +14,7 @@
 use crate::FleetError;
 use crate::columns::{self, HELD_KEY, MODEL_KEY, MOVES_PREFIX};
 use crate::coverage::{Coverage, Standing};
-use crate::fold::KeyFold;
+use crate::merge_fold::KeyFold;
 use datafusion::arrow::array::{
     ArrayRef, Float64Builder, Int64Builder, RecordBatch, StringBuilder,
 };
@@ -28,7 +28,7 @@ use std::sync::Arc;
 /// key's moves in one order — store id, run, resolution number, move number (event and step
 /// only order two different moves under one identity, which the fold refuses) — folded run
 /// by run as they stream by
-/// ([`crate::fold`]). The sort spills to disk past the memory limit, so a merge's memory does
+/// ([`crate::merge_fold`]). The sort spills to disk past the memory limit, so a merge's memory does
 /// not grow with the fleet. The same text runs on Ballista or Spark SQL (docs/FLEET.md).
 pub const MERGE_SQL: &str = "\
 SELECT workspace, family, companion, store_id, run, resolution_seq, move_index, event, step

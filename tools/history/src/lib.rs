@@ -32,11 +32,11 @@
 
 pub mod backtest;
 pub mod history;
-pub mod identity;
 pub mod init;
 pub mod mine;
 pub mod miner;
 pub mod progress;
+pub mod repo_identity;
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 

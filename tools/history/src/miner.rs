@@ -33,7 +33,7 @@ impl HistoryMiner for GitMiner {
     }
 
     fn identify(&self, root: &Path) -> Result<Option<String>, String> {
-        match crate::identity::identify(root) {
+        match crate::repo_identity::identify(root) {
             Ok(identity) => Ok(Some(identity)),
             // A repository without a whole history has no identity: keyed by path.
             Err(HistoryError::Empty(_) | HistoryError::Shallow(_)) => Ok(None),

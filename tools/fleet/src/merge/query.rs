@@ -11,7 +11,7 @@
 
 use super::{MERGE_SQL, Spills};
 use crate::FleetError;
-use crate::fold::KeyFold;
+use crate::merge_fold::KeyFold;
 use datafusion::execution::memory_pool::FairSpillPool;
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::logical_expr::SortExpr;
@@ -41,7 +41,7 @@ const ORDER: [&str; 9] = [
     "step",
 ];
 
-/// The merge query over `files`, streamed into `fold`; answers what the sorts spilled.
+/// The merge query over `files`, streamed into `merge_fold`; answers what the sorts spilled.
 pub(super) async fn run(
     files: &[PathBuf],
     memory_limit: usize,
