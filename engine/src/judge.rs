@@ -29,10 +29,25 @@ struct SnapshotRates<'a> {
     family: std::cell::OnceCell<Option<RateRow>>,
     /// Whether a companion row read so far holds an observation.
     companion_observed: std::cell::Cell<bool>,
+    /// The companion rows read so far: a plain note's wording reads them again.
+    rows: std::cell::RefCell<Vec<(String, Option<RateRow>)>>,
 }
 
 impl SnapshotRates<'_> {
     fn row(&self, companion: &str) -> Option<RateRow> {
+        // Not learning: nothing to read, nothing to keep.
+        self.snapshot.filter(|_| self.config.learn)?;
+        if let Some((_, row)) = self.rows.borrow().iter().find(|(c, _)| c == companion) {
+            return *row;
+        }
+        let row = self.read_row(companion);
+        if !companion.is_empty() {
+            self.rows.borrow_mut().push((companion.to_string(), row));
+        }
+        row
+    }
+
+    fn read_row(&self, companion: &str) -> Option<RateRow> {
         let snapshot = self.snapshot.filter(|_| self.config.learn)?;
         let mut key = self.key.borrow_mut();
         key.companion.clear();
@@ -353,6 +368,7 @@ pub fn decide(
         key: std::cell::RefCell::new(RateKey::family(&located.workspace.key, name)),
         family: std::cell::OnceCell::new(),
         companion_observed: std::cell::Cell::new(false),
+        rows: std::cell::RefCell::new(Vec::new()),
     };
     let candidates = if untouched.is_empty() {
         &filtered.existing

@@ -94,36 +94,46 @@ pub enum Word<'a, T> {
     Other(&'a str),
 }
 
-impl<'a> Word<'a, Abstain> {
-    /// The reason as the line writes it.
-    pub fn name(self) -> &'a str {
-        match self {
-            Word::Known(reason) => reason.name(),
-            Word::Other(word) => word,
-        }
-    }
+/// A closed set of words a line writes (an abstention's reason, a suppression's kind).
+pub trait Worded: Copy + 'static {
+    /// Every word of the set.
+    fn all() -> &'static [Self];
+    /// The word as the ledger writes it.
+    fn word(self) -> &'static str;
+}
 
-    fn read(word: &'a str) -> Self {
-        Abstain::ALL
-            .into_iter()
-            .find(|reason| reason.name() == word)
-            .map_or(Word::Other(word), Word::Known)
+impl Worded for Abstain {
+    fn all() -> &'static [Self] {
+        &Abstain::ALL
+    }
+    fn word(self) -> &'static str {
+        self.name()
     }
 }
 
-impl<'a> Word<'a, Suppress> {
-    /// The kind as the line writes it.
+impl Worded for Suppress {
+    fn all() -> &'static [Self] {
+        &Suppress::ALL
+    }
+    fn word(self) -> &'static str {
+        self.name()
+    }
+}
+
+impl<'a, T: Worded> Word<'a, T> {
+    /// The reason or kind as the line writes it.
     pub fn name(self) -> &'a str {
         match self {
-            Word::Known(kind) => kind.name(),
+            Word::Known(known) => known.word(),
             Word::Other(word) => word,
         }
     }
 
     fn read(word: &'a str) -> Self {
-        Suppress::ALL
-            .into_iter()
-            .find(|kind| kind.name() == word)
+        T::all()
+            .iter()
+            .copied()
+            .find(|known| known.word() == word)
             .map_or(Word::Other(word), Word::Known)
     }
 }

@@ -97,10 +97,24 @@ pub(crate) fn char_len(text: &str) -> usize {
 /// How many of the ranked companions fit in `max_chars` with whole lines only.
 /// (The header's length does not depend on the number: it always prints four characters.)
 pub fn fitting(family: &str, gauge: Gauge, companions: &[&str], max_chars: usize) -> usize {
-    let mut used = header_chars(family, gauge);
+    whole_lines(
+        header_chars(family, gauge),
+        companions.iter().map(|c| char_len(c)),
+        max_chars,
+    )
+}
+
+/// How many lines, of the characters `lines` (each written after `"\n- "`), fit after a
+/// header of `header` characters in `max_chars`; none when not even the header fits.
+pub(crate) fn whole_lines(
+    header: usize,
+    lines: impl IntoIterator<Item = usize>,
+    max_chars: usize,
+) -> usize {
+    let mut used = header;
     let mut count = 0;
-    for c in companions {
-        let line = 3 + char_len(c); // "\n- " + path
+    for chars in lines {
+        let line = 3 + chars; // "\n- " + the line
         if used + line > max_chars {
             break;
         }

@@ -10,7 +10,7 @@
 //! ```
 
 use crate::action::Action;
-use crate::note::{Gauge, Note, char_len, summary};
+use crate::note::{Gauge, Note, char_len, summary, whole_lines};
 
 /// Why a companion is named, as its line says it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -112,17 +112,8 @@ fn header(what: &str, gauge: Gauge, confidence: f64) -> String {
 /// How many of the ranked lines fit in `max_chars` with whole lines only (the header counted
 /// at its longest, a percentage of three digits).
 pub fn fitting(what: &str, gauge: Gauge, lines: &[String], max_chars: usize) -> usize {
-    let mut used = char_len(&header(what, gauge, 1.0));
-    let mut count = 0;
-    for line in lines {
-        let more = 3 + char_len(line); // "\n- " + line
-        if used + more > max_chars {
-            break;
-        }
-        used += more;
-        count += 1;
-    }
-    if used > max_chars { 0 } else { count }
+    let header = char_len(&header(what, gauge, 1.0));
+    whole_lines(header, lines.iter().map(|l| char_len(l)), max_chars)
 }
 
 /// Composes a plain note naming `companions` (as the PoC's note names them: the answer's
