@@ -67,26 +67,25 @@ impl OtherKeys {
         let w = i / per;
         let (family, companion) = &self.slots[(i % per) as usize];
         RateKey::companion(
-            &format!("repo{w:06}-{:08x}", splitmix(w) as u32),
+            &format!("repo{w:06}-{:08x}", mix(w) as u32),
             family,
             companion,
         )
     }
 }
 
-/// SplitMix64: a fixed, dependency-free mixing of `x` (for key names and sampling).
-pub fn splitmix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+/// A fixed mixing of `x` into 64 well-spread bits (foldhash with a fixed seed): key names
+/// and samples drawn by index, so decision `i` is the same on every run without a stream.
+pub fn mix(x: u64) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0x5eed_d0c5).hash_one(x)
 }
 
 /// `count` keys drawn uniformly (with a fixed seed) from the `n` other keys: the random set.
 pub fn random_keys(n: u64, count: usize) -> Vec<RateKey> {
     let others = OtherKeys::default();
     (0..count as u64)
-        .map(|i| others.key(splitmix(i ^ 0x5eed) % n.max(1)))
+        .map(|i| others.key(mix(i ^ 0x5eed) % n.max(1)))
         .collect()
 }
 

@@ -10,6 +10,8 @@
 use gix::ObjectId;
 use gix::bstr::BString;
 use gix::objs::tree::{Entry, EntryKind};
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -73,20 +75,12 @@ impl Dir {
     }
 }
 
-/// A small deterministic generator (xorshift64*): the benchmark needs the same history on
-/// every run, not good randomness.
-struct Draw(u64);
+/// Draws from a seeded generator: the benchmark needs the same history on every run.
+struct Draw(ChaCha8Rng);
 
 impl Draw {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
     fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.0.random_range(0..n)
     }
 
     fn chance(&mut self, percent: u64) -> bool {
@@ -152,7 +146,7 @@ pub fn build(dir: &Path, commits: usize, seed: u64) -> Result<Built, Error> {
     };
     let mut root = Dir::default();
     let mut tip: BTreeMap<String, String> = BTreeMap::new();
-    let mut draw = Draw(seed | 1);
+    let mut draw = Draw(ChaCha8Rng::seed_from_u64(seed));
     let mut parent: Option<ObjectId> = None;
     for i in 0..commits {
         let paths = if i == 0 {

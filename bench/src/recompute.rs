@@ -9,7 +9,7 @@
 //! companions and the family row) = 2 100 keys. Every key also has a base row (history evicted
 //! earlier), and the live rows are `fold(base, history)`, so a recompute finds no drift.
 
-use crate::fill::splitmix;
+use crate::fill::mix;
 use crate::rig::Result;
 use docsuggest_schema::{
     CompanionRow, Decision, DecisionStore, Heuristic, HistoryEntry, Outcome, Pack, RateEvent,
@@ -57,7 +57,7 @@ impl KeySpace {
     /// The key space over `count` workspaces (the default has [`WORKSPACES`]).
     pub fn with_workspaces(count: usize) -> KeySpace {
         let workspaces = (0..count as u64)
-            .map(|w| format!("repo{w:03}-{:08x}", splitmix(w ^ 0xd0c5) as u32))
+            .map(|w| format!("repo{w:03}-{:08x}", mix(w ^ 0xd0c5) as u32))
             .collect();
         let families = Pack::builtin()
             .families
@@ -108,7 +108,7 @@ impl KeySpace {
     /// Synthetic decision number `i` (from 0) as it is recorded (outcome pending), and the
     /// resolution that closes it. Deterministic in `i`.
     pub fn decision(&self, i: u64) -> (Decision, Resolution) {
-        let r = splitmix(i ^ 0x7ec0_4b07);
+        let r = mix(i ^ 0x7ec0_4b07);
         let ws = &self.workspaces[(r % self.workspaces.len() as u64) as usize];
         let (family, companions) = &self.families[((r >> 8) % self.families.len() as u64) as usize];
         // Four of the family's five companions, ranked from a rotating head.
@@ -208,7 +208,7 @@ impl SyntheticContents {
             .keys()
             .enumerate()
             .map(|(i, key)| {
-                let r = splitmix(i as u64 ^ 0xba5e);
+                let r = mix(i as u64 ^ 0xba5e);
                 let (accepts, rejects) = (r % 40, (r >> 8) % 40);
                 let step = ((r >> 16) % 1000) as f64 / 1000.0;
                 (

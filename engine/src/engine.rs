@@ -1,22 +1,24 @@
 //! The engine: config, packs, per-agent state and a store, wired around the pure pipeline.
+//! This file holds its lifecycle (setup, boundaries, turns, config changes, closing);
+//! one call's way through it, from scene to writes, is `judging.rs`.
 
-use crate::agent::{AgentState, MAX_EVIDENCE_WINDOWS, MAX_SHADOWS, Window};
+mod judging;
+
+use crate::agent::{AgentState, Window};
 use crate::agents::Agents;
 use crate::call_ledger::{Entry, Ledger};
 use crate::identity::{KeySource, RepoIdentifier};
 use crate::judge;
-use crate::line_format::{self, Abstain};
-use crate::locate::{PackCache, Workspace};
-use crate::mined::{MinedPacks, PackMiner, Resolved};
+use crate::line_format;
+use crate::locate::PackCache;
+use crate::mined::{MinedPacks, PackMiner};
 use crate::note::Note;
 use crate::paths::{self, CallError};
-use crate::pipeline::{Effects, Located, Record, Settings};
 use crate::probe::{FileProbe, OsProbe};
-use crate::scene::{Scene, Scenes};
+use crate::scene::Scenes;
 use crate::stats::Stats;
 use docsuggest_schema::{Config, ConfigError, DecisionStore, Resolution, StoreError};
 use std::path::Path;
-use std::sync::Arc;
 
 /// The engine's version, as the activation line names it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -238,256 +240,6 @@ impl<P: FileProbe> Engine<P> {
             }
         }
         Ok(out)
-    }
-
-    fn judge_as(&mut self, call: &Call, mode: Mode) -> Result<Verdict, CallError> {
-        paths::check_field("agent", &call.agent)?;
-        paths::check_field("tool", &call.tool)?;
-        let mut path = std::mem::take(&mut self.path);
-        let verdict = paths::resolve_into(&mut path, &call.path, call.cwd.as_deref())
-            .map(|()| self.judge_at(Path::new(&path), call, mode));
-        self.path = path;
-        verdict
-    }
-
-    /// The scene of `path`: kept from an earlier call while the probe vouches for it, else
-    /// read (and kept when the probe can vouch for it from now on).
-    fn scene(&mut self, path: &Path) -> Arc<Scene> {
-        let before = self.probe.freshness();
-        if let Some(scene) = self.scenes.get(path, before) {
-            return scene;
-        }
-        let scene = Arc::new(Scene::read(
-            path,
-            &mut self.packs,
-            &self.probe,
-            &self.config.exclude,
-            (self.config.note_style, self.config.learn),
-        ));
-        self.scenes.keep(&scene, before, self.probe.freshness());
-        scene
-    }
-
-    /// Moves what was learned under the path keys of workspaces now keyed by their
-    /// repository (an older build, or a repository with no commit yet, keyed them by path).
-    fn rekey_workspaces(&mut self) {
-        for (from, to) in self.packs.take_rekeys() {
-            match self.store.rekey_workspace(&from, &to) {
-                Ok(moved) if moved.moved() => {
-                    tracing::info!(from, to, ?moved, "rows learned under the path key moved");
-                }
-                Ok(_) => {}
-                Err(e) => tracing::warn!(from, to, error = %e, "the path key's rows stay"),
-            }
-        }
-    }
-
-    fn judge_at(&mut self, path: &Path, call: &Call, mode: Mode) -> Verdict {
-        let mut verdict = Verdict::default();
-        // A boundary's files are the change's, whatever tools the config judges.
-        let boundary = matches!(mode, Mode::Settle | Mode::Boundary);
-        if !self.config.enabled || !(boundary || self.config.tools.contains(&call.tool)) {
-            return verdict;
-        }
-        self.probe.begin_call();
-        let mut scene = self.scene(path);
-        if mode != Mode::Peek {
-            self.rekey_workspaces();
-        }
-        if scene.excluded {
-            return verdict;
-        }
-        // A zero-config workspace is judged only with the pack its miner says to use.
-        let mut abstain = None;
-        let mut why_abstained = None;
-        if let Some(workspace) = scene.workspace.as_ref().filter(|w| w.mined) {
-            match self.zero_config(workspace) {
-                Ok(false) => {}
-                Ok(true) => {
-                    scene = self.scene(path);
-                    if scene.excluded {
-                        return verdict;
-                    }
-                }
-                Err((reason, why)) => {
-                    abstain = Some(reason);
-                    why_abstained = why;
-                }
-            }
-        }
-        verdict.warnings.clone_from(&scene.warnings);
-        verdict.warnings.extend(why_abstained);
-        let peek = mode == Mode::Peek;
-        // A peek works on a copy of the agent's state and keeps it nowhere.
-        let mut copy: AgentState;
-        let state = if peek {
-            copy = self.agents.get(&call.agent).cloned().unwrap_or_default();
-            &mut copy
-        } else {
-            self.stats.judged += 1;
-            self.agents.seen(&call.agent);
-            // Past `maxAgents`, the agents seen longest ago are forgotten and their windows
-            // close as abandoned; the agent just seen is the newest, never among them.
-            let evicted = self.agents.evict_over(self.config.max_agents);
-            self.abandon(evicted);
-            let Some(state) = self.agents.get_mut(&call.agent) else {
-                return verdict;
-            };
-            state
-        };
-        state.calls += 1;
-        let located = match abstain {
-            None => Located::of(&scene),
-            Some(_) => None,
-        };
-        let Some(located) = located else {
-            let reason = abstain.unwrap_or(Abstain::ForeignWorkspace);
-            let entry = line_format::abstained(reason, None, 0.0);
-            if !peek {
-                self.stats.observe(entry.event());
-            }
-            verdict.ledger.push(entry);
-            return verdict;
-        };
-        let learn = self.config.learn;
-        if boundary {
-            state.boundary = true;
-        }
-        let resolutions = match mode {
-            _ if !learn => Vec::new(),
-            Mode::Judge | Mode::Peek => {
-                judge::follow(state, &located, &self.config, &mut verdict.ledger)
-            }
-            // A boundary's notes watch the whole change: no file of it ages them out.
-            Mode::Settle => {
-                let unbounded = Config {
-                    learn_window: u32::MAX,
-                    ..self.config.clone()
-                };
-                judge::follow(state, &located, &unbounded, &mut verdict.ledger)
-            }
-            Mode::Boundary => Vec::new(),
-        };
-        state.touch(located.path);
-        if !peek {
-            for resolution in resolutions {
-                resolve(self.store.as_mut(), resolution);
-            }
-        }
-        if mode == Mode::Settle {
-            self.stats.observe_all(&verdict.ledger);
-            return verdict;
-        }
-        let mut effects = Effects::default();
-        let settings = Settings {
-            config: &self.config,
-            weights: self.weights,
-            weights_text: &self.weights_text,
-            store: self.store.as_ref(),
-            agent: &call.agent,
-        };
-        verdict.note = judge::decide(
-            &settings,
-            state,
-            &located,
-            &mut verdict.ledger,
-            &mut effects,
-        );
-        if peek {
-            return verdict;
-        }
-        let evidence = learn && self.config.rate_model == docsuggest_schema::RateModel::Evidence;
-        if mode == Mode::Boundary && (verdict.note.is_none() || !evidence) {
-            // A boundary records what it named, not its silences, and only where its notes
-            // are settled as the evidence model settles them.
-            effects.record = None;
-            effects.resolutions.clear();
-        }
-        self.apply(&call.agent, effects);
-        verdict.ledger.extend(self.degradation_line());
-        self.stats.observe_all(&verdict.ledger);
-        verdict
-    }
-
-    /// Asks the miner which pack the zero-config workspace `workspace` is judged with: `Ok`
-    /// with whether that pack was just put in use (the call's scene must be read again), or
-    /// why the call abstains (and, where a person should know, why in words).
-    fn zero_config(&mut self, workspace: &Workspace) -> Result<bool, (Abstain, Option<String>)> {
-        let Some(mined) = self.mined.as_mut() else {
-            return Err((Abstain::ForeignWorkspace, None));
-        };
-        let (resolved, forgot) =
-            mined.resolve(&workspace.root, &workspace.key, self.store.as_mut());
-        if forgot {
-            self.packs.clear_mined();
-        }
-        // The judged call's path allocates nothing here unless a root's state changes.
-        match &resolved {
-            Resolved::Abstain(_, Some(why)) => {
-                let root = workspace.root.display().to_string();
-                if self.unmined.len() >= crate::mined::MAX_MINED_ROOTS
-                    && !self.unmined.contains_key(&root)
-                {
-                    self.unmined.clear();
-                }
-                self.unmined.insert(root, why.clone());
-            }
-            Resolved::Use(_) if !self.unmined.is_empty() => {
-                self.unmined.remove(&workspace.root.display().to_string());
-            }
-            _ => {}
-        }
-        match resolved {
-            Resolved::Use(pack) if Arc::ptr_eq(&pack, &workspace.pack) => Ok(false),
-            Resolved::Use(pack) => {
-                self.packs.set_mined(&workspace.root, Some(pack));
-                // Scenes read with the previous pack of this root are stale.
-                self.scenes.clear();
-                Ok(true)
-            }
-            Resolved::Abstain(reason, why) => Err((reason, why)),
-        }
-    }
-
-    fn apply(&mut self, agent: &str, effects: Effects) {
-        for resolution in effects.resolutions {
-            resolve(self.store.as_mut(), resolution);
-        }
-        let Some(Record {
-            decision,
-            mut window,
-        }) = effects.record
-        else {
-            return;
-        };
-        let seq = match self.store.record_pending(decision) {
-            Ok(seq) => seq,
-            Err(e) => {
-                tracing::error!(error = %e, "recording a decision failed; no window opens");
-                return;
-            }
-        };
-        window.decision_seq = seq;
-        let Some(state) = self.agents.get_mut(agent) else {
-            // The agent was seen by this very call; should it be gone, the record must not
-            // stay pending.
-            self.abandon(vec![window]);
-            return;
-        };
-        if !window.observe_only && !window.evidence {
-            state.window = Some(window);
-            return;
-        }
-        let bound = if window.evidence {
-            MAX_EVIDENCE_WINDOWS
-        } else {
-            MAX_SHADOWS
-        };
-        state.shadows.push(window);
-        if state.shadows.len() > bound {
-            let oldest = state.shadows.remove(0);
-            self.abandon(vec![oldest]);
-        }
     }
 
     /// The per-turn reset of one agent: its open window closes as abandoned.

@@ -33,7 +33,20 @@ struct SnapshotRates<'a> {
     rows: std::cell::RefCell<Vec<(String, Option<RateRow>)>>,
 }
 
-impl SnapshotRates<'_> {
+impl<'a> SnapshotRates<'a> {
+    /// Rates read through `snapshot` under the family's `key` (a companion's key is the
+    /// family's with the companion filled in).
+    fn new(snapshot: Option<&'a dyn RateSnapshot>, config: &'a Config, key: RateKey) -> Self {
+        SnapshotRates {
+            snapshot,
+            config,
+            key: std::cell::RefCell::new(key),
+            family: std::cell::OnceCell::new(),
+            companion_observed: std::cell::Cell::new(false),
+            rows: std::cell::RefCell::new(Vec::new()),
+        }
+    }
+
     fn row(&self, companion: &str) -> Option<RateRow> {
         // Not learning: nothing to read, nothing to keep.
         self.snapshot.filter(|_| self.config.learn)?;
@@ -325,6 +338,184 @@ fn suppression(
     }
 }
 
+/// Steps 8–12's shared inputs once the call is measured: the settings, the call and its gate.
+struct Deciding<'a> {
+    settings: &'a Settings<'a>,
+    call: &'a JudgedCall<'a>,
+    gate: Gate,
+    /// Whether the evidence model decides (learning, `rateModel: evidence`).
+    evidence: bool,
+}
+
+impl Deciding<'_> {
+    /// The end of a call whose companions were all touched already this turn (step 7): the
+    /// would-be note, cut to `maxCompanions`, is recorded as an `already-touched` silence.
+    fn already_touched(
+        &self,
+        mut rows: Vec<CompanionRow>,
+        state: &AgentState,
+        ledger: &mut Ledger,
+        effects: &mut Effects,
+    ) {
+        rows.truncate(self.settings.config.max_companions);
+        let kappa = self.gate.confidence(&rows);
+        let chosen = DecisionCompanions {
+            rows,
+            watched: Vec::new(),
+            kappa,
+        };
+        silence(
+            self.settings,
+            state,
+            self.call,
+            chosen,
+            SilenceReason::AlreadyTouched,
+            ledger,
+            effects,
+        );
+    }
+
+    /// Step 10, gate: the chosen companions if their confidence meets the bar, else `None`
+    /// once the call's silence (or, for a repeat, its `dedupe` suppression) is written.
+    fn pass_gate(
+        &self,
+        mut chosen: DecisionCompanions,
+        cooling: bool,
+        state: &AgentState,
+        ledger: &mut Ledger,
+        effects: &mut Effects,
+    ) -> Option<DecisionCompanions> {
+        let passes = !chosen.rows.is_empty() && chosen.kappa >= self.gate.bar;
+        // A note held back by its cooldown is suppressed as such, not as a repeat.
+        if self.evidence && passes && !cooling {
+            chosen = self.without_open_names(chosen, state, ledger)?;
+        }
+        if chosen.rows.is_empty() || chosen.kappa < self.gate.bar {
+            silence(
+                self.settings,
+                state,
+                self.call,
+                chosen,
+                SilenceReason::LowConfidence,
+                ledger,
+                effects,
+            );
+            return None;
+        }
+        Some(chosen)
+    }
+
+    /// What an open note of this agent already names is not named again: a note left with
+    /// nothing new is a repeat (`None`, suppressed as `dedupe`), one left with less is gated
+    /// on what it still names while its window watches the rest.
+    fn without_open_names(
+        &self,
+        chosen: DecisionCompanions,
+        state: &AgentState,
+        ledger: &mut Ledger,
+    ) -> Option<DecisionCompanions> {
+        let call = self.call;
+        let (repeated, fresh): (Vec<CompanionRow>, Vec<CompanionRow>) =
+            chosen.rows.into_iter().partition(|r| {
+                let shown = call.shown(&r.path);
+                state.names_open(&call.located.workspace.key, call.bases, shown)
+            });
+        if fresh.is_empty() {
+            let family = call.family.name.as_str();
+            ledger.push(line_format::suppressed(
+                Suppress::Dedupe,
+                family,
+                chosen.kappa,
+            ));
+            return None;
+        }
+        let mut watched = chosen.watched;
+        watched.extend(repeated);
+        Some(DecisionCompanions {
+            kappa: self.gate.confidence(&fresh),
+            rows: fresh,
+            watched,
+        })
+    }
+
+    /// Steps 11 and 12, suppress or emit: the note naming `chosen`, unless it is due no
+    /// emission now (its suppression is written instead).
+    fn suppress_or_emit(
+        &self,
+        chosen: &DecisionCompanions,
+        cooling: bool,
+        wording: Option<&Wording>,
+        state: &mut AgentState,
+        ledger: &mut Ledger,
+        effects: &mut Effects,
+    ) -> Option<Note> {
+        let config = self.settings.config;
+        let name = self.call.family.name.as_str();
+        let confidence = chosen.kappa;
+        let named: Vec<&str> = chosen
+            .rows
+            .iter()
+            .map(|r| self.call.shown(&r.path))
+            .collect();
+        if let Some(kind) = suppression(state, config, name, &named, cooling) {
+            ledger.push(line_format::suppressed(kind, name, confidence));
+            return None;
+        }
+        // Step 12, emit: the agent remembers the note for its cooldown, dedupe and cap.
+        state.last_noted.insert(name.to_string(), state.calls);
+        state.emitted.insert(name, &named);
+        state.notes += 1;
+        if config.learn
+            && let Some(older) = state.window.take()
+        {
+            // The older window closes as a soft reject before the newer one opens. (Under the
+            // evidence model note windows live beside each other and none is closed early.)
+            effects.resolutions.push(soft_reject(older, config, ledger));
+        }
+        ledger.push(line_format::suggest(name, confidence, &named));
+        push_decided(self.settings, self.call, confidence, &chosen.rows, ledger);
+        let gauge = self.gate.gauge;
+        Some(match wording {
+            Some(wording) => {
+                let lines = wording.lines_of(&chosen.rows);
+                plain_note::compose(name, &wording.what, gauge, confidence, &named, &lines)
+            }
+            None => note::compose(name, gauge, confidence, &named),
+        })
+    }
+
+    /// The emitted note's record (when learning): its decision, pending, and its window.
+    fn record_note(&self, chosen: DecisionCompanions, state: &AgentState, effects: &mut Effects) {
+        if !self.settings.config.learn {
+            return;
+        }
+        let window = self.call.window(state, &chosen, false, self.evidence);
+        let decision = decision(self.settings, self.call, chosen.rows, chosen.kappa, None);
+        effects.record = Some(Record { decision, window });
+    }
+}
+
+/// Whether the family was noted within `cooldownCalls` (a boundary has no cooldown).
+fn is_cooling(state: &AgentState, config: &Config, name: &str) -> bool {
+    !state.boundary
+        && state
+            .last_noted
+            .get(name)
+            .is_some_and(|&at| state.calls - at <= u64::from(config.cooldown_calls))
+}
+
+/// Step 8's snapshot: every rate the call reads comes through one (none when not learning).
+fn open_snapshot<'s>(settings: &Settings<'s>) -> Option<Box<dyn RateSnapshot + 's>> {
+    if !settings.config.learn {
+        return None;
+    }
+    settings
+        .store
+        .snapshot()
+        .map_err(|e| tracing::error!(error = %e, "snapshot failed; using neutral rates"))
+        .ok()
+}
+
 /// Steps 6–12 for a located call: detect, filter, measure, choose, gate, suppress, emit.
 pub fn decide(
     settings: &Settings<'_>,
@@ -353,139 +544,38 @@ pub fn decide(
     }
     let untouched = untouched(&call, state);
     // Step 8, measure: rates through one snapshot, then ranked scores.
-    let snapshot = if config.learn {
-        settings
-            .store
-            .snapshot()
-            .map_err(|e| tracing::error!(error = %e, "snapshot failed; using neutral rates"))
-            .ok()
-    } else {
-        None
-    };
-    let rates = SnapshotRates {
-        snapshot: snapshot.as_deref(),
-        config,
-        key: std::cell::RefCell::new(RateKey::family(&located.workspace.key, name)),
-        family: std::cell::OnceCell::new(),
-        companion_observed: std::cell::Cell::new(false),
-        rows: std::cell::RefCell::new(Vec::new()),
-    };
+    let snapshot = open_snapshot(settings);
+    let key = RateKey::family(&located.workspace.key, name);
+    let rates = SnapshotRates::new(snapshot.as_deref(), config, key);
     let candidates = if untouched.is_empty() {
         &filtered.existing
     } else {
         &untouched
     };
-    let mut rows = measure::rank(
-        candidates.iter().map(|&i| &family.companions[i]),
-        &rates,
-        &settings.weights,
-    );
-    let gate = Gate::new(&rows, &rates, settings, family);
-    let silent = |rows,
-                  watched,
-                  confidence,
-                  reason,
-                  state: &AgentState,
-                  ledger: &mut Ledger,
-                  effects: &mut Effects| {
-        let chosen = DecisionCompanions {
-            rows,
-            watched,
-            kappa: confidence,
-        };
-        silence(settings, state, &call, chosen, reason, ledger, effects);
+    let companions = candidates.iter().map(|&i| &family.companions[i]);
+    let rows = measure::rank(companions, &rates, &settings.weights);
+    let deciding = Deciding {
+        settings,
+        call: &call,
+        gate: Gate::new(&rows, &rates, settings, family),
+        evidence: config.learn && config.rate_model == RateModel::Evidence,
     };
     if untouched.is_empty() {
-        rows.truncate(config.max_companions);
-        let confidence = gate.confidence(&rows);
-        silent(
-            rows,
-            Vec::new(),
-            confidence,
-            SilenceReason::AlreadyTouched,
-            state,
-            ledger,
-            effects,
-        );
+        deciding.already_touched(rows, state, ledger, effects);
         return None;
     }
     let wording = Wording::of(&call, &rows, &rates);
-    let (mut rows, mut watched) =
-        choose(&call, rows, gate.gauge, wording.as_ref(), config, ledger)?;
-    // Step 10, gate.
-    let evidence = config.learn && config.rate_model == RateModel::Evidence;
-    let mut confidence = gate.confidence(&rows);
-    let cooling = !state.boundary
-        && state
-            .last_noted
-            .get(name)
-            .is_some_and(|&at| state.calls - at <= u64::from(config.cooldown_calls));
-    if evidence && !rows.is_empty() && confidence >= gate.bar && !cooling {
-        // What an open note of this agent already names is not named again: a note left with
-        // nothing new is a repeat, one left with less is gated on what it still names.
-        let (repeated, fresh): (Vec<CompanionRow>, Vec<CompanionRow>) =
-            rows.into_iter().partition(|r| {
-                let shown = call.shown(&r.path);
-                state.names_open(&located.workspace.key, call.bases, shown)
-            });
-        if fresh.is_empty() {
-            ledger.push(line_format::suppressed(Suppress::Dedupe, name, confidence));
-            return None;
-        }
-        rows = fresh;
-        watched.extend(repeated);
-        confidence = gate.confidence(&rows);
-    }
-    if rows.is_empty() || confidence < gate.bar {
-        silent(
-            rows,
-            watched,
-            confidence,
-            SilenceReason::LowConfidence,
-            state,
-            ledger,
-            effects,
-        );
-        return None;
-    }
-    let name_refs: Vec<&str> = rows.iter().map(|r| call.shown(&r.path)).collect();
-    if let Some(kind) = suppression(state, config, name, &name_refs, cooling) {
-        ledger.push(line_format::suppressed(kind, name, confidence));
-        return None;
-    }
-    // Step 12, emit.
-    state.last_noted.insert(name.to_string(), state.calls);
-    state.emitted.insert(name, &name_refs);
-    state.notes += 1;
-    if config.learn
-        && let Some(older) = state.window.take()
-    {
-        // The older window closes as a soft reject before the newer one opens. (Under the
-        // evidence model note windows live beside each other and none is closed early.)
-        effects.resolutions.push(soft_reject(older, config, ledger));
-    }
-    ledger.push(line_format::suggest(name, confidence, &name_refs));
-    push_decided(settings, &call, confidence, &rows, ledger);
-    let note = match &wording {
-        Some(wording) => plain_note::compose(
-            name,
-            &wording.what,
-            gate.gauge,
-            confidence,
-            &name_refs,
-            &wording.lines_of(&rows),
-        ),
-        None => note::compose(name, gate.gauge, confidence, &name_refs),
+    let gauge = deciding.gate.gauge;
+    let (rows, watched) = choose(&call, rows, gauge, wording.as_ref(), config, ledger)?;
+    let chosen = DecisionCompanions {
+        kappa: deciding.gate.confidence(&rows),
+        rows,
+        watched,
     };
-    if config.learn {
-        let chosen = DecisionCompanions {
-            rows,
-            watched,
-            kappa: confidence,
-        };
-        let window = call.window(state, &chosen, false, evidence);
-        let decision = decision(settings, &call, chosen.rows, confidence, None);
-        effects.record = Some(Record { decision, window });
-    }
+    let cooling = is_cooling(state, config, name);
+    let chosen = deciding.pass_gate(chosen, cooling, state, ledger, effects)?;
+    let note =
+        deciding.suppress_or_emit(&chosen, cooling, wording.as_ref(), state, ledger, effects)?;
+    deciding.record_note(chosen, state, effects);
     Some(note)
 }

@@ -13,6 +13,7 @@ use crate::locate::{PackCache, Workspace};
 use crate::paths::{is_pattern, literal_prefix, relative_to, strip_base};
 use crate::probe::{FileProbe, Freshness};
 use docsuggest_schema::NoteStyle;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -76,6 +77,44 @@ impl Filtered {
             .unwrap_or(path)
     }
 
+    /// The existence filter's answer for `family` and the call `path` (`rel` below the
+    /// workspace `root`), with, in the plain style, what a note asks of each companion.
+    fn read(
+        family: &CompiledFamily,
+        root: &Path,
+        path: &Path,
+        rel: &str,
+        style: NoteStyle,
+        probe: &dyn FileProbe,
+    ) -> Filtered {
+        // A pattern target's bases are found from its literal prefix.
+        let from = if is_pattern(rel) {
+            Cow::Owned(literal_prefix(path))
+        } else {
+            Cow::Borrowed(path)
+        };
+        let bases = Bases::find(root, &from, probe);
+        let lookup = CompanionLookup {
+            family,
+            rel,
+            bases: &bases,
+            probe,
+        };
+        let substituted = lookup.substitutions();
+        let existing = lookup.existing(&substituted);
+        let actions = if style == NoteStyle::Plain {
+            lookup.actions(&existing, &substituted)
+        } else {
+            Vec::new()
+        };
+        Filtered {
+            bases: bases.into_all().into(),
+            existing,
+            substituted,
+            actions,
+        }
+    }
+
     /// Whether the base-relative path `rel` names companion `i` of `family`: a template by
     /// its substitution (byte equality), any other companion by its matcher.
     pub fn names(&self, family: &CompiledFamily, i: usize, rel: &str) -> bool {
@@ -97,23 +136,8 @@ impl Scene {
         (style, learn): (NoteStyle, bool),
     ) -> Scene {
         let mut warnings = Vec::new();
-        let prefix;
-        let lookup = if path.to_str().is_some_and(|p| !is_pattern(p)) {
-            path
-        } else {
-            prefix = literal_prefix(path);
-            &prefix
-        };
-        let workspace = packs.locate(lookup, probe, &mut warnings);
-        // `exclude` names components below the workspace root, so a workspace that itself
-        // lives under `dist/` is judged; a path in no workspace has no root to be below.
-        let below = workspace
-            .as_ref()
-            .and_then(|w| strip_base(path, &w.root))
-            .unwrap_or(path);
-        let excluded = below
-            .components()
-            .any(|c| exclude.iter().any(|x| c.as_os_str() == x.as_str()));
+        let workspace = packs.locate(&literal_lookup(path), probe, &mut warnings);
+        let excluded = is_excluded(path, workspace.as_ref(), exclude);
         let mut scene = Scene {
             path: path.to_path_buf(),
             workspace: None,
@@ -136,69 +160,96 @@ impl Scene {
         scene.detection = workspace.pack.detect(&scene.rel);
         if let Detection::Family(f) = scene.detection {
             let family = &workspace.pack.families[f];
-            let pattern_prefix;
-            let lookup = if is_pattern(&scene.rel) {
-                pattern_prefix = literal_prefix(path);
-                &pattern_prefix
-            } else {
-                path
-            };
-            let bases = Bases::find(&workspace.root, lookup, probe);
-            // A pattern target names no one file: it has no capture.
-            let capture = if family.has_templates() && !is_pattern(&scene.rel) {
-                family.capture(&scene.rel)
-            } else {
-                None
-            };
-            let substituted: Vec<Option<String>> = if family.has_templates() {
-                family
-                    .companions
-                    .iter()
-                    .map(|c| match c.form {
-                        CompanionForm::Template => substitute(&c.path, capture?),
-                        _ => None,
-                    })
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            // A pattern target names no one file: no per-file companion is for it.
-            let pattern = is_pattern(&scene.rel);
-            let existing = (0..family.companions.len())
-                .filter(|&i| {
-                    let c = &family.companions[i];
-                    c.for_files.is_empty() || (!pattern && c.applies_to(&scene.rel))
-                })
-                .filter(|&i| match substituted.get(i) {
-                    Some(Some(path)) => bases.keeps_substituted(path, probe),
-                    _ => bases.keeps(&family.companions[i], probe),
-                })
-                .collect::<Vec<usize>>();
-            let actions = if scene.style == NoteStyle::Plain {
-                let mut actions = vec![None; family.companions.len()];
-                for &i in &existing {
-                    let shown = substituted.get(i).and_then(|s| s.as_deref());
-                    actions[i] = Some(action::of(
-                        &family.companions[i],
-                        shown,
-                        &bases,
-                        &scene.rel,
-                        probe,
-                    ));
-                }
-                actions
-            } else {
-                Vec::new()
-            };
-            scene.filtered = Some(Filtered {
-                bases: bases.into_all().into(),
-                existing,
-                substituted,
-                actions,
-            });
+            let root = &workspace.root;
+            let filtered = Filtered::read(family, root, path, &scene.rel, scene.style, probe);
+            scene.filtered = Some(filtered);
         }
         scene.workspace = Some(workspace);
         scene
+    }
+}
+
+/// Where a call path's workspace is looked for: the path itself, or a pattern's literal
+/// prefix (borrowed when the path holds no pattern, as most do).
+fn literal_lookup(path: &Path) -> Cow<'_, Path> {
+    if path.to_str().is_some_and(|p| !is_pattern(p)) {
+        Cow::Borrowed(path)
+    } else {
+        Cow::Owned(literal_prefix(path))
+    }
+}
+
+/// Whether a component of `path` is excluded by the config. `exclude` names components below
+/// the workspace root, so a workspace that itself lives under `dist/` is judged; a path in no
+/// workspace has no root to be below.
+fn is_excluded(path: &Path, workspace: Option<&Workspace>, exclude: &[String]) -> bool {
+    let below = workspace
+        .and_then(|w| strip_base(path, &w.root))
+        .unwrap_or(path);
+    below
+        .components()
+        .any(|c| exclude.iter().any(|x| c.as_os_str() == x.as_str()))
+}
+
+/// What the existence filter reads for one family and call path: where, and which
+/// companions it asks about.
+struct CompanionLookup<'a> {
+    family: &'a CompiledFamily,
+    /// The call path relative to the workspace root.
+    rel: &'a str,
+    bases: &'a Bases,
+    probe: &'a dyn FileProbe,
+}
+
+impl CompanionLookup<'_> {
+    /// Each companion's substitution for this call (empty for a family without a template).
+    fn substitutions(&self) -> Vec<Option<String>> {
+        if !self.family.has_templates() {
+            return Vec::new();
+        }
+        // A pattern target names no one file: it has no capture.
+        let capture = if is_pattern(self.rel) {
+            None
+        } else {
+            self.family.capture(self.rel)
+        };
+        self.family
+            .companions
+            .iter()
+            .map(|c| match c.form {
+                CompanionForm::Template => substitute(&c.path, capture?),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The companions for this call that exist under a base, by index, in pack order.
+    fn existing(&self, substituted: &[Option<String>]) -> Vec<usize> {
+        let companions = &self.family.companions;
+        // A pattern target names no one file: no per-file companion is for it.
+        let pattern = is_pattern(self.rel);
+        (0..companions.len())
+            .filter(|&i| {
+                let c = &companions[i];
+                c.for_files.is_empty() || (!pattern && c.applies_to(self.rel))
+            })
+            .filter(|&i| match substituted.get(i) {
+                Some(Some(path)) => self.bases.keeps_substituted(path, self.probe),
+                _ => self.bases.keeps(&companions[i], self.probe),
+            })
+            .collect()
+    }
+
+    /// What a plain note asks of each companion in `existing` (`None` for the others).
+    fn actions(&self, existing: &[usize], substituted: &[Option<String>]) -> Vec<Option<Action>> {
+        let companions = &self.family.companions;
+        let mut actions = vec![None; companions.len()];
+        for &i in existing {
+            let shown = substituted.get(i).and_then(|s| s.as_deref());
+            let action = action::of(&companions[i], shown, self.bases, self.rel, self.probe);
+            actions[i] = Some(action);
+        }
+        actions
     }
 }
 

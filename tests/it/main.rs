@@ -1,6 +1,7 @@
 //! The integration test binary: one module per topic.
 
 mod agents;
+mod dependencies;
 mod evaluate;
 mod evidence;
 mod forgetting;

@@ -44,7 +44,7 @@ use std::path::{Path, PathBuf};
 /// This file: it spells the patterns it looks for.
 const THIS_FILE: &str = "tests/it/tidy.rs";
 
-fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("the tests crate sits in the workspace root")
@@ -52,7 +52,7 @@ fn root() -> PathBuf {
 }
 
 /// The workspace members, as directories relative to the root.
-fn members(root: &Path) -> Vec<String> {
+pub(crate) fn members(root: &Path) -> Vec<String> {
     let manifest = read(&root.join("Cargo.toml"));
     let manifest: toml::Table = toml::from_str(&manifest).expect("the root Cargo.toml parses");
     manifest["workspace"]["members"]
@@ -96,11 +96,11 @@ fn rel(path: &Path, base: &Path) -> String {
     parts.join("/")
 }
 
-fn read(path: &Path) -> String {
+pub(crate) fn read(path: &Path) -> String {
     fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
 }
 
-fn architecture(root: &Path) -> String {
+pub(crate) fn architecture(root: &Path) -> String {
     read(&root.join("ARCHITECTURE.md"))
 }
 
@@ -151,7 +151,7 @@ fn is_module_name(span: &str) -> bool {
 }
 
 /// The code spans of `text` (a span may run over a line break).
-fn code_spans(text: &str) -> Vec<String> {
+pub(crate) fn code_spans(text: &str) -> Vec<String> {
     text.split('`')
         .skip(1)
         .step_by(2)

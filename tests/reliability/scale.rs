@@ -6,6 +6,9 @@
 
 use std::io::Write;
 
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
+
 /// Whether the long run was asked for.
 pub fn long() -> bool {
     std::env::var_os("DOCSUGGEST_LONG").is_some_and(|v| v != "0" && !v.is_empty())
@@ -25,28 +28,21 @@ pub fn seed() -> u64 {
         .unwrap_or(0x5eed_d0c5)
 }
 
-/// SplitMix64: small, fast, and the same on every platform.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
+/// A seeded generator (ChaCha8: the same stream on every platform) for one purpose.
+#[derive(Debug)]
+pub struct Rng(ChaCha8Rng);
 
 impl Rng {
     /// A generator for one purpose (`salt`) of the run's seed.
     pub fn new(salt: u64) -> Rng {
-        Rng(seed() ^ salt.wrapping_mul(0x9e37_79b9_7f4a_7c15))
-    }
-
-    /// The next 64 random bits.
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        let mut rng = ChaCha8Rng::seed_from_u64(seed());
+        rng.set_stream(salt);
+        Rng(rng)
     }
 
     /// A number in `0..n` (`n` > 0).
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.0.random_range(0..n)
     }
 
     /// True with probability `num / den`.

@@ -10,7 +10,8 @@ use crate::columns;
 use crate::coverage::Coverage;
 use crate::partial::{Partial, Walk};
 use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, Float64Builder, Int64Builder, ListBuilder, RecordBatch, StringBuilder,
+    Array, ArrayRef, AsArray, Float64Array, Float64Builder, Int64Array, Int64Builder, ListArray,
+    ListBuilder, RecordBatch, StringArray, StringBuilder,
 };
 use datafusion::arrow::datatypes::{DataType, Field, Float64Type, Int64Type, Schema, SchemaRef};
 use docsuggest_schema::{RateKey, RateRow};
@@ -134,106 +135,159 @@ pub fn read(file: &Path) -> Result<(Vec<RunPartial>, Coverage), FleetError> {
     Ok((partials, coverage))
 }
 
+/// One batch's rows checked and added, in order, after the `start` rows read before it.
 fn rows_of(
     batch: &RecordBatch,
     start: usize,
     partials: &mut Vec<RunPartial>,
     coverage: &mut Coverage,
 ) -> Result<(), String> {
-    let column = |name: &str| batch.column_by_name(name).ok_or("a column is missing");
-    let text = |name: &str| {
-        column(name)?
-            .as_string_opt::<i32>()
-            .ok_or("a column is not text")
-    };
-    let int = |name: &str| {
-        column(name)?
-            .as_primitive_opt::<Int64Type>()
-            .ok_or("a column is not a number")
-    };
-    let float = |name: &str| {
-        column(name)?
-            .as_primitive_opt::<Float64Type>()
-            .ok_or("a column is not a number")
-    };
-    let (w, f, c, s, r) = (
-        text("workspace")?,
-        text("family")?,
-        text("companion")?,
-        text("store_id")?,
-        text("run")?,
-    );
-    let (through, accepts, rejects, hits, misses) = (
-        int("through")?,
-        int("accepts")?,
-        int("rejects")?,
-        int("shadow_hits")?,
-        int("shadow_misses")?,
-    );
-    let (recent_hits, recent_misses, shift, low, high) = (
-        float("recent_hits")?,
-        float("recent_misses")?,
-        float("shift")?,
-        float("low")?,
-        float("high")?,
-    );
-    let covered = column("covered")?
-        .as_list_opt::<i32>()
-        .ok_or("`covered` is not a list")?;
+    let columns = StateColumns::of(batch)?;
     for i in 0..batch.num_rows() {
         let at = |problem: &str| format!("row {}: {problem}", start + i + 1);
-        let count = |a: &datafusion::arrow::array::Int64Array| u64::try_from(a.value(i)).ok();
-        let (Some(accepts), Some(rejects), Some(shadow_hits), Some(shadow_misses)) =
-            (count(accepts), count(rejects), count(hits), count(misses))
-        else {
-            return Err(at("a negative count"));
-        };
-        let walk = Walk {
-            shift: shift.value(i),
-            low: low.value(i),
-            high: high.value(i),
-        };
-        let finite = [recent_hits.value(i), recent_misses.value(i), walk.shift]
-            .iter()
-            .all(|v| v.is_finite() && v.abs() <= 1e12);
-        if !finite
-            || recent_hits.value(i) < 0.0
-            || recent_misses.value(i) < 0.0
-            || !(0.0..=1.0).contains(&walk.low)
-            || !(walk.low..=1.0).contains(&walk.high)
-            || through.value(i) < 1
-            || !columns::is_id_text(s.value(i))
-            || !columns::is_id_text(r.value(i))
-            || w.value(i).is_empty()
-            || f.value(i).is_empty()
-        {
-            return Err(at("a value out of range"));
-        }
-        let p = RunPartial {
-            key: RateKey::companion(w.value(i), f.value(i), c.value(i)),
-            store: s.value(i).to_string(),
-            run: r.value(i).to_string(),
-            partial: Partial {
-                row: RateRow {
-                    accepts,
-                    rejects,
-                    shadow_hits,
-                    shadow_misses,
-                    recent_hits: recent_hits.value(i),
-                    recent_misses: recent_misses.value(i),
-                    ..RateRow::default()
-                },
-                walk,
-                through: through.value(i),
-            },
-        };
+        let p = columns.partial(i, at)?;
         if partials
             .last()
             .is_some_and(|last| last.order() >= p.order())
         {
             return Err(at("out of the merge's order"));
         }
-        let ranges = covered.value(i);
+        columns.add_covered(i, &p, coverage, at)?;
+        partials.push(p);
+    }
+    Ok(())
+}
+
+/// A state file's columns in one batch, typed.
+struct StateColumns<'a> {
+    workspace: &'a StringArray,
+    family: &'a StringArray,
+    companion: &'a StringArray,
+    store: &'a StringArray,
+    run: &'a StringArray,
+    through: &'a Int64Array,
+    accepts: &'a Int64Array,
+    rejects: &'a Int64Array,
+    hits: &'a Int64Array,
+    misses: &'a Int64Array,
+    recent_hits: &'a Float64Array,
+    recent_misses: &'a Float64Array,
+    shift: &'a Float64Array,
+    low: &'a Float64Array,
+    high: &'a Float64Array,
+    covered: &'a ListArray,
+}
+
+impl<'a> StateColumns<'a> {
+    /// The columns of `batch`, each of its type.
+    fn of(batch: &'a RecordBatch) -> Result<StateColumns<'a>, String> {
+        let column = |name: &str| batch.column_by_name(name).ok_or("a column is missing");
+        let text = |name: &str| {
+            column(name)?
+                .as_string_opt::<i32>()
+                .ok_or("a column is not text")
+        };
+        let int = |name: &str| {
+            column(name)?
+                .as_primitive_opt::<Int64Type>()
+                .ok_or("a column is not a number")
+        };
+        let float = |name: &str| {
+            column(name)?
+                .as_primitive_opt::<Float64Type>()
+                .ok_or("a column is not a number")
+        };
+        Ok(StateColumns {
+            workspace: text("workspace")?,
+            family: text("family")?,
+            companion: text("companion")?,
+            store: text("store_id")?,
+            run: text("run")?,
+            through: int("through")?,
+            accepts: int("accepts")?,
+            rejects: int("rejects")?,
+            hits: int("shadow_hits")?,
+            misses: int("shadow_misses")?,
+            recent_hits: float("recent_hits")?,
+            recent_misses: float("recent_misses")?,
+            shift: float("shift")?,
+            low: float("low")?,
+            high: float("high")?,
+            covered: column("covered")?
+                .as_list_opt::<i32>()
+                .ok_or("`covered` is not a list")?,
+        })
+    }
+
+    /// Row `i`'s partial, its counts and values checked (`at` words a problem of the row).
+    fn partial(&self, i: usize, at: impl Fn(&str) -> String) -> Result<RunPartial, String> {
+        let count = |a: &Int64Array| u64::try_from(a.value(i)).ok();
+        let (Some(accepts), Some(rejects), Some(shadow_hits), Some(shadow_misses)) = (
+            count(self.accepts),
+            count(self.rejects),
+            count(self.hits),
+            count(self.misses),
+        ) else {
+            return Err(at("a negative count"));
+        };
+        let walk = Walk {
+            shift: self.shift.value(i),
+            low: self.low.value(i),
+            high: self.high.value(i),
+        };
+        let (recent_hits, recent_misses) = (self.recent_hits.value(i), self.recent_misses.value(i));
+        let finite = [recent_hits, recent_misses, walk.shift]
+            .iter()
+            .all(|v| v.is_finite() && v.abs() <= 1e12);
+        let (workspace, family, store, run) = (
+            self.workspace.value(i),
+            self.family.value(i),
+            self.store.value(i),
+            self.run.value(i),
+        );
+        if !finite
+            || recent_hits < 0.0
+            || recent_misses < 0.0
+            || !(0.0..=1.0).contains(&walk.low)
+            || !(walk.low..=1.0).contains(&walk.high)
+            || self.through.value(i) < 1
+            || !columns::is_id_text(store)
+            || !columns::is_id_text(run)
+            || workspace.is_empty()
+            || family.is_empty()
+        {
+            return Err(at("a value out of range"));
+        }
+        Ok(RunPartial {
+            key: RateKey::companion(workspace, family, self.companion.value(i)),
+            store: store.to_string(),
+            run: run.to_string(),
+            partial: Partial {
+                row: RateRow {
+                    accepts,
+                    rejects,
+                    shadow_hits,
+                    shadow_misses,
+                    recent_hits,
+                    recent_misses,
+                    ..RateRow::default()
+                },
+                walk,
+                through: self.through.value(i),
+            },
+        })
+    }
+
+    /// Row `i`'s covered ranges, checked (pairs, each in order), added to `coverage` for the
+    /// run of `p`.
+    fn add_covered(
+        &self,
+        i: usize,
+        p: &RunPartial,
+        coverage: &mut Coverage,
+        at: impl Fn(&str) -> String,
+    ) -> Result<(), String> {
+        let ranges = self.covered.value(i);
         let ranges = ranges
             .as_primitive_opt::<Int64Type>()
             .filter(|a| a.null_count() == 0 && a.len() % 2 == 0)
@@ -246,7 +300,6 @@ fn rows_of(
             }
             coverage.add(run.clone(), a, b);
         }
-        partials.push(p);
+        Ok(())
     }
-    Ok(())
 }

@@ -38,9 +38,11 @@ pub use run::{EngineRun, memory_store, run_engine};
 pub use trace_file::write_trace;
 pub use warm::WarmStart;
 
+use docsuggest_engine::BoxedStore;
+use docsuggest_schema::Config;
 use error::io;
 use pack::compile_pack_file;
-use score::{Bases, Figures, Matchers, Scoring};
+use score::{Bases, Figures, Matchers, Note, Scoring};
 use std::collections::BTreeMap;
 use trace::Skipped;
 
@@ -131,19 +133,61 @@ pub fn backtest(options: &Options) -> Result<Report, BacktestError> {
         trigger_cov: &trigger_cov,
         any_cov: &any_cov,
     };
-    let (warm_start, mut warm_store) = match &options.store {
+    let (warm_start, warm_store) = match &options.store {
         Some(store) => {
             let (start, rows) = warm::learned(store, &prepared, &learning)?;
             (Some(start), Some(rows))
         }
         None => (None, None),
     };
-    let mut runs = Vec::new();
     let mut boundary = options
         .boundary
         .then(|| Boundary::new(options, &prepared, &paths, &mut bases))
         .transpose()?;
-    let engines = [("static", fixed), ("learning", learning.clone())];
+    let mut scorer = Scorer {
+        scoring,
+        matchers,
+        bases,
+    };
+    let engines = [("static", fixed), ("learning", learning)];
+    let mut runs = engine_runs(
+        options,
+        &prepared,
+        engines,
+        warm_store,
+        boundary.as_mut(),
+        &mut scorer,
+    )?;
+    runs.extend(cochange_runs(&scorer.scoring));
+    let boundary = boundary.map(|b| b.finish(&paths, prepared.split));
+    Ok(report(options, &prepared, warm_start, runs, boundary))
+}
+
+/// What an engine's notes are scored with.
+struct Scorer<'a> {
+    scoring: Scoring<'a>,
+    matchers: Matchers,
+    bases: Bases,
+}
+
+impl Scorer<'_> {
+    /// An engine's notes scored.
+    fn engine(&mut self, notes: &[Note]) -> Figures {
+        self.scoring.engine(notes, &self.matchers, &mut self.bases)
+    }
+}
+
+/// The engines' runs over the prepared turns, scored (the static one left out with
+/// `--learning-only`): the learning engine starts from `warm_store` when there is one.
+fn engine_runs(
+    options: &Options,
+    prepared: &Prepared,
+    engines: [(&'static str, Config); 2],
+    mut warm_store: Option<BoxedStore>,
+    mut boundary: Option<&mut Boundary>,
+    scorer: &mut Scorer<'_>,
+) -> Result<Vec<Run>, BacktestError> {
+    let mut runs = Vec::new();
     for (name, config) in engines
         .into_iter()
         .filter(|(name, _)| !(options.learning_only && *name == "static"))
@@ -154,44 +198,43 @@ pub fn backtest(options: &Options) -> Result<Report, BacktestError> {
             _ => None,
         }
         .unwrap_or_else(|| memory_store(&config));
-        let run = run_engine(&prepared, config, store, name, boundary.is_some())?;
-        if let Some(b) = &mut boundary {
-            b.report.checks.push(boundary::engine_check(
-                name,
-                &paths,
-                prepared.split,
-                &run.peeks,
-                &b.misses,
-            ));
+        let run = run_engine(prepared, config, store, name, boundary.is_some())?;
+        if let Some(b) = boundary.as_deref_mut() {
+            b.check_engine(name, scorer.scoring.paths, prepared.split, &run.peeks);
         }
         runs.push(Run {
             name: name.into(),
-            figures: scoring.engine(&run.notes, &matchers, &mut bases),
+            figures: scorer.engine(&run.notes),
             errors: run.errors,
         });
     }
-    for (k, c) in COCHANGE_SETTINGS {
-        runs.push(Run {
-            name: format!("co-change k{k} c{c}"),
-            figures: scoring.cochange(k, c, COCHANGE_MAX),
-            errors: BTreeMap::new(),
-        });
-    }
-    let boundary = boundary.map(|mut b| {
-        b.report.checks.push(boundary::cochange_check(
-            &paths,
-            prepared.split,
-            &b.misses,
-            COCHANGE_MAX,
-        ));
-        b.report
-    });
+    Ok(runs)
+}
+
+/// The co-change baselines, one per setting.
+fn cochange_runs<'s>(scoring: &'s Scoring<'_>) -> impl Iterator<Item = Run> + 's {
+    COCHANGE_SETTINGS.into_iter().map(|(k, c)| Run {
+        name: format!("co-change k{k} c{c}"),
+        figures: scoring.cochange(k, c, COCHANGE_MAX),
+        errors: BTreeMap::new(),
+    })
+}
+
+/// The report of the runs over `prepared`, with the pack's kinds as the learning engine's
+/// notes met them.
+fn report(
+    options: &Options,
+    prepared: &Prepared,
+    warm_start: Option<WarmStart>,
+    runs: Vec<Run>,
+    boundary: Option<boundary::BoundaryReport>,
+) -> Report {
     let kinds = runs
         .iter()
         .find(|r| r.name == "learning")
         .map(|r| kinds::figures(&prepared.pack, &r.figures))
         .unwrap_or_default();
-    Ok(Report {
+    Report {
         kinds,
         repo: options.repo.display().to_string(),
         tip: prepared.history.tip.clone(),
@@ -213,7 +256,7 @@ pub fn backtest(options: &Options) -> Result<Report, BacktestError> {
         warm_start,
         runs,
         boundary,
-    })
+    }
 }
 
 /// The boundary scoring under way: the simulated misses and the checks scored so far.
@@ -244,5 +287,33 @@ impl Boundary {
             },
             misses,
         })
+    }
+
+    /// An engine's check scored from its peeks.
+    fn check_engine(
+        &mut self,
+        name: &str,
+        paths: &[Vec<String>],
+        split: usize,
+        peeks: &[Vec<boundary::Peeked>],
+    ) {
+        self.report.checks.push(boundary::engine_check(
+            name,
+            paths,
+            split,
+            peeks,
+            &self.misses,
+        ));
+    }
+
+    /// The report, co-change's check added after the engines'.
+    fn finish(mut self, paths: &[Vec<String>], split: usize) -> boundary::BoundaryReport {
+        self.report.checks.push(boundary::cochange_check(
+            paths,
+            split,
+            &self.misses,
+            COCHANGE_MAX,
+        ));
+        self.report
     }
 }

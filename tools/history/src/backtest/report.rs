@@ -1,6 +1,8 @@
 //! The human table of a backtest report.
 
-use super::Report;
+use super::boundary::BoundaryReport;
+use super::kinds::KindFigures;
+use super::{Report, Run};
 use docsuggest_engine::evaluate::calibration_error;
 use std::fmt;
 
@@ -10,6 +12,24 @@ fn share(x: Option<f64>) -> String {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_summary(f)?;
+        self.write_runs(f)?;
+        for r in self.runs.iter().filter(|r| !r.figures.by_family.is_empty()) {
+            write_run_detail(f, r)?;
+        }
+        if let Some(b) = &self.boundary {
+            write_boundary(f, b)?;
+        }
+        if !self.kinds.is_empty() {
+            write_kinds(f, &self.kinds)?;
+        }
+        Ok(())
+    }
+}
+
+impl Report {
+    /// What was read and kept, the pack, and where the learning engine started.
+    fn write_summary(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = &self.skipped;
         writeln!(
             f,
@@ -46,6 +66,11 @@ impl fmt::Display for Report {
                 w.rows, w.workspace_key, w.store
             )?;
         }
+        Ok(())
+    }
+
+    /// One line of figures per suggester.
+    fn write_runs(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
             "\n  {:<20} {:>6} {:>9} {:>10} {:>10} {:>7} {:>8} {:>6} {:>15} {:>15}",
@@ -86,97 +111,112 @@ impl fmt::Display for Report {
                 ),
             )?;
         }
-        for r in self.runs.iter().filter(|r| !r.figures.by_family.is_empty()) {
-            writeln!(f, "\n  {} by family:", r.name)?;
-            for (name, fam) in &r.figures.by_family {
-                writeln!(
-                    f,
-                    "    {:<28} {:>6} notes  comp.prec {}",
-                    name,
-                    fam.notes,
-                    share(fam.companion_precision)
-                )?;
-            }
-            writeln!(f, "  {} companions (worst first):", r.name)?;
-            let mut rows: Vec<_> = r.figures.companion_hit_rate.iter().collect();
-            rows.sort_by(|a, b| {
-                a.1.hit_rate
-                    .unwrap_or(0.0)
-                    .total_cmp(&b.1.hit_rate.unwrap_or(0.0))
-                    .then(a.0.cmp(b.0))
-            });
-            for (name, c) in rows {
-                writeln!(
-                    f,
-                    "    {:<50} named {:>6}  hit rate {}",
-                    name,
-                    c.named,
-                    share(c.hit_rate)
-                )?;
-            }
-            if let Some(bins) = r.figures.calibration.as_deref().filter(|b| !b.is_empty()) {
-                writeln!(
-                    f,
-                    "  {} calibration (confidence: notes, note precision):",
-                    r.name
-                )?;
-                for b in bins {
-                    writeln!(
-                        f,
-                        "    {:.3}: {:>6}  {:.3}",
-                        b.confidence, b.notes, b.note_precision
-                    )?;
-                }
-            }
-            if !r.errors.is_empty() {
-                writeln!(f, "  {} refused requests: {:?}", r.name, r.errors)?;
-            }
-        }
-        if let Some(b) = &self.boundary {
-            writeln!(
-                f,
-                "\n  change boundary: {} simulated misses in {} commits (companion files of {})",
-                b.simulated_misses, b.commits, b.reference
-            )?;
-            writeln!(
-                f,
-                "  {:<20} {:>28} {:>40}",
-                "check", "at its default bar", "within the false-alarm budget"
-            )?;
-            writeln!(
-                f,
-                "  {:<20} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
-                "", "alarms", "commits", "caught", "bar", "alarms", "commits", "caught"
-            )?;
-            for c in &b.checks {
-                let (d, w) = (&c.at_default, &c.within_budget);
-                writeln!(
-                    f,
-                    "  {:<20} {:>9.1} {:>9.1} {:>9} {:>9.3} {:>9.1} {:>9.1} {:>9}",
-                    c.name,
-                    d.false_alarms_per_100_commits,
-                    d.commits_alarmed_per_100,
-                    share(d.caught_share),
-                    w.bar,
-                    w.false_alarms_per_100_commits,
-                    w.commits_alarmed_per_100,
-                    share(w.caught_share),
-                )?;
-            }
-        }
-        if !self.kinds.is_empty() {
-            writeln!(f, "\n  companions by kind (learning engine):")?;
-            for k in &self.kinds {
-                writeln!(
-                    f,
-                    "    {:<10} {:>4} in the pack  named {:>6}  hit rate {}",
-                    k.kind,
-                    k.companions,
-                    k.named,
-                    share(k.hit_rate)
-                )?;
-            }
-        }
         Ok(())
     }
+}
+
+/// One engine's figures in detail: by family, by companion, its calibration, its refusals.
+fn write_run_detail(f: &mut fmt::Formatter<'_>, r: &Run) -> fmt::Result {
+    writeln!(f, "\n  {} by family:", r.name)?;
+    for (name, fam) in &r.figures.by_family {
+        writeln!(
+            f,
+            "    {:<28} {:>6} notes  comp.prec {}",
+            name,
+            fam.notes,
+            share(fam.companion_precision)
+        )?;
+    }
+    write_companions(f, r)?;
+    if let Some(bins) = r.figures.calibration.as_deref().filter(|b| !b.is_empty()) {
+        writeln!(
+            f,
+            "  {} calibration (confidence: notes, note precision):",
+            r.name
+        )?;
+        for b in bins {
+            writeln!(
+                f,
+                "    {:.3}: {:>6}  {:.3}",
+                b.confidence, b.notes, b.note_precision
+            )?;
+        }
+    }
+    if !r.errors.is_empty() {
+        writeln!(f, "  {} refused requests: {:?}", r.name, r.errors)?;
+    }
+    Ok(())
+}
+
+/// An engine's companions by hit rate, the worst first (ties by name).
+fn write_companions(f: &mut fmt::Formatter<'_>, r: &Run) -> fmt::Result {
+    writeln!(f, "  {} companions (worst first):", r.name)?;
+    let mut rows: Vec<_> = r.figures.companion_hit_rate.iter().collect();
+    rows.sort_by(|a, b| {
+        a.1.hit_rate
+            .unwrap_or(0.0)
+            .total_cmp(&b.1.hit_rate.unwrap_or(0.0))
+            .then(a.0.cmp(b.0))
+    });
+    for (name, c) in rows {
+        writeln!(
+            f,
+            "    {:<50} named {:>6}  hit rate {}",
+            name,
+            c.named,
+            share(c.hit_rate)
+        )?;
+    }
+    Ok(())
+}
+
+/// The change-boundary checks (`--boundary`): at the default bar and within the budget.
+fn write_boundary(f: &mut fmt::Formatter<'_>, b: &BoundaryReport) -> fmt::Result {
+    writeln!(
+        f,
+        "\n  change boundary: {} simulated misses in {} commits (companion files of {})",
+        b.simulated_misses, b.commits, b.reference
+    )?;
+    writeln!(
+        f,
+        "  {:<20} {:>28} {:>40}",
+        "check", "at its default bar", "within the false-alarm budget"
+    )?;
+    writeln!(
+        f,
+        "  {:<20} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "", "alarms", "commits", "caught", "bar", "alarms", "commits", "caught"
+    )?;
+    for c in &b.checks {
+        let (d, w) = (&c.at_default, &c.within_budget);
+        writeln!(
+            f,
+            "  {:<20} {:>9.1} {:>9.1} {:>9} {:>9.3} {:>9.1} {:>9.1} {:>9}",
+            c.name,
+            d.false_alarms_per_100_commits,
+            d.commits_alarmed_per_100,
+            share(d.caught_share),
+            w.bar,
+            w.false_alarms_per_100_commits,
+            w.commits_alarmed_per_100,
+            share(w.caught_share),
+        )?;
+    }
+    Ok(())
+}
+
+/// The pack's companions by kind, and how often the learning engine's notes naming each hit.
+fn write_kinds(f: &mut fmt::Formatter<'_>, kinds: &[KindFigures]) -> fmt::Result {
+    writeln!(f, "\n  companions by kind (learning engine):")?;
+    for k in kinds {
+        writeln!(
+            f,
+            "    {:<10} {:>4} in the pack  named {:>6}  hit rate {}",
+            k.kind,
+            k.companions,
+            k.named,
+            share(k.hit_rate)
+        )?;
+    }
+    Ok(())
 }
