@@ -6,18 +6,16 @@
 //! follows [`crate::fsync_policy`]; under `group` durability pending records and resolutions
 //! wait in memory for the next commit (see [`crate::deferred`] and `waiting.rs`). Opening
 //! creates, upgrades or refuses the file (see [`crate::migrate`]).
+//!
+//! This file holds the handle, its accessors and the trait impls; `open.rs` opens the file,
+//! `flushing.rs` commits and fsyncs, `integrity.rs` checks the file.
 
 use crate::crash::{CrashHook, CrashPoint};
 use crate::deferred::{self, Deferred};
 use crate::errors::ResultExt;
-use crate::file;
-use crate::fold::{FoldReport, check_fold};
 use crate::fsync_policy::FsyncPolicy;
-use crate::migrate::{self, FileState, Plan};
-use crate::options::StoreOptions;
 use crate::reader::{StoreReader, StoreView};
 use crate::record::SeqMarks;
-use crate::tx::Tx;
 use docsuggest_schema::{
     Config, Decision, DecisionStore, Durability, HistoryEntry, MinedPack, RateKey, RateRow,
     RateSnapshot, Rekeyed, Resolution, StoreContents, StoreError, StoreKind,
@@ -25,55 +23,25 @@ use docsuggest_schema::{
 use redb::Database;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use waiting::WaitingSnapshot;
+// Named by `tests.rs` through `use super::*`; this file no longer uses them itself.
+#[cfg(test)]
+use crate::{
+    fold::check_fold,
+    migrate::{self, Plan},
+    options::StoreOptions,
+};
 
-/// An upgrade performed when the file was opened.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Upgrade {
-    /// The file's schema version before.
-    pub from: u32,
-    /// The version after.
-    pub to: u32,
-    /// The copy of the file taken before the upgrade.
-    pub backup: PathBuf,
-}
+mod flushing;
+mod integrity;
+mod open;
+#[cfg(test)]
+mod tests;
+mod waiting;
 
-/// What opening the file did.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct OpenReport {
-    /// The file was new (or empty) and was initialised.
-    pub created: bool,
-    /// The file was upgraded from an older schema.
-    pub upgraded: Option<Upgrade>,
-    /// Pending decisions left by a previous process, closed as abandoned.
-    pub abandoned: usize,
-}
-
-/// What redb's own check found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RedbCheck {
-    /// Every page checksum verified.
-    Passed,
-    /// The file was damaged and redb repaired it (un-flushed commits may be gone).
-    Repaired,
-}
-
-/// The result of [`RedbStore::check_integrity`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct IntegrityReport {
-    /// redb's page-level check.
-    pub redb: RedbCheck,
-    /// The fold invariant.
-    pub fold: FoldReport,
-}
-
-impl IntegrityReport {
-    /// Whether the file passed both checks untouched.
-    pub fn is_ok(&self) -> bool {
-        self.redb == RedbCheck::Passed && self.fold.is_clean()
-    }
-}
+pub use integrity::{IntegrityReport, RedbCheck};
+pub use open::{OpenReport, Upgrade};
 
 /// The durable redb store.
 pub struct RedbStore {
@@ -114,132 +82,9 @@ impl RedbStore {
     /// more first writes them all in one (non-durable) commit.
     pub const WAITING_BOUND: usize = deferred::BOUND;
 
-    /// Opens the store file, creating it when missing, upgrading an older schema (after copying
-    /// the file aside), and closing pending decisions left by a previous process as abandoned.
-    ///
-    /// Errors: [`StoreError::Locked`] when another handle has the file,
-    /// [`StoreError::TooNew`] for a newer schema, [`StoreError::Corrupt`] for a file that is not
-    /// a store or is damaged, [`StoreError::Io`] when the file cannot be opened.
-    pub fn open(options: StoreOptions) -> Result<RedbStore, StoreError> {
-        RedbStore::open_with_plan(options, &migrate::PLAN)
-    }
-
-    /// [`RedbStore::open`] with another schema plan than this build's [`PLAN`](crate::PLAN):
-    /// for tests of the upgrade path before a second schema version exists. A file upgraded
-    /// by such a plan is refused by [`RedbStore::open`] as too new.
-    pub fn open_with_plan(options: StoreOptions, plan: &Plan<'_>) -> Result<RedbStore, StoreError> {
-        RedbStore::open_as(options, plan, false)
-    }
-
-    /// Opens the file again for the process that used it before a failure: the pending
-    /// decisions it holds may be that process's own open windows, so they are left for it to
-    /// resolve or abandon (see `crate::recovery`).
-    pub(crate) fn reopen(options: StoreOptions) -> Result<RedbStore, StoreError> {
-        RedbStore::open_as(options, &migrate::PLAN, true)
-    }
-
-    fn open_as(
-        options: StoreOptions,
-        plan: &Plan<'_>,
-        keep_pending: bool,
-    ) -> Result<RedbStore, StoreError> {
-        let label = options.path.display().to_string();
-        let crash = CrashHook::from_env();
-        let mut report = OpenReport::default();
-        if options.backend.is_none()
-            && let Some(found) = file::version_read_only(&options.path, &label)
-            && found > plan.current
-        {
-            return Err(too_new(&label, found, plan));
-        }
-        let mut db = file::open_database(&options, &label, &crash)?;
-        match migrate::inspect(&db, &label)? {
-            FileState::Fresh => {
-                migrate::initialise(&db, &label, plan.current, &crash)?;
-                report.created = true;
-            }
-            FileState::Version(v) if v == plan.current => {}
-            FileState::Version(v) if v > plan.current => return Err(too_new(&label, v, plan)),
-            FileState::Version(v) if options.multi_process => {
-                // Another process may be writing the old layout: no consistent backup, no
-                // safe upgrade.
-                return Err(StoreError::Invalid(format!(
-                    "store {label} has schema version {v}; upgrading it to {} needs exclusive \
-                     access: open it once without multi-process mode",
-                    plan.current
-                )));
-            }
-            FileState::Version(v) => {
-                // Close first, so the backup is a cleanly closed file, then upgrade.
-                drop(db);
-                let backup = migrate::backup(&options.path, v, options.backend.as_ref())?;
-                db = file::open_database(&options, &label, &crash)?;
-                match migrate::inspect(&db, &label)? {
-                    FileState::Version(w) if w == v => {
-                        migrate::upgrade(&db, &label, plan, v, &crash)?;
-                    }
-                    FileState::Version(w) if w > plan.current => {
-                        return Err(too_new(&label, w, plan));
-                    }
-                    FileState::Version(w) if w == plan.current => {}
-                    other => {
-                        return Err(StoreError::Corrupt {
-                            path: label,
-                            detail: format!("the file changed during its upgrade ({other:?})"),
-                        });
-                    }
-                }
-                report.upgraded = Some(Upgrade {
-                    from: v,
-                    to: plan.current,
-                    backup,
-                });
-            }
-        }
-        file::verify_tables(&db, &label)?;
-        let now = Instant::now();
-        let mut store = RedbStore {
-            db: Some(Arc::new(db)),
-            path: options.path,
-            label: label.into(),
-            ring_capacity: options.ring_capacity,
-            multi_process: options.multi_process,
-            fsync_policy: FsyncPolicy::new(
-                options.durability,
-                options.flush_interval,
-                options.multi_process,
-                now,
-            ),
-            committed: SeqMarks::default(),
-            durable: SeqMarks::default(),
-            deferred: Deferred::default(),
-            report,
-            crash,
-            run: crate::lineage::Run::new(options.run),
-        };
-        store.committed = store.read_marks()?;
-        store.durable = store.committed;
-        // Another live process may own the pending windows of a shared file.
-        if !store.multi_process && !keep_pending && store.pending_len()? > 0 {
-            store.report.abandoned = store.abandon_pending_durably()?;
-        }
-        Ok(store)
-    }
-
-    /// Where each run of this file starts: which handle resolved each history entry
-    /// (`crate::lineage`).
-    pub fn lineage(&self) -> Result<crate::Lineage, StoreError> {
-        crate::Lineage::read(self.db()?.as_ref(), &self.label)
-    }
-
     /// The store file.
     pub fn path(&self) -> &Path {
         &self.path
-    }
-
-    /// What opening the file did.
-    pub fn open_report(&self) -> &OpenReport {
-        &self.report
     }
 
     /// The durability mode in force (`Immediate` in multi-process mode, whatever was asked).
@@ -332,20 +177,6 @@ impl RedbStore {
         Ok(())
     }
 
-    /// Closes every pending decision as abandoned (no moves), in one transaction; answers how
-    /// many. Opening does this for a previous process's windows (except in multi-process mode).
-    pub fn abandon_pending(&mut self) -> Result<usize, StoreError> {
-        self.write("abandoning pending decisions", |tx| tx.abandon_pending())
-    }
-
-    fn abandon_pending_durably(&mut self) -> Result<usize, StoreError> {
-        let n = self.abandon_pending()?;
-        if self.unflushed() {
-            self.sync()?;
-        }
-        Ok(n)
-    }
-
     /// Every mined pack the file keeps, by workspace key (committed: a mined pack never waits).
     pub fn mined_packs(&self) -> Result<Vec<(String, MinedPack)>, StoreError> {
         self.view()?.mined_packs()
@@ -361,35 +192,6 @@ impl RedbStore {
         })
     }
 
-    /// redb's page-level check (and repair), then the fold invariant. Waiting records are
-    /// written (and fsynced) first, so the check sees everything handed out.
-    pub fn check_integrity(&mut self) -> Result<IntegrityReport, StoreError> {
-        if !self.deferred.is_empty() {
-            self.sync()?;
-        }
-        let label = self.label.clone();
-        let shared = self.db.as_mut().ok_or_else(|| closed(&label))?;
-        let db = Arc::get_mut(shared).ok_or_else(|| {
-            StoreError::Backend(format!(
-                "{label}: checking integrity: store readers are still open"
-            ))
-        })?;
-        let passed = db.check_integrity().at(&label, "checking integrity")?;
-        // A passed check makes every commit durable; a repair may have rolled some back.
-        let marks = self.read_marks()?;
-        self.committed = marks;
-        self.durable = marks;
-        self.fsync_policy.committed(true, Instant::now());
-        Ok(IntegrityReport {
-            redb: if passed {
-                RedbCheck::Passed
-            } else {
-                RedbCheck::Repaired
-            },
-            fold: check_fold(self)?,
-        })
-    }
-
     pub(crate) fn db(&self) -> Result<&Arc<Database>, StoreError> {
         self.db.as_ref().ok_or_else(|| closed(&self.label))
     }
@@ -398,218 +200,10 @@ impl RedbStore {
     pub(crate) fn label(&self) -> &str {
         &self.label
     }
-
-    fn read_marks(&self) -> Result<SeqMarks, StoreError> {
-        self.view()?.marks()
-    }
-
-    /// Whether a write may wait for the next commit (`group` durability, no fsync due). A
-    /// closed store queues nothing; a full queue is written first, in one commit, so a
-    /// failure there leaves this write undone for a fallback to retry.
-    fn defers(&mut self, doing: &str) -> Result<bool, StoreError> {
-        if self.fsync_policy.mode() != Durability::Group
-            || self.fsync_policy.durable_at(Instant::now())
-        {
-            return Ok(false);
-        }
-        self.db()?;
-        if self.deferred.is_full() {
-            self.write(doing, |_| Ok(()))?;
-        }
-        Ok(true)
-    }
-
-    /// Whether anything handed out or committed is not yet fsynced.
-    fn unflushed(&self) -> bool {
-        self.fsync_policy.unsynced() || !self.deferred.is_empty()
-    }
-
-    /// Runs `op` and the ring eviction in one write transaction, durable or not as the fsync policy
-    /// says; nothing of it is committed if any part fails.
-    pub(crate) fn write<R>(
-        &mut self,
-        doing: &str,
-        op: impl FnOnce(&mut Tx<'_>) -> Result<R, StoreError>,
-    ) -> Result<R, StoreError> {
-        let durable = self.fsync_policy.durable_at(Instant::now());
-        self.commit(durable, doing, op)
-    }
-
-    /// One write transaction: the waiting records, then `op`, then the ring eviction. The
-    /// waiting records are forgotten only once it has committed.
-    pub(crate) fn commit<R>(
-        &mut self,
-        durable: bool,
-        doing: &str,
-        op: impl FnOnce(&mut Tx<'_>) -> Result<R, StoreError>,
-    ) -> Result<R, StoreError> {
-        let now = Instant::now();
-        let label: &str = &self.label;
-        let mut txn = self.db()?.begin_write().at(label, doing)?;
-        if !durable {
-            txn.set_durability(redb::Durability::None)
-                .at(label, doing)?;
-        }
-        let (out, marks, run_started) = {
-            let mut tx = Tx::open(&txn, label)?;
-            // Where this handle's run starts, until it is recorded (one meta read per commit).
-            let run_from = match self.run.recorded {
-                true => None,
-                false => Some(tx.marks()?.resolution_seq + 1),
-            };
-            // Handed out before `op`, so they come first: numbers stay in order.
-            self.deferred.write_into(&mut tx)?;
-            let out = op(&mut tx)?;
-            let marks = tx.marks()?;
-            let run_started = match run_from {
-                Some(first) if marks.resolution_seq >= first => {
-                    crate::lineage::record(&txn, label, first, self.run.id)?;
-                    // The store id comes with the first entry (the first run's id), so a
-                    // copy shares it.
-                    tx.draw_store_id(self.run.id)?;
-                    true
-                }
-                _ => false,
-            };
-            // Eviction moves no counter: the marks read above stand.
-            tx.evict(self.ring_capacity)?;
-            (out, marks, run_started)
-        };
-        txn.commit().at(label, doing)?;
-        self.run.recorded |= run_started;
-        self.deferred.clear();
-        self.crash.reached(CrashPoint::AfterCommit);
-        self.committed = marks;
-        if durable {
-            self.durable = marks;
-        }
-        self.fsync_policy.committed(durable, now);
-        Ok(out)
-    }
-
-    /// One durable write transaction of `op` (after the waiting records, as every commit).
-    pub(crate) fn write_durably<R>(
-        &mut self,
-        doing: &str,
-        op: impl FnOnce(&mut Tx<'_>) -> Result<R, StoreError>,
-    ) -> Result<R, StoreError> {
-        self.commit(true, doing, op)
-    }
-
-    /// Everything answered since the last durable commit, for a fallback to carry and write
-    /// back: the commits since (which a poisoned handle, like a process kill, may lose), read
-    /// from the last commit; then what waits for the next commit, which is taken, so dropping
-    /// this handle afterwards commits none of it twice.
-    pub(crate) fn hand_over(&mut self) -> crate::handover::HandOver {
-        let (durable, committed) = (self.durable, self.committed);
-        let (unsynced, unreadable) = match self.unsynced_writes() {
-            Ok(read) => read,
-            Err(e) => {
-                tracing::error!(error = %e, "the commits since the last fsync cannot be read");
-                let since = (committed.decision_seq - durable.decision_seq)
-                    + (committed.resolution_seq - durable.resolution_seq);
-                (Vec::new(), since)
-            }
-        };
-        let waiting = self.deferred.writes();
-        self.deferred.clear();
-        crate::handover::HandOver {
-            durable,
-            committed,
-            unsynced,
-            unreadable,
-            waiting,
-        }
-    }
-
-    /// The commits since the last durable one, as writes: every record (still pending or closed
-    /// since), then every resolution, as the deferred queue lists its own. Answers them and how
-    /// many history entries the ring no longer held.
-    fn unsynced_writes(&self) -> Result<(Vec<crate::handover::Write>, u64), StoreError> {
-        use crate::handover::Write;
-        let (durable, committed) = (self.durable, self.committed);
-        if durable == committed {
-            return Ok((Vec::new(), 0));
-        }
-        let view = self.view()?;
-        let entries: Vec<HistoryEntry> = view
-            .history()?
-            .into_iter()
-            .filter(|e| e.resolution_seq > durable.resolution_seq)
-            .collect();
-        let mut records: Vec<Decision> = view
-            .pending()?
-            .into_iter()
-            .filter(|d| d.seq > durable.decision_seq)
-            .collect();
-        for entry in entries
-            .iter()
-            .filter(|e| e.decision.seq > durable.decision_seq)
-        {
-            let mut decision = entry.decision.clone();
-            decision.outcome = docsuggest_schema::Outcome::Pending;
-            decision.accepted = None;
-            records.push(decision);
-        }
-        records.sort_by_key(|d| d.seq);
-        let missing = (committed.resolution_seq - durable.resolution_seq)
-            .saturating_sub(entries.len() as u64);
-        let mut writes: Vec<Write> = records.into_iter().map(Write::Pending).collect();
-        writes.extend(entries.into_iter().map(|e| {
-            Write::Resolve(Resolution {
-                decision_seq: e.decision.seq,
-                outcome: e.decision.outcome,
-                accepted: e.decision.accepted,
-                moves: e.moves,
-            })
-        }));
-        Ok((writes, missing))
-    }
-
-    /// A durable commit of the waiting records, or an empty one: makes everything handed out
-    /// so far durable.
-    fn sync(&mut self) -> Result<(), StoreError> {
-        if !self.deferred.is_empty() {
-            return self.commit(true, "flushing", |_| Ok(()));
-        }
-        let label: &str = &self.label;
-        let mut txn = self.db()?.begin_write().at(label, "flushing")?;
-        txn.set_durability(redb::Durability::Immediate)
-            .at(label, "flushing")?;
-        txn.commit().at(label, "flushing")?;
-        self.crash.reached(CrashPoint::AfterCommit);
-        self.durable = self.committed;
-        self.fsync_policy.committed(true, Instant::now());
-        Ok(())
-    }
 }
 
 fn closed(label: &str) -> StoreError {
     StoreError::Backend(format!("{label}: the store is closed"))
-}
-
-fn too_new(label: &str, found: u32, plan: &Plan<'_>) -> StoreError {
-    StoreError::TooNew {
-        path: label.to_string(),
-        found,
-        supported: plan.current,
-    }
-}
-
-impl Drop for RedbStore {
-    fn drop(&mut self) {
-        if self.db.is_some()
-            && self.unflushed()
-            && let Err(e) = self.sync()
-        {
-            tracing::error!(
-                path = %self.label,
-                error = %e,
-                lost_pending = self.deferred.len(),
-                "store flush at close failed"
-            );
-        }
-    }
 }
 
 impl DecisionStore for RedbStore {
@@ -725,7 +319,3 @@ impl StoreContents for RedbStore {
         self.open_pending()
     }
 }
-
-#[cfg(test)]
-mod tests;
-mod waiting;
