@@ -40,8 +40,11 @@ grep -q "git work tree" "$work/status.txt" || { cat "$work/status.txt"; echo "st
 # A Claude Code event through the installed hook: it answers (exit 0) with no daemon yet.
 event='{"hook_event_name":"PostToolUse","session_id":"s","cwd":"'"$repo"'","tool_name":"Read","tool_input":{"file_path":"'"$repo"'/src/a.py"}}'
 echo "$event" | docsuggest hook --harness claude-code >/dev/null
+# The lean entry point is in the venv beside it, and answers the same way.
+[ "$(command -v docsuggest-hook)" = "$bin/docsuggest-hook" ] || { echo "docsuggest-hook is not the venv's"; exit 1; }
+echo "$event" | docsuggest-hook --harness claude-code >/dev/null
 # The daemon that hook started stops with its socket directory; stop it now.
 pid_file="$HOME/.dsh/playform/docsuggest.sock.pid"
 for _ in $(seq 50); do [ -f "$pid_file" ] && break; sleep 0.1; done
 [ -f "$pid_file" ] && kill -TERM "$(cat "$pid_file")" 2>/dev/null || true
-echo "the wheel installs and runs: $version, status, hook"
+echo "the wheel installs and runs: $version, status, hook, docsuggest-hook"

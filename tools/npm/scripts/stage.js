@@ -1,7 +1,9 @@
 'use strict'
 // Stages the platform packages: `npm/<platform>/package.json` for every platform the release
 // builds (written from PLATFORMS, so they never drift from package.json's optional
-// dependencies), and this machine's binary copied into its package's `bin/`.
+// dependencies), and this machine's binaries copied into its package's `bin/`: `docsuggest`
+// and, from beside it, the hooks' lean entry point `docsuggest-hook` (install-hooks writes the
+// hooks to run it by its path there).
 //
 //   node scripts/stage.js [PATH/TO/docsuggest]   (default: the workspace's target/release)
 const fs = require('node:fs')
@@ -22,18 +24,23 @@ const PLATFORMS = [
 
 /** The package.json of one platform package. */
 function manifest ({ suffix, os, cpu, libc }) {
-  const exe = os === 'win32' ? 'docsuggest.exe' : 'docsuggest'
   return {
     name: `@docsuggest/cli-${suffix}`,
     version: main.version,
     description: `The docsuggest binary for ${suffix}; install \`docsuggest\`, which runs it.`,
     license: main.license,
-    files: [`bin/${exe}`],
+    files: executables(os).map((exe) => `bin/${exe}`),
     os: [os],
     cpu: [cpu],
     ...(libc ? { libc: [libc] } : {}),
     preferUnplugged: true,
   }
+}
+
+/** The executables a platform package holds: the command, then the hooks' entry point. */
+function executables (os) {
+  const suffix = os === 'win32' ? '.exe' : ''
+  return [`docsuggest${suffix}`, `docsuggest-hook${suffix}`]
 }
 
 function main_ (args) {
@@ -44,13 +51,15 @@ function main_ (args) {
   }
   const here = PLATFORMS.find((p) => p.suffix === platformArchAbi())
   if (!here) throw new Error(`no platform package for ${platformArchAbi()}`)
-  const exe = here.os === 'win32' ? 'docsuggest.exe' : 'docsuggest'
+  const [exe, hook] = executables(here.os)
   const from = args[0] || path.join(root, '..', '..', 'target', 'release', exe)
-  const to = path.join(root, 'npm', here.suffix, 'bin', exe)
-  fs.mkdirSync(path.dirname(to), { recursive: true })
-  fs.copyFileSync(from, to)
-  fs.chmodSync(to, 0o755)
-  console.log(`${path.relative(root, to)} <- ${from}`)
+  for (const [source, name] of [[from, exe], [path.join(path.dirname(from), hook), hook]]) {
+    const to = path.join(root, 'npm', here.suffix, 'bin', name)
+    fs.mkdirSync(path.dirname(to), { recursive: true })
+    fs.copyFileSync(source, to)
+    fs.chmodSync(to, 0o755)
+    console.log(`${path.relative(root, to)} <- ${source}`)
+  }
 }
 
 module.exports = { PLATFORMS, manifest }

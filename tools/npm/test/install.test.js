@@ -91,6 +91,19 @@ test('the packed packages install offline and run the binary', () => {
   })
   const hook = docsuggest(dir, ['hook', '--harness', 'claude-code'], event)
   assert.equal(hook.status, 0, hook.stderr)
+
+  // install-hooks from the npm command writes the hooks to run the lean entry point the
+  // platform package holds, by its path; that command answers the event as the harness runs it.
+  const installedHooks = docsuggest(dir, ['install-hooks', '--harness', 'claude-code', '--project', repo])
+  assert.equal(installedHooks.status, 0, installedHooks.stderr)
+  const settings = JSON.parse(fs.readFileSync(path.join(repo, '.claude', 'settings.json'), 'utf8'))
+  const command = settings.hooks.PostToolUse[0].hooks[0].command
+  assert.match(command, /docsuggest-hook'? --harness claude-code$/)
+  assert.ok(command.includes(installed), `${command} runs the platform package's entry point`)
+  const env = { PATH: [path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter), HOME: path.join(work, 'home') }
+  const lean = spawnSync('/bin/sh', ['-c', command], { env, input: event, encoding: 'utf8' })
+  assert.equal(lean.status, 0, lean.stderr)
+  assert.equal(lean.stderr, '')
 })
 
 test('without the platform package the command says how to get it', () => {

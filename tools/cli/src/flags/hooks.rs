@@ -3,72 +3,11 @@
 
 use anyhow::{Result, bail};
 use clap::Args;
+use docsuggest_cli::hook::command::HookArgs;
 use docsuggest_cli::hook::{self, install, install::Scope};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-pub enum HarnessArg {
-    #[value(alias = "claude")]
-    ClaudeCode,
-    Codex,
-}
-
-impl From<HarnessArg> for hook::Harness {
-    fn from(h: HarnessArg) -> hook::Harness {
-        match h {
-            HarnessArg::ClaudeCode => hook::Harness::ClaudeCode,
-            HarnessArg::Codex => hook::Harness::Codex,
-        }
-    }
-}
-
-/// `--boundary`: what a Stop hook does about companions the work tree's change lacks.
-#[derive(Clone, Copy, clap::ValueEnum)]
-pub enum BoundaryArg {
-    /// Keep the agent going once, with the reason.
-    Remind,
-    /// Only tell the user.
-    Inform,
-    /// Say nothing.
-    Off,
-}
-
-impl From<BoundaryArg> for hook::Boundary {
-    fn from(b: BoundaryArg) -> hook::Boundary {
-        match b {
-            BoundaryArg::Remind => hook::Boundary::Remind,
-            BoundaryArg::Inform => hook::Boundary::Inform,
-            BoundaryArg::Off => hook::Boundary::Off,
-        }
-    }
-}
-
-#[derive(Args)]
-pub struct HookArgs {
-    /// The harness sending the event.
-    #[arg(long, value_enum, default_value = "claude-code")]
-    harness: HarnessArg,
-    /// The daemon's socket [default: ~/.dsh/playform/docsuggest.sock].
-    #[arg(long, value_name = "PATH")]
-    socket: Option<PathBuf>,
-    /// The store of a daemon this hook starts [default: the config's storePath].
-    #[arg(long, value_name = "PATH")]
-    store: Option<PathBuf>,
-    /// The most the hook keeps the agent waiting, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = hook::DEFAULT_BUDGET.as_millis() as u64)]
-    timeout_ms: u64,
-    /// A daemon this hook starts stops after this many seconds without a request.
-    #[arg(long, value_name = "SECS", default_value_t = hook::DEFAULT_IDLE_TIMEOUT.as_secs(),
-          value_parser = clap::value_parser!(u64).range(1..))]
-    idle_timeout: u64,
-    /// When the agent stops and the work tree's change lacks companions: remind it once
-    /// (the harness keeps it going with the reason), only tell the user, or say nothing.
-    #[arg(long, value_enum, default_value = "remind")]
-    boundary: BoundaryArg,
-}
 
 /// `install-hooks --harness`: a harness's hook config, or git's `pre-commit`.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -135,22 +74,6 @@ impl InstallArgs {
     }
 }
 
-/// Never fails: the agent must not be held up or shown an error by its hook.
-pub fn hook(args: &HookArgs) -> ExitCode {
-    let mut options = hook::HookOptions::new(args.harness.into());
-    if let Some(socket) = &args.socket {
-        options.socket = socket.clone();
-    }
-    options.store = args.store.clone();
-    options.budget = Duration::from_millis(args.timeout_ms);
-    options.idle_timeout = Duration::from_secs(args.idle_timeout);
-    options.boundary = args.boundary.into();
-    if let Some(answer) = hook::run_stdin(&options) {
-        let _ = writeln!(std::io::stdout().lock(), "{answer}");
-    }
-    ExitCode::SUCCESS
-}
-
 /// `docsuggest install-hooks` (`install`) and `uninstall-hooks`.
 pub fn install(args: &InstallArgs, install: bool) -> Result<()> {
     let report = if args.harness == InstallHarnessArg::Git {
@@ -213,23 +136,17 @@ fn git_hook(args: &InstallArgs, install: bool) -> Result<install::Report> {
     }
 }
 
-/// A command line clap refuses: `hook` still exits 0 with nothing on stdout (a hook must
-/// never break its agent), saying why in one line on stderr and in the hook log.
+/// `docsuggest hook`: the event on stdin, answered through the daemon, which is this
+/// executable's `serve --socket`.
+pub fn hook(args: &HookArgs) -> ExitCode {
+    hook::command::run(args, None)
+}
+
+/// A command line clap refuses: `hook`'s still exits 0 ([`hook::command::refused`]); any
+/// other command's exits with clap's message and status.
 pub fn refused(error: clap::Error) -> ExitCode {
-    use clap::error::ErrorKind;
-    let hook = std::env::args_os().nth(1).is_some_and(|a| a == "hook");
-    if !hook
-        || matches!(
-            error.kind(),
-            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
-        )
-    {
-        error.exit()
+    if std::env::args_os().nth(1).is_some_and(|a| a == "hook") {
+        return hook::command::refused(error, "docsuggest hook");
     }
-    let text = error.to_string();
-    let line = text.lines().next().unwrap_or_default();
-    let detail = line.strip_prefix("error: ").unwrap_or(line);
-    hook::log_refused_arguments(detail);
-    eprintln!("docsuggest hook: ignored the event: {detail}");
-    ExitCode::SUCCESS
+    error.exit()
 }

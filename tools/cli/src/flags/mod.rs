@@ -57,7 +57,7 @@ pub enum Command {
     Fleet(fleet::FleetCommand),
     /// Answer one Claude Code or Codex CLI hook event (stdin) through the socket daemon,
     /// starting it when none runs; always exits 0, silent on any problem.
-    Hook(hooks::HookArgs),
+    Hook(docsuggest_cli::hook::command::HookArgs),
     /// Add docsuggest's hooks to a harness's hook config, keeping everything else.
     InstallHooks(hooks::InstallArgs),
     /// Remove docsuggest's hooks (only ours) from a harness's hook config.

@@ -132,7 +132,7 @@ impl Change {
 pub fn install_hooks(request: &Request) -> Result<Report, InstallError> {
     let path = config_file(request.harness, &request.scope, request.local)?;
     let program = program(request.command.as_deref())?;
-    let command = command(&program.word, request.harness);
+    let command = command(&program, request.harness);
     let change = install(&path, request.harness, &command, request.dry_run)?;
     let mut notes: Vec<String> = program.warning.into_iter().collect();
     if request.harness == Harness::Codex {
@@ -178,6 +178,10 @@ pub fn config_file(harness: Harness, scope: &Scope, local: bool) -> Result<PathB
     }
 }
 
+/// The lean hook entry point installed beside `docsuggest` (cargo, the wheel and the npm
+/// package all install it): what an installed hook runs when it is there.
+pub const LEAN_HOOK: &str = "docsuggest-hook";
+
 /// The program word of our hook command, and a warning when it is not the plain name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Program {
@@ -185,6 +189,9 @@ pub struct Program {
     pub word: String,
     /// Why the hooks run something else than the `docsuggest` on PATH, when they do.
     pub warning: Option<String>,
+    /// The word of the lean entry point beside that `docsuggest` (`docsuggest-hook`, or its
+    /// path), when one is there: a hook then starts a smaller process.
+    pub lean: Option<String>,
 }
 
 /// The program our hooks run. `pinned` is `--command`: the bare name `docsuggest` (the one
@@ -223,6 +230,7 @@ fn program_in(
             return Ok(Program {
                 word: "docsuggest".into(),
                 warning,
+                lean: lean_on_path(on_path.as_deref(), path_var),
             });
         }
         if !pinned.is_absolute() {
@@ -241,6 +249,7 @@ fn program_in(
         return Ok(Program {
             word: shell_quote(&pinned.display().to_string()),
             warning: None,
+            lean: lean_beside(pinned),
         });
     }
     let exe_word = shell_quote(&exe.display().to_string());
@@ -248,8 +257,10 @@ fn program_in(
         Some(found) if same_file(&found, exe) => Ok(Program {
             word: "docsuggest".into(),
             warning: None,
+            lean: lean_on_path(Some(&found), path_var),
         }),
         Some(found) => Ok(Program {
+            lean: lean_beside(exe),
             word: exe_word,
             warning: Some(format!(
                 "warning: the docsuggest on PATH ({}) is not this binary, so the hooks run {} by its path; --command docsuggest writes the one on PATH instead",
@@ -258,6 +269,7 @@ fn program_in(
             )),
         }),
         None => Ok(Program {
+            lean: lean_beside(exe),
             word: exe_word,
             warning: Some(format!(
                 "warning: docsuggest is not on PATH, so the hooks run {} by its path; put it on PATH (cargo install --locked --path tools/cli) and install again, or pin a path with --command",
@@ -278,9 +290,30 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// The hook command for `harness`, running `program` (a shell word, see [`program`]).
-pub fn command(program: &str, harness: Harness) -> String {
-    format!("{program} hook --harness {}", harness.name())
+/// The lean entry point beside `docsuggest` (a path to it, shell-quoted), when there.
+fn lean_beside(docsuggest: &Path) -> Option<String> {
+    let lean = docsuggest.parent()?.join(LEAN_HOOK);
+    is_executable(&lean).then(|| shell_quote(&lean.display().to_string()))
+}
+
+/// The bare name `docsuggest-hook`, when the first one on PATH sits beside `found`, the
+/// `docsuggest` on PATH (the pair one install put there, not another version's).
+fn lean_on_path(found: Option<&Path>, path_var: Option<&OsStr>) -> Option<String> {
+    let dir = found?.parent()?;
+    let lean = std::env::split_paths(path_var?)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(LEAN_HOOK))
+        .find(|candidate| is_executable(candidate))?;
+    (lean.parent() == Some(dir)).then(|| LEAN_HOOK.to_string())
+}
+
+/// The hook command for `harness`: the lean entry point when `program` has one beside it,
+/// else `docsuggest hook`.
+pub fn command(program: &Program, harness: Harness) -> String {
+    match &program.lean {
+        Some(lean) => format!("{lean} --harness {}", harness.name()),
+        None => format!("{} hook --harness {}", program.word, harness.name()),
+    }
 }
 
 /// A note when Codex may not run hooks: its `config.toml` (the user's, `$CODEX_HOME` or
@@ -501,7 +534,8 @@ mod tests {
             found,
             Program {
                 word: "docsuggest".into(),
-                warning: None
+                warning: None,
+                lean: None,
             }
         );
         let found = program_in(None, &exe, None).expect("a program");
@@ -513,7 +547,8 @@ mod tests {
             program_in(Some(Path::new("docsuggest")), &exe, Some(&path(&[&bin]))).expect("pinned"),
             Program {
                 word: "docsuggest".into(),
-                warning: None
+                warning: None,
+                lean: None,
             }
         );
         for bad in ["bin/docsuggest", "/usr/bin/env", "/no/such/docsuggest"] {
@@ -525,10 +560,60 @@ mod tests {
                 "{bad}"
             );
         }
+        let program = |word: &str, lean: Option<&str>| Program {
+            word: word.into(),
+            warning: None,
+            lean: lean.map(str::to_string),
+        };
         assert_eq!(
-            command("'/a b/docsuggest'", Harness::Codex),
+            command(&program("'/a b/docsuggest'", None), Harness::Codex),
             "'/a b/docsuggest' hook --harness codex"
         );
+        assert_eq!(
+            command(&program("docsuggest", Some(LEAN_HOOK)), Harness::Codex),
+            "docsuggest-hook --harness codex"
+        );
+    }
+
+    #[test]
+    fn the_lean_entry_point_is_run_only_from_beside_its_docsuggest() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let executable = |path: &Path| {
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+            std::fs::write(path, "").expect("write");
+            std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+                .expect("chmod");
+        };
+        let bin = dir.path().join("a b");
+        let exe = bin.join("docsuggest");
+        executable(&exe);
+        let path = |dirs: &[&Path]| std::env::join_paths(dirs).expect("a PATH");
+        // No lean entry point beside it: `docsuggest hook`, as before.
+        let found = program_in(None, &exe, Some(&path(&[&bin]))).expect("a program");
+        assert_eq!(found.lean, None);
+        executable(&bin.join(LEAN_HOOK));
+        let found = program_in(None, &exe, Some(&path(&[&bin]))).expect("a program");
+        assert_eq!(found.lean.as_deref(), Some(LEAN_HOOK));
+        assert_eq!(
+            command(&found, Harness::ClaudeCode),
+            "docsuggest-hook --harness claude-code"
+        );
+        // Another install's entry point first on PATH: not this docsuggest's, so not run.
+        let other = dir.path().join("other");
+        executable(&other.join(LEAN_HOOK));
+        let found = program_in(None, &exe, Some(&path(&[&other, &bin]))).expect("a program");
+        assert_eq!(found.lean, None);
+        // Not on PATH: both by path.
+        let found = program_in(None, &exe, None).expect("a program");
+        let lean = format!("'{}'", bin.join(LEAN_HOOK).display());
+        assert_eq!(found.lean.as_deref(), Some(lean.as_str()));
+        assert_eq!(
+            command(&found, Harness::Codex),
+            format!("{lean} --harness codex")
+        );
+        // Pinned by path: the one beside the pin.
+        let pinned = program_in(Some(&exe), &exe, None).expect("pinned");
+        assert_eq!(pinned.lean.as_deref(), Some(lean.as_str()));
     }
 
     #[test]

@@ -15,6 +15,7 @@
 //! );
 //! ```
 
+pub mod command;
 pub mod event;
 pub mod install;
 pub mod patch;

@@ -50,6 +50,9 @@ pub struct HookOptions {
     pub idle_timeout: Duration,
     /// What a Stop hook does about companions the work tree's change lacks.
     pub boundary: Boundary,
+    /// The `docsuggest` executable a daemon is started from (`None`: this executable; the
+    /// lean `docsuggest-hook` names the `docsuggest` beside it).
+    pub program: Option<PathBuf>,
 }
 
 impl HookOptions {
@@ -62,6 +65,7 @@ impl HookOptions {
             budget: DEFAULT_BUDGET,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             boundary: Boundary::Remind,
+            program: None,
         }
     }
 
@@ -77,6 +81,7 @@ impl HookOptions {
             store: self.store.clone(),
             idle_timeout: self.idle_timeout,
             log: beside(&self.socket, ".daemon.log"),
+            program: self.program.clone(),
         }
     }
 

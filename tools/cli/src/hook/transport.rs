@@ -100,6 +100,8 @@ pub struct Daemon {
     pub idle_timeout: Duration,
     /// Where its stderr goes.
     pub log: PathBuf,
+    /// The `docsuggest` executable it is started from (`None`: this executable).
+    pub program: Option<PathBuf>,
 }
 
 /// What [`connect_or_start`] did.
@@ -233,7 +235,10 @@ fn wait_for_lock(lock: &File, deadline: Instant) -> Result<(), TransportError> {
 }
 
 fn spawn(daemon: &Daemon) -> Result<Child, TransportError> {
-    let exe = std::env::current_exe().map_err(start_error("finding this executable"))?;
+    let exe = match &daemon.program {
+        Some(program) => program.clone(),
+        None => std::env::current_exe().map_err(start_error("finding this executable"))?,
+    };
     // A log that cannot be opened safely (a symlink in its place, say) is not written; the
     // daemon starts anyway.
     let log = private_file(&daemon.log, Open::Append).map_or_else(|_| Stdio::null(), Stdio::from);

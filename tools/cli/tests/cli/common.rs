@@ -59,7 +59,12 @@ impl Env {
     }
 
     pub fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_docsuggest"));
+        self.command_of(env!("CARGO_BIN_EXE_docsuggest"), args)
+    }
+
+    /// `program` (another of the package's binaries) with `args`, set up as [`Env::command`].
+    pub fn command_of(&self, program: &str, args: &[&str]) -> Command {
+        let mut cmd = Command::new(program);
         cmd.args(args)
             .env("HOME", self.home.path())
             .env_remove("RUST_LOG")

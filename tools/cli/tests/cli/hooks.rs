@@ -15,11 +15,16 @@ use std::time::{Duration, Instant};
 /// stopped with SIGTERM when this drops.
 struct Hooks {
     env: Env,
+    /// Run as `docsuggest-hook` (the lean entry point) instead of `docsuggest hook`.
+    lean: bool,
 }
 
 impl Hooks {
     fn new() -> Hooks {
-        Hooks { env: Env::new() }
+        Hooks {
+            env: Env::new(),
+            lean: false,
+        }
     }
 
     fn socket(&self) -> PathBuf {
@@ -51,8 +56,7 @@ impl Hooks {
         let store = self.store().display().to_string();
         // A generous budget: a cold debug daemon on a busy machine may need more than the
         // default half second, and this budget only ends a hung hook.
-        self.env.command(&[
-            "hook",
+        let args = [
             "--harness",
             harness,
             "--socket",
@@ -61,7 +65,15 @@ impl Hooks {
             &store,
             "--timeout-ms",
             "30000",
-        ])
+        ];
+        if self.lean {
+            return self
+                .env
+                .command_of(env!("CARGO_BIN_EXE_docsuggest-hook"), &args);
+        }
+        let mut command = self.env.command(&["hook"]);
+        command.args(args);
+        command
     }
 
     fn spawn(&self, harness: &str, input: Vec<u8>) -> Child {
@@ -204,6 +216,65 @@ fn a_plan_read_names_its_companions_and_a_companion_read_in_another_process_is_a
         serde_json::from_str(&hooks.env.ok(&["rates", "--store", &store, "--json"], b""))
             .expect("rates --json is JSON");
     assert_eq!(row(&stored, "Plan", INDEX)["accepts"], 1, "{stored}");
+}
+
+/// `docsuggest-hook`, the lean entry point, answers as `docsuggest hook` does: it starts the
+/// daemon from the `docsuggest` beside it, names the plan's companions, and the companion read
+/// in the next process is an accept; a command line it refuses still exits 0, silent.
+#[test]
+fn the_lean_entry_point_answers_as_the_hook_subcommand_through_the_docsuggest_beside_it() {
+    let hooks = Hooks {
+        env: Env::new(),
+        lean: true,
+    };
+    let read = |file: &str| {
+        hooks.hook(
+            "claude-code",
+            hooks.event("claude-post-tool-use-read", "sess-1", file),
+        )
+    };
+    assert_eq!(read(PLAN), golden("hooks/plan-note.out"));
+    assert!(hooks.log().contains("started"), "{}", hooks.log());
+    let pid = hooks.daemon_pid().expect("the daemon's pid file");
+    let daemon = std::fs::read_link(format!("/proc/{pid}/exe")).expect("the daemon's executable");
+    assert_eq!(
+        daemon,
+        Path::new(env!("CARGO_BIN_EXE_docsuggest")),
+        "the daemon is the docsuggest beside the entry point"
+    );
+    assert_eq!(read(INDEX), "");
+    let ws = hooks.env.ws().display().to_string();
+    let live = hooks.client().rates(&ws).expect("rates over the socket");
+    assert_eq!(
+        hooks.hook(
+            "claude-code",
+            hooks.event("claude-user-prompt-submit", "sess-1", "")
+        ),
+        ""
+    );
+    let live_after = hooks.client().rates(&ws).expect("rates over the socket");
+    assert_eq!(
+        row(&live_after["rows"], "Plan", INDEX)["accepts"],
+        1,
+        "{live} {live_after}"
+    );
+
+    let refused = hooks
+        .env
+        .command_of(
+            env!("CARGO_BIN_EXE_docsuggest-hook"),
+            &["--harness", "nope"],
+        )
+        .stdin(Stdio::null())
+        .output()
+        .expect("the entry point runs");
+    assert!(refused.status.success(), "{refused:?}");
+    assert!(refused.stdout.is_empty(), "{refused:?}");
+    assert!(
+        String::from_utf8_lossy(&refused.stderr)
+            .starts_with("docsuggest-hook: ignored the event: "),
+        "{refused:?}"
+    );
 }
 
 #[test]
@@ -442,8 +513,9 @@ fn install_hooks_keeps_other_settings_and_is_idempotent() {
         let ours = once["hooks"]["PostToolUse"][1]["hooks"][0]["command"]
             .as_str()
             .unwrap_or_default();
+        // Installed by path here, so the lean entry point beside the binary runs them.
         assert!(
-            ours.ends_with(&format!("docsuggest hook --harness {harness}")),
+            ours.ends_with(&format!("docsuggest-hook --harness {harness}")),
             "{ours}"
         );
         assert!(once["hooks"]["UserPromptSubmit"].is_array(), "{once}");

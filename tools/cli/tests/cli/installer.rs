@@ -333,15 +333,17 @@ fn the_hooks_run_docsuggest_from_path_unless_pinned() {
     assert_eq!(command, "docsuggest hook --harness claude-code");
     assert_eq!(stderr, "");
 
+    // By path, the lean entry point beside this binary (cargo builds both) runs the hooks.
+    let lean = env!("CARGO_BIN_EXE_docsuggest-hook");
     let (command, stderr) = install(&[], &without_docsuggest());
-    assert_eq!(command, format!("{exe} hook --harness claude-code"));
+    assert_eq!(command, format!("{lean} --harness claude-code"));
     assert!(stderr.contains("docsuggest is not on PATH"), "{stderr}");
 
     let (command, _) = install(&["--command", "docsuggest"], &without_docsuggest());
     assert_eq!(command, "docsuggest hook --harness claude-code");
 
     let (command, stderr) = install(&["--command", exe], &path_with_docsuggest(&env));
-    assert_eq!(command, format!("{exe} hook --harness claude-code"));
+    assert_eq!(command, format!("{lean} --harness claude-code"));
     assert_eq!(stderr, "");
     // One set of ours at a time: the pinned command replaced the plain one.
     let text = std::fs::read_to_string(&config).expect("read");
@@ -350,6 +352,16 @@ fn the_hooks_run_docsuggest_from_path_unless_pinned() {
         5,
         "{text}"
     );
+
+    // On PATH beside the docsuggest there: the bare name of the lean entry point.
+    let bin = env.home().join("bin");
+    std::os::unix::fs::symlink(lean, bin.join("docsuggest-hook")).expect("link");
+    let (command, stderr) = install(&[], &path_with_docsuggest(&env));
+    assert_eq!(command, "docsuggest-hook --harness claude-code");
+    assert_eq!(stderr, "");
+    let text = std::fs::read_to_string(&config).expect("read");
+    assert_eq!(text.matches("--harness claude-code").count(), 5, "{text}");
+    std::fs::remove_file(bin.join("docsuggest-hook")).expect("unlink");
 
     let out = run(
         &env,

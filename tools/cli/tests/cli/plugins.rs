@@ -208,6 +208,32 @@ fn the_plugin_hook_finds_docsuggest_or_tells_the_user_once() {
         answer["hookSpecificOutput"]["hookEventName"], "PostToolUse",
         "{answer}"
     );
+    // The lean entry point beside it: that is what runs (here a script that says it ran,
+    // then runs the real one).
+    let ran = home.env.home().join("lean-ran");
+    let lean = bin.join("docsuggest-hook");
+    std::fs::write(
+        &lean,
+        format!(
+            "#!/bin/sh\n: > '{}'\nexec '{}' \"$@\"\n",
+            ran.display(),
+            env!("CARGO_BIN_EXE_docsuggest-hook")
+        ),
+    )
+    .expect("write");
+    std::fs::set_permissions(&lean, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let lean_run = run("s4");
+    assert!(lean_run.status.success(), "{lean_run:?}");
+    assert!(
+        ran.exists(),
+        "the lean entry point did not run: {lean_run:?}"
+    );
+    let answer: Value = serde_json::from_slice(&lean_run.stdout).expect("a hook answer");
+    assert_eq!(
+        answer["hookSpecificOutput"]["hookEventName"], "PostToolUse",
+        "{answer}"
+    );
 }
 
 #[test]

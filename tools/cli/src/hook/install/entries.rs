@@ -325,12 +325,16 @@ fn command_of_ours(handler: &str) -> Option<String> {
     is_ours(command).then(|| command.to_string())
 }
 
-/// Whether a command line runs a `docsuggest` executable with the `hook` subcommand.
+/// Whether a command line runs a `docsuggest` executable with the `hook` subcommand, or the
+/// lean entry point `docsuggest-hook`.
 pub fn is_ours(command: &str) -> bool {
     let words = shell_words(command);
-    let program = words.first().map(|w| Path::new(w).file_name());
-    matches!(program, Some(Some(name)) if name == "docsuggest")
-        && words.get(1).map(String::as_str) == Some("hook")
+    let program = words.first().and_then(|w| Path::new(w).file_name());
+    match program {
+        Some(name) if name == "docsuggest" => words.get(1).map(String::as_str) == Some("hook"),
+        Some(name) => name == super::LEAN_HOOK,
+        None => false,
+    }
 }
 
 /// The root object of a config text, with its spans.
@@ -541,6 +545,13 @@ mod tests {
                 true,
             ),
             ("\"/opt/docsuggest\" hook", true),
+            ("docsuggest-hook --harness codex", true),
+            (
+                "'/home/a b/.local/bin/docsuggest-hook' --harness claude-code",
+                true,
+            ),
+            ("docsuggest-hooks --harness codex", false),
+            ("docsuggest-hook/x --harness codex", false),
             ("docsuggest serve", false),
             ("my-docsuggest hook", false),
             ("echo docsuggest hook", false),

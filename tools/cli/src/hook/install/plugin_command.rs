@@ -8,7 +8,8 @@
 //! `cargo install`'s `~/.cargo/bin`, pip's and pipx's `~/.local/bin`, npm's usual global
 //! prefixes, then `npm prefix -g` itself (only when nothing else was found: it costs a
 //! process). When `docsuggest` is on `PATH` the line costs nothing more than running it
-//! (`exec`, no extra process).
+//! (`exec`, no extra process): the lean entry point `docsuggest-hook` installed beside it
+//! when it is there, else `docsuggest hook`.
 
 use crate::hook::Harness;
 
@@ -39,7 +40,8 @@ pub fn plugin_command(harness: Harness) -> String {
     format!(
         "d=$(command -v docsuggest) || for c in {places} \"$(npm prefix -g 2>/dev/null)/bin/docsuggest\"; \
          do [ -x \"$c\" ] && d=$c && break; done; \
-         [ -n \"$d\" ] && exec \"$d\" hook --harness {harness}; \
+         [ -n \"$d\" ] && {{ l=\"${{d%/*}}/docsuggest-hook\"; [ -x \"$l\" ] && exec \"$l\" --harness {harness}; \
+         exec \"$d\" hook --harness {harness}; }}; \
          s=$(head -c 65536 | sed -n 's/.*\"session_id\" *: *\"\\([A-Za-z0-9_.-]*\\)\".*/\\1/p' | head -n 1); \
          m=\"${{TMPDIR:-/tmp}}/docsuggest-missing-$(id -u)-$s\"; \
          [ -e \"$m\" ] || {{ : > \"$m\"; printf '%s\\n' '{message}'; }}; exit 0",
@@ -57,6 +59,7 @@ mod tests {
         for harness in [Harness::ClaudeCode, Harness::Codex] {
             let command = plugin_command(harness);
             assert!(command.contains(&format!("hook --harness {}", harness.name())));
+            assert!(command.contains(&format!("\"$l\" --harness {}", harness.name())));
         }
     }
 }
