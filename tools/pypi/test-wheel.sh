@@ -43,8 +43,15 @@ echo "$event" | docsuggest hook --harness claude-code >/dev/null
 # The lean entry point is in the venv beside it, and answers the same way.
 [ "$(command -v docsuggest-hook)" = "$bin/docsuggest-hook" ] || { echo "docsuggest-hook is not the venv's"; exit 1; }
 echo "$event" | docsuggest-hook --harness claude-code >/dev/null
+# The MCP server from the venv: the handshake and its tool list over stdio.
+printf '%s\n' \
+  '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"test-wheel","version":"0"}}}' \
+  '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+  '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' |
+  (cd "$repo" && docsuggest mcp) > "$work/mcp.txt"
+grep -q '"name":"companions"' "$work/mcp.txt" || { cat "$work/mcp.txt"; echo "mcp listed no companions tool"; exit 1; }
 # The daemon that hook started stops with its socket directory; stop it now.
 pid_file="$HOME/.dsh/playform/docsuggest.sock.pid"
 for _ in $(seq 50); do [ -f "$pid_file" ] && break; sleep 0.1; done
 [ -f "$pid_file" ] && kill -TERM "$(cat "$pid_file")" 2>/dev/null || true
-echo "the wheel installs and runs: $version, status, hook, docsuggest-hook"
+echo "the wheel installs and runs: $version, status, hook, docsuggest-hook, mcp"

@@ -104,6 +104,16 @@ test('the packed packages install offline and run the binary', () => {
   const lean = spawnSync('/bin/sh', ['-c', command], { env, input: event, encoding: 'utf8' })
   assert.equal(lean.status, 0, lean.stderr)
   assert.equal(lean.stderr, '')
+
+  // The MCP server through the npm command: the handshake and its tool list over stdio.
+  const mcp = docsuggest(dir, ['mcp'], [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'npm-test', version: '0' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+  ].map((m) => JSON.stringify(m) + '\n').join(''))
+  assert.equal(mcp.status, 0, mcp.stderr)
+  const listed = mcp.stdout.trim().split('\n').map((l) => JSON.parse(l)).find((m) => m.id === 2)
+  assert.ok(listed.result.tools.some((t) => t.name === 'companions'), mcp.stdout)
 })
 
 test('without the platform package the command says how to get it', () => {
