@@ -12,8 +12,8 @@
 use crate::fill::mix;
 use crate::rig::Result;
 use docsuggest_schema::{
-    CompanionRow, Decision, DecisionStore, Heuristic, HistoryEntry, Outcome, Pack, RateEvent,
-    RateKey, RateModel, RateMove, RateRow, Resolution, StoreContents, StoreError, StoreKind, Table,
+    CompanionRow, Decision, DecisionStore, HistoryEntry, Outcome, Pack, RateEvent, RateKey,
+    RateModel, RateMove, RateRow, Resolution, StoreContents, StoreError, Table,
 };
 use docsuggest_store::recompute::{
     HistoryMoves, RecomputeInput, RecomputeOptions, RecomputeSource, Recomputed, recompute,
@@ -137,18 +137,11 @@ impl KeySpace {
             })
             .collect();
         let decision = Decision {
-            seq: 0,
             workspace: ws.clone(),
             agent: format!("agent-{}", (r >> 40) % 8),
-            family: family.clone(),
             kappa: 0.75 + ((r >> 48) & 0xff) as f64 / 1024.0,
             companions: rows,
-            weights: Table::DEFAULT_WEIGHTS,
-            enabled: Heuristic::ALL.to_vec(),
-            outcome: Outcome::Pending,
-            silence: None,
-            accepted: None,
-            store: StoreKind::Redb,
+            ..docsuggest_store::testkit::decision(family)
         };
         let mv = |companion: &str, event, step| RateMove {
             key: RateKey::companion(ws, family, companion),

@@ -90,3 +90,31 @@ pub fn accept(seq: u64, companion: &str, moves: Vec<RateMove>) -> Resolution {
         moves,
     }
 }
+
+/// The engine's moves for a resolution of `d`: an accept moves the companion and the family
+/// up by 0.1; a reject moves every named companion and the family down by 0.2; nothing else
+/// moves.
+pub fn resolution(d: &Decision, outcome: Outcome, accepted: Option<&str>) -> Resolution {
+    let family = RateKey::family(&d.workspace, &d.family);
+    let companion = |c: &str| RateKey::companion(&d.workspace, &d.family, c);
+    let mv = |key, event, step| RateMove { key, event, step };
+    let moves = match (outcome, accepted) {
+        (Outcome::Accepted, Some(c)) => vec![
+            mv(companion(c), RateEvent::Accept, 0.1),
+            mv(family, RateEvent::Accept, 0.1),
+        ],
+        (Outcome::Rejected, _) => d
+            .companions
+            .iter()
+            .map(|c| mv(companion(&c.path), RateEvent::Reject, -0.2))
+            .chain([mv(family, RateEvent::Reject, -0.2)])
+            .collect(),
+        _ => vec![],
+    };
+    Resolution {
+        decision_seq: d.seq,
+        outcome,
+        accepted: accepted.map(String::from),
+        moves,
+    }
+}

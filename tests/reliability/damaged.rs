@@ -28,8 +28,8 @@ use docsuggest_cli::{evaluate, maintain, transfer};
 use docsuggest_host::stores::{self, InspectError, RatesFilter};
 use docsuggest_schema::codec;
 use docsuggest_schema::{
-    CompanionRow, Decision, DecisionStore, Durability, EntryHead, EntryMoves, Heuristic, Outcome,
-    RateEvent, RateKey, RateMove, RateRow, Resolution, StoreError, StoreKind, Table,
+    CompanionRow, Decision, DecisionStore, Durability, EntryHead, EntryMoves, Outcome, RateEvent,
+    RateKey, RateMove, RateRow, Resolution, StoreError, Table,
 };
 use docsuggest_store::{ReadOnlyStore, RedbStore, StoreOptions, catch_damage};
 use redb::{ReadableDatabase, ReadableTable, TableDefinition, TableHandle};
@@ -63,10 +63,8 @@ pub fn build(path: &Path) {
         let family = ["Plan", "Scheme", "Readme"][(i % 3) as usize];
         let n = f64::from(i);
         let decision = Decision {
-            seq: 0,
             workspace: ws.into(),
             agent: format!("agent-{}", i % 4),
-            family: family.into(),
             kappa: 0.5 + n * 0.0021,
             companions: companions
                 .iter()
@@ -77,12 +75,7 @@ pub fn build(path: &Path) {
                     values: Table([1.0, 0.5, 1.0, 0.5, 1.0 / 3.0, 0.25 + f64::from(k) * 0.01]),
                 })
                 .collect(),
-            weights: Table::DEFAULT_WEIGHTS,
-            enabled: Heuristic::ALL.to_vec(),
-            outcome: Outcome::Pending,
-            silence: None,
-            accepted: None,
-            store: StoreKind::Redb,
+            ..docsuggest_store::testkit::decision(family)
         };
         if i % 5 == 4 {
             store.record_silent(decision).expect("record a silence");

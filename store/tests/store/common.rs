@@ -1,8 +1,7 @@
 //! Builders and a small operation language shared by the store tests.
 
 use docsuggest_schema::{
-    Decision, DecisionStore, Durability, Outcome, RateEvent, RateKey, RateMove, Resolution,
-    SilenceReason, StoreError,
+    Decision, DecisionStore, Durability, Outcome, Resolution, SilenceReason, StoreError,
 };
 use docsuggest_store::{MemoryStore, RedbStore, StoreOptions, testkit};
 use std::path::Path;
@@ -31,47 +30,7 @@ pub fn silence(family: &str) -> Decision {
     }
 }
 
-/// The engine's moves: an accept moves the companion and the family up by 0.1; a reject
-/// moves every named companion and the family down by 0.2.
-pub fn resolution(d: &Decision, outcome: Outcome, accepted: Option<&str>) -> Resolution {
-    let family = RateKey::family(&d.workspace, &d.family);
-    let companion = |c: &str| RateKey::companion(&d.workspace, &d.family, c);
-    let moves = match (outcome, accepted) {
-        (Outcome::Accepted, Some(c)) => vec![
-            RateMove {
-                key: companion(c),
-                event: RateEvent::Accept,
-                step: 0.1,
-            },
-            RateMove {
-                key: family,
-                event: RateEvent::Accept,
-                step: 0.1,
-            },
-        ],
-        (Outcome::Rejected, _) => d
-            .companions
-            .iter()
-            .map(|c| RateMove {
-                key: companion(&c.path),
-                event: RateEvent::Reject,
-                step: -0.2,
-            })
-            .chain([RateMove {
-                key: family,
-                event: RateEvent::Reject,
-                step: -0.2,
-            }])
-            .collect(),
-        _ => vec![],
-    };
-    Resolution {
-        decision_seq: d.seq,
-        outcome,
-        accepted: accepted.map(String::from),
-        moves,
-    }
-}
+pub use docsuggest_store::testkit::resolution;
 
 /// Options for a store in `dir` with a small ring and the given durability.
 pub fn options(path: &Path, ring: u64, durability: Durability) -> StoreOptions {
