@@ -6,7 +6,7 @@ use crate::ratios::target_ratios;
 use crate::{LARGE, SMALL};
 use docsuggest_bench::measure::{self, Budget};
 use docsuggest_bench::probe::ProbeMode;
-use docsuggest_bench::report::{Ratio, Samples, Summary};
+use docsuggest_bench::report::{Ratio, Samples};
 use docsuggest_bench::rig::{Backend, Result, Rig, Scenario};
 use docsuggest_schema::{Durability, RateKey};
 use serde::Serialize;
@@ -40,17 +40,9 @@ pub(crate) struct SustainedHeadline {
     pub(crate) seconds: f64,
 }
 
-/// One cell of the headline, named by its store and what it timed.
-#[derive(Serialize)]
-pub(crate) struct HeadlineFigure {
-    pub(crate) backend: &'static str,
-    pub(crate) rows: u64,
-    pub(crate) call: &'static str,
-    pub(crate) probe: &'static str,
-    pub(crate) durability: &'static str,
-    #[serde(flatten)]
-    pub(crate) summary: Summary,
-}
+/// One cell of the headline, named by its store and what it timed: the same record as a
+/// judged-call figure.
+pub(crate) type HeadlineFigure = crate::backends::JudgeFigure;
 
 /// Rounds of the headline measurement; every cell is measured once per round, in turn, so a
 /// change of machine load affects every cell alike.
@@ -208,7 +200,7 @@ fn headline_figures(cells: &[Cell], rigs: &[Rig]) -> Vec<HeadlineFigure> {
                 Timed::Call(call, probe) => (call.name(), probe.name()),
                 Timed::StoreReads => ("store-reads-hot", "none"),
             };
-            HeadlineFigure {
+            crate::backends::JudgeFigure {
                 backend: rigs[c.rig].backend().name(),
                 rows: HEADLINE_RIGS[c.rig].1,
                 call,
