@@ -87,8 +87,9 @@ pub fn hook_event(bytes: &[u8]) {
                 active
             );
         }
-        Action::Commit { cwd } => {
+        Action::Commit { agent, cwd } => {
             assert_eq!(text("hook_event_name"), Some("PreToolUse"));
+            assert_eq!(text("session_id"), agent.as_deref());
             assert_eq!(text("tool_name"), Some("Bash"));
             assert_eq!(text("cwd"), Some(cwd.as_str()));
             let command = event["tool_input"]["command"].as_str().unwrap_or_default();

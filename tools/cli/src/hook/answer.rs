@@ -59,24 +59,80 @@ pub fn answer(
             }
             Ok(output(harness, "PostToolUse", &notes))
         }
-        Action::Commit { cwd } => {
-            // No wait for a pack being mined: a hook answers within its budget.
-            let checked = crate::check_change::check_with(
-                Path::new(cwd),
-                &crate::check_change::ChangeSet::Staged,
-                Instant::now(),
-                None,
-                |request| {
-                    engine
-                        .request(request.clone())
-                        .map_err(|e| crate::check_change::CheckError::Ask(e.to_string()))
-                },
-            );
-            // A commit is never held up: what cannot be checked is not said.
-            let note = checked.ok().and_then(|report| report.before_commit());
+        Action::Commit { agent, cwd } => {
+            let note = at_commit(engine, turns, agent.as_deref(), Path::new(cwd));
             Ok(note.and_then(|text| output(harness, "PreToolUse", &[text])))
         }
     }
+}
+
+/// Asks the engine through `engine`, in `check_change`'s terms.
+fn asker(
+    engine: &mut dyn Transport,
+) -> impl FnMut(&Value) -> Result<Value, crate::check_change::CheckError> + '_ {
+    |request: &Value| {
+        engine
+            .request(request.clone())
+            .map_err(|e| crate::check_change::CheckError::Ask(e.to_string()))
+    }
+}
+
+/// A `git commit`'s boundary: what the staged change lacks (`None`: nothing to say, or it
+/// could not be checked — a commit is never held up). Under the session's commit agent, what
+/// its last commit named is first settled against everything done since that commit's parent,
+/// and what this one names is recorded, to be settled at its next commit or the turn's end.
+fn at_commit(
+    engine: &mut dyn Transport,
+    turns: &Turns,
+    session: Option<&str>,
+    cwd: &Path,
+) -> Option<String> {
+    let learn_as = session.map(commit_agent);
+    let mut ask = asker(engine);
+    if let Some(agent) = &learn_as {
+        settle_since_commit(cwd, turns, agent, &mut ask);
+    }
+    // No wait for a pack being mined: a hook answers within its budget.
+    let checked = crate::check_change::check_with(
+        cwd,
+        &crate::check_change::ChangeSet::Staged,
+        Instant::now(),
+        learn_as.as_deref(),
+        &mut ask,
+    );
+    let note = checked.ok().and_then(|report| report.before_commit());
+    if let (Some(agent), Some(_)) = (&learn_as, &note) {
+        // The commit is made on top of today's HEAD: what follows it counts.
+        match crate::check_change::head(cwd) {
+            Some(head) => turns.remember(agent, &head),
+            None => turns.forget(agent),
+        }
+    }
+    note
+}
+
+/// Settles what the commit agent `agent` last named against the change since the commit it
+/// was named before (that commit, what came after it, the work tree), when one is remembered.
+fn settle_since_commit(
+    cwd: &Path,
+    turns: &Turns,
+    agent: &str,
+    ask: &mut impl FnMut(&Value) -> Result<Value, crate::check_change::CheckError>,
+) {
+    let Some(head) = turns.recall(agent) else {
+        return;
+    };
+    let since = crate::check_change::ChangeSet::Since(head);
+    if let Err(e) = crate::check_change::settle(cwd, &since, agent, ask) {
+        tracing::debug!(error = %e, "the commit boundary was not settled");
+    }
+    turns.forget(agent);
+}
+
+/// The agent a session's commit boundaries speak for: apart from its Stop reminders, so each
+/// is settled by its own next boundary.
+fn commit_agent(session: &str) -> String {
+    format!("{session}/commit")
 }
 
 /// A Stop's change boundary: the reminder the work tree's change calls for (`None`: nothing
@@ -96,16 +152,16 @@ fn at_boundary(
         .clone()
         .or_else(|| std::env::var("CLAUDE_PROJECT_DIR").ok())?;
     let cwd = Path::new(&cwd);
+    let mut ask = asker(engine);
+    // The turn ends: what its last commit named is settled against what was done since.
+    if let Some(session) = agent {
+        settle_since_commit(cwd, turns, &commit_agent(session), &mut ask);
+    }
     // Only a reminder the agent reads is learned from: its boundary agent names what the turn
     // lacks, and the stop after it settles what the agent then added.
     let learn_as = agent
         .filter(|_| boundary == Boundary::Remind)
         .map(boundary_agent);
-    let mut ask = |request: &Value| {
-        engine
-            .request(request.clone())
-            .map_err(|e| crate::check_change::CheckError::Ask(e.to_string()))
-    };
     let work_tree = crate::check_change::ChangeSet::WorkTree;
     if active || boundary == Boundary::Off {
         if let Some(agent) = &learn_as {

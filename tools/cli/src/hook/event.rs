@@ -45,6 +45,9 @@ pub enum Action {
     },
     /// The agent is about to run `git commit`: what the staged change lacks.
     Commit {
+        /// The session, when the event names it: its commit boundary learns from what it
+        /// named.
+        agent: Option<String>,
         /// The command's working directory.
         cwd: String,
     },
@@ -139,7 +142,10 @@ pub fn parse(bytes: &[u8]) -> Result<Action, Skip> {
                 .and_then(|input| text(input, "command"))
                 .unwrap_or_default();
             if tool == "Bash" && is_git_commit(command) {
-                Ok(Action::Commit { cwd: need("cwd")? })
+                Ok(Action::Commit {
+                    agent: text(&event, "session_id").map(str::to_string),
+                    cwd: need("cwd")?,
+                })
             } else {
                 Err(Skip::UnknownTool(tool))
             }
@@ -385,13 +391,26 @@ mod tests {
         ] {
             let event = json!({"hook_event_name": "PreToolUse", "cwd": "/w", "tool_name": "Bash",
                 "tool_input": {"command": command}});
-            let expect = commit.then(|| Action::Commit { cwd: "/w".into() });
+            let expect = commit.then(|| Action::Commit {
+                agent: None,
+                cwd: "/w".into(),
+            });
             assert_eq!(
                 parse(event.to_string().as_bytes()).ok(),
                 expect,
                 "{command}"
             );
         }
+        // A commit names its session when the event does: that session's commit boundary.
+        let event = json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/w",
+            "tool_name": "Bash", "tool_input": {"command": "git commit"}});
+        assert_eq!(
+            parse(event.to_string().as_bytes()).ok(),
+            Some(Action::Commit {
+                agent: Some("s".into()),
+                cwd: "/w".into()
+            })
+        );
         for (input, expect) in cases {
             match parse(input) {
                 Err(skip) => assert_eq!(skip.to_string(), *expect),

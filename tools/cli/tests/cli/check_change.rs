@@ -314,18 +314,7 @@ fn a_stop_reminder_learns_from_what_the_agent_adds_and_leaves_out() {
     let ws = committed_workspace(&env);
     std::fs::write(ws.join("Documentation/Plans/X.md"), "changed\n").expect("edit the plan");
     let stop = |active: bool, boundary: &str| stop_hook(&env, &ws, active, boundary);
-    let rows = |env: &Env| -> Vec<Value> {
-        // The daemon holds the store: stop it, then read the file.
-        drop(StopDaemon(env));
-        let store = env.home().join(".dsh/playform/hook-dsh-doc-suggester.redb");
-        crate::common::wait_until("the daemon lets go of the store", || {
-            env.command(&["rates", "--store", store.to_str().expect("utf-8"), "--json"])
-                .output()
-                .ok()
-                .filter(|o| o.status.success())
-                .and_then(|o| serde_json::from_slice::<Vec<Value>>(&o.stdout).ok())
-        })
-    };
+    let rows = stored_rows;
     let told = stop(false, "inform");
     assert!(told.contains("Documentation/INDEX.md"), "{told}");
     assert!(rows(&env).is_empty(), "an inform boundary records nothing");
@@ -359,6 +348,65 @@ fn a_stop_reminder_learns_from_what_the_agent_adds_and_leaves_out() {
         .find(|r| r["family"] == "Plan" && r["companion"].is_null())
         .expect("the family row");
     assert_eq!(family["accepts"], 1, "{rows:?}");
+}
+
+/// The rate rows of the daemon's store in `env`'s HOME, read from the file once the daemon
+/// that holds it has stopped.
+fn stored_rows(env: &Env) -> Vec<Value> {
+    drop(StopDaemon(env));
+    let store = env.home().join(".dsh/playform/hook-dsh-doc-suggester.redb");
+    crate::common::wait_until("the daemon lets go of the store", || {
+        env.command(&["rates", "--store", store.to_str().expect("utf-8"), "--json"])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .and_then(|o| serde_json::from_slice::<Vec<Value>>(&o.stdout).ok())
+    })
+}
+
+/// A commit's boundary learns as a Stop reminder does: what the hook before `git commit`
+/// named and the agent then added (in a later commit of the turn) is an accept, what it left
+/// out a reject, settled when the turn ends.
+#[test]
+fn a_commit_boundary_learns_from_what_the_agent_adds_after_it() {
+    let env = Env::new();
+    let _stop = StopDaemon(&env);
+    let ws = committed_workspace(&env);
+    std::fs::write(ws.join("Documentation/Plans/X.md"), "changed\n").expect("edit the plan");
+    git(&ws, &["add", "Documentation/Plans/X.md"]);
+    let event = serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "s",
+        "cwd": ws, "tool_name": "Bash", "tool_input": {"command": "git commit -m plan"}});
+    let out = env.run(
+        &["hook", "--harness", "claude-code", "--timeout-ms", "5000"],
+        event.to_string().as_bytes(),
+    );
+    assert!(out.status.success(), "{out:?}");
+    let said: Value = serde_json::from_slice(&out.stdout).expect("an answer");
+    let context = said["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .expect("context");
+    assert!(context.contains("- CHANGELOG.md (Plan "), "{context}");
+    assert!(
+        context.contains("- Documentation/INDEX.md (Plan "),
+        "{context}"
+    );
+    // The commit goes ahead as it was; then the agent adds the changelog in a second commit
+    // and the turn ends (a Stop that reminds of nothing: `--boundary off`).
+    git(&ws, &["commit", "--quiet", "-m", "plan"]);
+    std::fs::write(ws.join("CHANGELOG.md"), "changed\n").expect("edit the changelog");
+    git(&ws, &["add", "-A"]);
+    git(&ws, &["commit", "--quiet", "-m", "changelog"]);
+    assert!(stop_hook(&env, &ws, false, "off").trim().is_empty());
+    let rows = stored_rows(&env);
+    let row = |companion: &str| {
+        rows.iter()
+            .find(|r| r["family"] == "Plan" && r["companion"] == companion)
+            .unwrap_or_else(|| panic!("no Plan {companion} row: {rows:?}"))
+    };
+    assert_eq!(row("CHANGELOG.md")["accepts"], 1, "{rows:?}");
+    assert_eq!(row("CHANGELOG.md")["rejects"], 0, "{rows:?}");
+    assert_eq!(row("Documentation/INDEX.md")["accepts"], 0, "{rows:?}");
+    assert_eq!(row("Documentation/INDEX.md")["rejects"], 1, "{rows:?}");
 }
 
 /// With a repository's pack the report and the Stop reminder speak the plain note's words:
