@@ -123,6 +123,18 @@ fn a_change_lacking_companions_lists_them_and_strict_fails() {
     );
 }
 
+/// The hook's answer to a Claude Code `PreToolUse` of session `s` in `ws` running `command`.
+fn commit_hook(env: &Env, ws: &Path, command: &str) -> String {
+    let event = serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "s",
+        "cwd": ws, "tool_name": "Bash", "tool_input": {"command": command}});
+    let out = env.run(
+        &["hook", "--harness", "claude-code", "--timeout-ms", "5000"],
+        event.to_string().as_bytes(),
+    );
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
 /// A Claude Code `PreToolUse` event for a `git commit` (a hook entry on `Bash` the user adds)
 /// is answered with what the staged change lacks, as additional context; any other command,
 /// and a complete change, get nothing.
@@ -133,16 +145,7 @@ fn the_hook_before_a_commit_names_what_the_staged_change_lacks() {
     let ws = committed_workspace(&env);
     std::fs::write(ws.join("Documentation/Plans/X.md"), "changed\n").expect("edit the plan");
     git(&ws, &["add", "Documentation/Plans/X.md"]);
-    let hook = |command: &str| {
-        let event = serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "s",
-            "cwd": ws, "tool_name": "Bash", "tool_input": {"command": command}});
-        let out = env.run(
-            &["hook", "--harness", "claude-code", "--timeout-ms", "5000"],
-            event.to_string().as_bytes(),
-        );
-        assert!(out.status.success(), "{out:?}");
-        String::from_utf8(out.stdout).expect("UTF-8")
-    };
+    let hook = |command: &str| commit_hook(&env, &ws, command);
     let said: Value = serde_json::from_str(&hook("git commit -m 'a plan'")).expect("an answer");
     assert_eq!(
         said["hookSpecificOutput"]["hookEventName"], "PreToolUse",
@@ -374,14 +377,8 @@ fn a_commit_boundary_learns_from_what_the_agent_adds_after_it() {
     let ws = committed_workspace(&env);
     std::fs::write(ws.join("Documentation/Plans/X.md"), "changed\n").expect("edit the plan");
     git(&ws, &["add", "Documentation/Plans/X.md"]);
-    let event = serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "s",
-        "cwd": ws, "tool_name": "Bash", "tool_input": {"command": "git commit -m plan"}});
-    let out = env.run(
-        &["hook", "--harness", "claude-code", "--timeout-ms", "5000"],
-        event.to_string().as_bytes(),
-    );
-    assert!(out.status.success(), "{out:?}");
-    let said: Value = serde_json::from_slice(&out.stdout).expect("an answer");
+    let said: Value =
+        serde_json::from_str(&commit_hook(&env, &ws, "git commit -m plan")).expect("an answer");
     let context = said["hookSpecificOutput"]["additionalContext"]
         .as_str()
         .expect("context");
