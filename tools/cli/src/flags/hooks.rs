@@ -6,7 +6,7 @@ use clap::Args;
 use docsuggest_cli::hook::command::HookArgs;
 use docsuggest_cli::hook::{self, install, install::Scope};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// `install-hooks --harness`: a harness's hook config, or git's `pre-commit`.
@@ -19,8 +19,9 @@ pub enum InstallHarnessArg {
     Git,
 }
 
+/// Which hook config `install-hooks` and `uninstall-hooks` edit, and whether only to show it.
 #[derive(Args)]
-pub struct InstallArgs {
+pub struct ConfigArgs {
     /// The harness whose config is edited (`git`: the repository's `pre-commit` hook).
     #[arg(long, value_enum)]
     harness: InstallHarnessArg,
@@ -35,17 +36,24 @@ pub struct InstallArgs {
     /// committed) instead of `settings.json`.
     #[arg(long, conflicts_with = "user")]
     local: bool,
-    /// The program the hooks run: `docsuggest` (the one on PATH) or an absolute path to pin
-    /// [default: `docsuggest` when the one on PATH is this binary, else this binary's path].
-    #[arg(long, value_name = "PATH")]
-    command: Option<PathBuf>,
     /// Print the diff without writing.
     #[arg(long)]
     dry_run: bool,
 }
 
-impl InstallArgs {
-    fn request(&self) -> Result<install::Request> {
+/// `install-hooks`: the config, and the program its hooks run (`uninstall-hooks` has none).
+#[derive(Args)]
+pub struct InstallArgs {
+    #[command(flatten)]
+    config: ConfigArgs,
+    /// The program the hooks run: `docsuggest` (the one on PATH) or an absolute path to pin
+    /// [default: `docsuggest` when the one on PATH is this binary, else this binary's path].
+    #[arg(long, value_name = "PATH")]
+    command: Option<PathBuf>,
+}
+
+impl ConfigArgs {
+    fn request(&self, command: Option<&Path>) -> Result<install::Request> {
         let scope = if self.user {
             let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
             let Some(home) = home else {
@@ -68,18 +76,28 @@ impl InstallArgs {
             harness,
             scope,
             local: self.local,
-            command: self.command.clone(),
+            command: command.map(Path::to_path_buf),
             dry_run: self.dry_run,
         })
     }
 }
 
-/// `docsuggest install-hooks` (`install`) and `uninstall-hooks`.
-pub fn install(args: &InstallArgs, install: bool) -> Result<()> {
+/// `docsuggest install-hooks`.
+pub fn install(args: &InstallArgs) -> Result<()> {
+    edit(&args.config, args.command.as_deref(), true)
+}
+
+/// `docsuggest uninstall-hooks`.
+pub fn uninstall(args: &ConfigArgs) -> Result<()> {
+    edit(args, None, false)
+}
+
+/// Installs (`install`, running `command`) or uninstalls ours in the config `args` names.
+fn edit(args: &ConfigArgs, command: Option<&Path>, install: bool) -> Result<()> {
     let report = if args.harness == InstallHarnessArg::Git {
-        git_hook(args, install)?
+        git_hook(args, command, install)?
     } else {
-        let request = args.request()?;
+        let request = args.request(command)?;
         if install {
             install::install_hooks(&request)?
         } else {
@@ -112,7 +130,7 @@ pub fn install(args: &InstallArgs, install: bool) -> Result<()> {
 }
 
 /// `install-hooks --harness git` and its uninstall: the repository's `pre-commit`.
-fn git_hook(args: &InstallArgs, install: bool) -> Result<install::Report> {
+fn git_hook(args: &ConfigArgs, command: Option<&Path>, install: bool) -> Result<install::Report> {
     if args.user || args.local {
         bail!("--harness git installs into a repository (--project DIR), not --user or --local");
     }
@@ -121,7 +139,7 @@ fn git_hook(args: &InstallArgs, install: bool) -> Result<install::Report> {
         None => std::env::current_dir()?,
     };
     if install {
-        let program = install::program(args.command.as_deref())?;
+        let program = install::program(command)?;
         let change = install::git::install(&project, &program.word, args.dry_run)?;
         Ok(install::Report {
             change,

@@ -61,7 +61,7 @@ pub enum Command {
     /// Add docsuggest's hooks to a harness's hook config, keeping everything else.
     InstallHooks(hooks::InstallArgs),
     /// Remove docsuggest's hooks (only ours) from a harness's hook config.
-    UninstallHooks(hooks::InstallArgs),
+    UninstallHooks(hooks::ConfigArgs),
     /// Replay a git repository's history through the static engine (the config with
     /// `learn: false`) and the learning one, and score every note against what its commit
     /// changed, next to a co-change baseline.
@@ -103,8 +103,8 @@ pub fn run(command: &Command) -> Result<std::process::ExitCode> {
         Command::Import(a) => return store::import(a),
         Command::Fleet(a) => return fleet::fleet(a),
         Command::Hook(a) => return Ok(hooks::hook(a)),
-        Command::InstallHooks(a) => hooks::install(a, true),
-        Command::UninstallHooks(a) => hooks::install(a, false),
+        Command::InstallHooks(a) => hooks::install(a),
+        Command::UninstallHooks(a) => hooks::uninstall(a),
         Command::Backtest(a) => git::backtest(a),
         Command::Bootstrap(a) => git::bootstrap(a),
         Command::Init(a) => git::init(a),

@@ -381,6 +381,25 @@ fn the_hooks_run_docsuggest_from_path_unless_pinned() {
         String::from_utf8_lossy(&out.stderr).contains("absolute path"),
         "{out:?}"
     );
+    // Uninstalling takes out ours whatever they run: it has no program to be told.
+    let out = run(
+        &env,
+        &[
+            "uninstall-hooks",
+            "--harness",
+            "claude-code",
+            "--project",
+            &ws,
+            "--command",
+            exe,
+        ],
+        &without_docsuggest(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("unexpected argument '--command'"),
+        "{out:?}"
+    );
 }
 
 #[test]
