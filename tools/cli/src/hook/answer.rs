@@ -6,6 +6,7 @@ use super::event::Action;
 use super::options::{Boundary, Harness};
 use super::transport::{Transport, TransportError};
 use super::turns::Turns;
+use crate::check_change::CheckReport;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::Instant;
@@ -92,23 +93,33 @@ fn at_commit(
     if let Some(agent) = &learn_as {
         settle_since_commit(cwd, turns, agent, &mut ask);
     }
-    // No wait for a pack being mined: a hook answers within its budget.
-    let checked = crate::check_change::check_with(
-        cwd,
-        &crate::check_change::ChangeSet::Staged,
-        Instant::now(),
-        learn_as.as_deref(),
-        &mut ask,
-    );
-    let note = checked.ok().and_then(|report| report.before_commit());
-    if let (Some(agent), Some(_)) = (&learn_as, &note) {
-        // The commit is made on top of today's HEAD: what follows it counts.
+    // The commit is made on top of today's HEAD: what follows it counts.
+    let staged = crate::check_change::ChangeSet::Staged;
+    let said = |report: &CheckReport| report.before_commit();
+    check_remembering_head(cwd, &staged, learn_as.as_deref(), turns, &mut ask, said)
+}
+
+/// The check of `set` as `learn_as` (`None`: peeks only), what `say` makes of its report, and,
+/// when a learning check says something, today's HEAD remembered for it: its next boundary
+/// settles against everything done since. No wait for a pack being mined: a hook answers
+/// within its budget, and what cannot be checked is not said.
+fn check_remembering_head(
+    cwd: &Path,
+    set: &crate::check_change::ChangeSet,
+    learn_as: Option<&str>,
+    turns: &Turns,
+    ask: &mut impl FnMut(&Value) -> Result<Value, crate::check_change::CheckError>,
+    say: impl FnOnce(&CheckReport) -> Option<String>,
+) -> Option<String> {
+    let checked = crate::check_change::check_with(cwd, set, Instant::now(), learn_as, ask);
+    let said = checked.ok().and_then(|report| say(&report));
+    if let (Some(agent), Some(_)) = (learn_as, &said) {
         match crate::check_change::head(cwd) {
             Some(head) => turns.remember(agent, &head),
             None => turns.forget(agent),
         }
     }
-    note
+    said
 }
 
 /// Settles what the commit agent `agent` last named against the change since the commit it
@@ -176,21 +187,8 @@ fn at_boundary(
         }
         return None;
     }
-    let checked = crate::check_change::check_with(
-        cwd,
-        &work_tree,
-        Instant::now(),
-        learn_as.as_deref(),
-        &mut ask,
-    );
-    let reminder = checked.ok().and_then(|report| report.at_stop());
-    if let (Some(agent), Some(_)) = (&learn_as, &reminder) {
-        match crate::check_change::head(cwd) {
-            Some(head) => turns.remember(agent, &head),
-            None => turns.forget(agent),
-        }
-    }
-    reminder
+    let said = |report: &CheckReport| report.at_stop();
+    check_remembering_head(cwd, &work_tree, learn_as.as_deref(), turns, &mut ask, said)
 }
 
 /// The agent a session's change boundaries speak for: its own, so a boundary's notes are
