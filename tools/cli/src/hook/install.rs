@@ -212,12 +212,7 @@ fn program_in(
     exe: &Path,
     path_var: Option<&OsStr>,
 ) -> Result<Program, InstallError> {
-    let on_path = path_var.and_then(|var| {
-        std::env::split_paths(var)
-            .filter(|dir| dir.is_absolute())
-            .map(|dir| dir.join("docsuggest"))
-            .find(|candidate| is_executable(candidate))
-    });
+    let on_path = first_on_path("docsuggest", path_var);
     if let Some(pinned) = pinned {
         let refuse = |why: &str| InstallError::Command {
             command: pinned.display().to_string(),
@@ -300,11 +295,16 @@ fn lean_beside(docsuggest: &Path) -> Option<String> {
 /// `docsuggest` on PATH (the pair one install put there, not another version's).
 fn lean_on_path(found: Option<&Path>, path_var: Option<&OsStr>) -> Option<String> {
     let dir = found?.parent()?;
-    let lean = std::env::split_paths(path_var?)
-        .filter(|dir| dir.is_absolute())
-        .map(|dir| dir.join(LEAN_HOOK))
-        .find(|candidate| is_executable(candidate))?;
+    let lean = first_on_path(LEAN_HOOK, path_var)?;
     (lean.parent() == Some(dir)).then(|| LEAN_HOOK.to_string())
+}
+
+/// The executable `name` the shell would run from `path_var` (its absolute entries only).
+fn first_on_path(name: &str, path_var: Option<&OsStr>) -> Option<PathBuf> {
+    std::env::split_paths(path_var?)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(name))
+        .find(|candidate| is_executable(candidate))
 }
 
 /// The hook command for `harness`: the lean entry point when `program` has one beside it,
