@@ -4,14 +4,18 @@
 // dependency per platform holds it, as biome and esbuild ship theirs), with the arguments,
 // stdio and exit status passed through. DOCSUGGEST_BINARY names another binary.
 const { spawnSync } = require('node:child_process')
-const { platformPackage } = require('../lib/platform')
+const { platformPackage, unsupported } = require('../lib/platform')
 
 function binary () {
   if (process.env.DOCSUGGEST_BINARY) return process.env.DOCSUGGEST_BINARY
+  const why = unsupported(process.platform)
+  if (why) {
+    console.error(`docsuggest: error: ${why}`)
+    process.exit(1)
+  }
   const name = platformPackage()
-  const exe = process.platform === 'win32' ? 'docsuggest.exe' : 'docsuggest'
   try {
-    return require.resolve(`${name}/bin/${exe}`)
+    return require.resolve(`${name}/bin/docsuggest`)
   } catch {
     console.error(`docsuggest: error: ${name}, the package holding the binary for this ` +
       `platform, is not installed (npm leaves optional dependencies out with --no-optional); ` +

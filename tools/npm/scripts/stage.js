@@ -19,7 +19,6 @@ const PLATFORMS = [
   { suffix: 'linux-arm64-gnu', os: 'linux', cpu: 'arm64', libc: 'glibc' },
   { suffix: 'darwin-x64', os: 'darwin', cpu: 'x64' },
   { suffix: 'darwin-arm64', os: 'darwin', cpu: 'arm64' },
-  { suffix: 'win32-x64-msvc', os: 'win32', cpu: 'x64' },
 ]
 
 /** The package.json of one platform package. */
@@ -29,7 +28,7 @@ function manifest ({ suffix, os, cpu, libc }) {
     version: main.version,
     description: `The docsuggest binary for ${suffix}; install \`docsuggest\`, which runs it.`,
     license: main.license,
-    files: executables(os).map((exe) => `bin/${exe}`),
+    files: executables().map((exe) => `bin/${exe}`),
     os: [os],
     cpu: [cpu],
     ...(libc ? { libc: [libc] } : {}),
@@ -38,9 +37,8 @@ function manifest ({ suffix, os, cpu, libc }) {
 }
 
 /** The executables a platform package holds: the command, then the hooks' entry point. */
-function executables (os) {
-  const suffix = os === 'win32' ? '.exe' : ''
-  return [`docsuggest${suffix}`, `docsuggest-hook${suffix}`]
+function executables () {
+  return ['docsuggest', 'docsuggest-hook']
 }
 
 function main_ (args) {
@@ -51,7 +49,7 @@ function main_ (args) {
   }
   const here = PLATFORMS.find((p) => p.suffix === platformArchAbi())
   if (!here) throw new Error(`no platform package for ${platformArchAbi()}`)
-  const [exe, hook] = executables(here.os)
+  const [exe, hook] = executables()
   const from = args[0] || path.join(root, '..', '..', 'target', 'release', exe)
   for (const [source, name] of [[from, exe], [path.join(path.dirname(from), hook), hook]]) {
     const to = path.join(root, 'npm', here.suffix, 'bin', name)

@@ -10,12 +10,12 @@ const { execFileSync, spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { platformPackage, platformArchAbi } = require('../lib/platform')
+const { platformPackage, platformArchAbi, unsupported } = require('../lib/platform')
 
 const root = path.join(__dirname, '..')
 const version = require('../package.json').version
 const built = process.env.DOCSUGGEST_BINARY ||
-  path.join(root, '..', '..', 'target', 'debug', process.platform === 'win32' ? 'docsuggest.exe' : 'docsuggest')
+  path.join(root, '..', '..', 'target', 'debug', 'docsuggest')
 let work
 
 /** Packs the package in `dir` into `work`; answers the tarball's path. */
@@ -132,4 +132,11 @@ test('the platform packages are staged from one list, matching the optional depe
     const committed = JSON.parse(fs.readFileSync(path.join(root, 'npm', p.suffix, 'package.json'), 'utf8'))
     assert.deepEqual(committed, manifest(p))
   }
+})
+
+test('a system it does not run on is named, with what to do on Windows', () => {
+  assert.equal(unsupported('linux'), null)
+  assert.equal(unsupported('darwin'), null)
+  assert.match(unsupported('win32'), /runs on Linux and macOS, not win32; on Windows, install and run it inside WSL/)
+  assert.match(unsupported('freebsd'), /runs on Linux and macOS, not freebsd$/)
 })
