@@ -68,6 +68,21 @@ enum Mode {
     Peek,
     Settle,
     Boundary,
+    /// A peek decided as a boundary decides ([`Engine::peek_boundary`]).
+    BoundaryPeek,
+}
+
+impl Mode {
+    /// Whether the call keeps nothing: no record, no window, no stat, no agent.
+    fn is_peek(self) -> bool {
+        matches!(self, Mode::Peek | Mode::BoundaryPeek)
+    }
+
+    /// Whether the call is a change boundary's: every file of the change is judged whatever
+    /// tool the config judges, with no cooldown or cap, each companion a claim of its own.
+    fn is_boundary(self) -> bool {
+        matches!(self, Mode::Settle | Mode::Boundary | Mode::BoundaryPeek)
+    }
 }
 
 /// A store boxed for the engine; any [`DecisionStore`] that can move between threads.
@@ -184,6 +199,14 @@ impl<P: FileProbe> Engine<P> {
     /// host's, not learning: zero-config mining of a work tree without a pack.
     pub fn peek(&mut self, call: &Call) -> Result<Verdict, CallError> {
         self.judge_as(call, Mode::Peek)
+    }
+
+    /// A [`peek`](Engine::peek) decided as a change boundary decides its notes
+    /// ([`boundary`](Engine::boundary)): no cooldown or cap, and each companion named must
+    /// itself be followed at least `followThreshold` of the time where the store has seen it.
+    /// What `check-change` lists when it learns nothing. Nothing is kept.
+    pub fn peek_boundary(&mut self, call: &Call) -> Result<Verdict, CallError> {
+        self.judge_as(call, Mode::BoundaryPeek)
     }
 
     /// A change-boundary check of `agent` (an agent the host keeps for boundaries only) over

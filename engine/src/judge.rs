@@ -14,9 +14,10 @@ pub use crate::pipeline::{Effects, Located, Record, Settings};
 use crate::plain_note::{self, Why};
 
 pub use crate::follow::{abandon, close_with_evidence, cut_short, follow, soft_reject};
-use docsuggest_schema::rate::NEUTRAL;
+use docsuggest_schema::rate::{NEUTRAL, PRIOR_WEIGHT};
 use docsuggest_schema::{
-    CompanionRow, Config, NoteStyle, RateKey, RateModel, RateRow, RateSnapshot, SilenceReason,
+    CompanionRow, Config, Heuristic, NoteStyle, RateKey, RateModel, RateRow, RateSnapshot,
+    SilenceReason,
 };
 
 /// The learned rates of one family, read through one snapshot (neutral when not learning).
@@ -259,6 +260,7 @@ fn choose(
     mut rows: Vec<CompanionRow>,
     gauge: Gauge,
     wording: Option<&Wording>,
+    claims: Option<&SnapshotRates<'_>>,
     config: &Config,
     ledger: &mut Ledger,
 ) -> Option<(Vec<CompanionRow>, Vec<CompanionRow>)> {
@@ -267,7 +269,10 @@ fn choose(
     let mut watched = Vec::new();
     if evidence {
         measure::weigh_evidence(&mut rows, config.evidence_exponent);
-        let (kept, left) = measure::prune(rows, config.prune_below);
+        let (kept, left) = match claims {
+            None => measure::prune(rows, config.prune_below),
+            Some(rates) => boundary_claims(rows, rates, config),
+        };
         if !left.is_empty() {
             let names: Vec<&str> = left.iter().map(|r| call.shown(&r.path)).collect();
             ledger.push(line_format::left_out(name, &names));
@@ -317,6 +322,25 @@ fn choose(
         rows.truncate(fit);
     }
     Some((rows, watched))
+}
+
+/// At a change boundary each companion named is a claim of its own — this file is missing —
+/// so one the store has seen followed less often than `followThreshold` is left out (and
+/// watched), besides those under `pruneBelow`. Seen means recent evidence that outweighs the
+/// rate's prior ([`PRIOR_WEIGHT`] observations): before that the rate is mostly the prior's
+/// 1/3, and the companion is vouched for by its note's gate.
+fn boundary_claims(
+    rows: Vec<CompanionRow>,
+    rates: &SnapshotRates<'_>,
+    config: &Config,
+) -> (Vec<CompanionRow>, Vec<CompanionRow>) {
+    rows.into_iter().partition(|r| {
+        let rate = r.values.get(Heuristic::History);
+        let seen = rates
+            .row(&r.path)
+            .is_some_and(|row| row.recent_hits + row.recent_misses >= PRIOR_WEIGHT);
+        rate >= config.prune_below && !(seen && rate < config.follow_threshold)
+    })
 }
 
 /// Step 11, suppress: a note that passed the gate but is due no emission now.
@@ -566,7 +590,8 @@ pub fn decide(
     }
     let wording = Wording::of(&call, &rows, &rates);
     let gauge = deciding.gate.gauge;
-    let (rows, watched) = choose(&call, rows, gauge, wording.as_ref(), config, ledger)?;
+    let claims = state.boundary.then_some(&rates);
+    let (rows, watched) = choose(&call, rows, gauge, wording.as_ref(), claims, config, ledger)?;
     let chosen = DecisionCompanions {
         kappa: deciding.gate.confidence(&rows),
         rows,

@@ -41,7 +41,7 @@ pub fn protocol_line(bytes: &[u8]) {
         (Ok(request), Some(Value::Object(fields))) => {
             let op = fields.get("op").and_then(Value::as_str);
             assert_eq!(op, Some(request.op.name()), "{request:?} from {fields:?}");
-            if let Op::Judge(call) | Op::Peek(call) = &request.op {
+            if let Op::Judge(call) | Op::Peek(call) | Op::BoundaryPeek(call) = &request.op {
                 assert_eq!(
                     fields.get("path").and_then(Value::as_str),
                     Some(call.path.as_str())

@@ -66,7 +66,7 @@ impl<P: FileProbe> Engine<P> {
     fn judge_at(&mut self, path: &Path, call: &Call, mode: Mode) -> Verdict {
         let mut verdict = Verdict::default();
         // A boundary's files are the change's, whatever tools the config judges.
-        let boundary = matches!(mode, Mode::Settle | Mode::Boundary);
+        let boundary = mode.is_boundary();
         if !self.config.enabled || !(boundary || self.config.tools.contains(&call.tool)) {
             return verdict;
         }
@@ -74,7 +74,7 @@ impl<P: FileProbe> Engine<P> {
         let Some((scene, abstain)) = self.call_scene(path, mode, &mut verdict.warnings) else {
             return verdict;
         };
-        let peek = mode == Mode::Peek;
+        let peek = mode.is_peek();
         // A peek works on a copy of the agent's state and keeps it nowhere.
         let mut copy: AgentState;
         let state = if peek {
@@ -141,7 +141,7 @@ impl<P: FileProbe> Engine<P> {
         warnings: &mut Vec<String>,
     ) -> Option<(Arc<Scene>, Option<Abstain>)> {
         let mut scene = self.scene(path);
-        if mode != Mode::Peek {
+        if !mode.is_peek() {
             self.rekey_workspaces();
         }
         if scene.excluded {
@@ -298,6 +298,6 @@ fn follow_through(
             };
             judge::follow(state, located, &unbounded, ledger)
         }
-        Mode::Boundary => Vec::new(),
+        Mode::Boundary | Mode::BoundaryPeek => Vec::new(),
     }
 }

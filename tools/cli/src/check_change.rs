@@ -392,7 +392,7 @@ fn note_for(
     ask: &mut impl FnMut(&Value) -> Result<Value, CheckError>,
 ) -> Result<Option<Value>, CheckError> {
     let request = json!({
-        "op": "peek", "agent": AGENT, "tool": "edit",
+        "op": "peek", "agent": AGENT, "tool": "edit", "boundary": true,
         "path": root.join(file).display().to_string(),
         "cwd": root.display().to_string(),
     });

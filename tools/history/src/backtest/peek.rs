@@ -23,7 +23,7 @@ pub(super) fn peek_turn(
     let mut peeked = Vec::new();
     for (file, path) in score::scored_paths(turn, exclude).iter().enumerate() {
         let request = serde_json::json!({
-            "op": "peek", "agent": boundary::AGENT, "tool": "edit", "path": path,
+            "op": "peek", "agent": boundary::AGENT, "tool": "edit", "boundary": true, "path": path,
             "cwd": prepared.workspace,
         });
         match dispatcher.handle_value(&request) {

@@ -229,12 +229,18 @@ impl Dispatcher {
         // A peek records nothing, but the pack it may have mined is stored (zero-config).
         self.unflushed |= matches!(
             op,
-            Op::Judge(_) | Op::Peek(_) | Op::Boundary { .. } | Op::Turn { .. } | Op::Configure(_)
+            Op::Judge(_)
+                | Op::Peek(_)
+                | Op::BoundaryPeek(_)
+                | Op::Boundary { .. }
+                | Op::Turn { .. }
+                | Op::Configure(_)
         );
         match op {
             Op::Hello => Ok(Reply::of(self.hello())),
             Op::Judge(call) => self.judge(call),
-            Op::Peek(call) => self.peek(call),
+            Op::Peek(call) => self.peek(call, false),
+            Op::BoundaryPeek(call) => self.peek(call, true),
             Op::Boundary {
                 agent,
                 paths,
@@ -351,13 +357,18 @@ impl Dispatcher {
         })
     }
 
-    /// A dry run: its lines are answered, not appended to the log (nothing was decided).
-    fn peek(&mut self, mut call: Call) -> Result<Reply, RequestError> {
+    /// A dry run: its lines are answered, not appended to the log (nothing was decided). With
+    /// `boundary`, decided as a change boundary decides.
+    fn peek(&mut self, mut call: Call, boundary: bool) -> Result<Reply, RequestError> {
         self.check_tool(&call.tool)?;
         if call.cwd.is_none() {
             call.cwd.clone_from(&self.default_cwd);
         }
-        let verdict = self.engine.peek(&call)?;
+        let verdict = if boundary {
+            self.engine.peek_boundary(&call)?
+        } else {
+            self.engine.peek(&call)?
+        };
         Ok(Reply {
             ledger: verdict.ledger.to_strings(),
             judge_time: None,

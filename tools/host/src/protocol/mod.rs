@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | `hello` | — | `"protocol":1`, `"version"`, `"store":"redb"\|"memory"`, `"storePath"` (`null` on memory), `"durability"` |
 //! | `judge` | `agent`, `tool`, `path`, `cwd`? | `"note":{family,text,summary,companions}\|null`, `"ledger":[..]`, `"warnings":[..]` only when there are some |
-//! | `peek` | as `judge` | as `judge`, with nothing recorded or remembered ([`Op::Peek`]) |
+//! | `peek` | as `judge`, `boundary`? | as `judge`, with nothing recorded or remembered ([`Op::Peek`]; with `"boundary":true`, decided as a change boundary decides, [`Op::BoundaryPeek`]) |
 //! | `turn` | `agent` | `"ledger":[..]` |
 //! | `configure` | `config` (a patch object) | `"ledger":[..]`, `"warnings":[..]` only when there are some |
 //! | `flush` | — | `"durable":N` |

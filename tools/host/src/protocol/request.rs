@@ -26,6 +26,9 @@ pub enum Op {
     /// Judge one tool call without making it: the answer the call would get now, with
     /// nothing recorded or remembered (`Engine::peek`).
     Peek(Call),
+    /// A peek with `"boundary": true`: decided as a change boundary decides, each companion
+    /// followed at least `followThreshold` of the time where seen (`Engine::peek_boundary`).
+    BoundaryPeek(Call),
     /// A change-boundary check (`Engine::boundary`): settle the agent's previous boundary
     /// against the change, then (with `name`) name what the change lacks.
     Boundary {
@@ -61,7 +64,7 @@ impl Op {
         match self {
             Op::Hello => "hello",
             Op::Judge(_) => "judge",
-            Op::Peek(_) => "peek",
+            Op::Peek(_) | Op::BoundaryPeek(_) => "peek",
             Op::Boundary { .. } => "boundary",
             Op::Turn { .. } => "turn",
             Op::Configure(_) => "configure",
@@ -237,10 +240,10 @@ fn parse_op(map: &Map<String, Value>) -> Result<Op, RequestError> {
                 path: f.text("path")?,
                 cwd: f.optional_text("cwd")?,
             };
-            Ok(if name == "peek" {
-                Op::Peek(call)
-            } else {
-                Op::Judge(call)
+            Ok(match name {
+                "peek" if f.optional_bool("boundary")?.unwrap_or(false) => Op::BoundaryPeek(call),
+                "peek" => Op::Peek(call),
+                _ => Op::Judge(call),
             })
         }
         "turn" => Ok(Op::Turn {

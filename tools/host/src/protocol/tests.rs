@@ -504,6 +504,97 @@ fn a_boundary_names_what_the_change_lacks_and_its_next_boundary_settles_it() {
     assert_eq!(code(&bad), "wrong-type", "{bad}");
 }
 
+/// At a boundary each companion named is a claim of its own: one the boundary has seen left
+/// out of the change time after time (its rate under `followThreshold`) is no longer named
+/// there, by the boundary or by a boundary peek, though a note on an edit still names it
+/// beside the companions that are added.
+#[test]
+fn a_boundary_stops_naming_a_companion_seen_left_out_though_a_note_still_names_it() {
+    let mut f = fixture();
+    let configured = f.send(r#"{"id":0,"op":"configure","config":{"rateModel":"evidence"}}"#);
+    assert_eq!(configured["ok"], true, "{configured}");
+    let index = "Documentation/INDEX.md";
+    let plan = "Documentation/Plans/X.md";
+    let names_index = |answer: &Value| answer.to_string().contains(&format!("\"{index}\""));
+    let peek = |f: &mut Fixture, id: u64, boundary: bool| {
+        let line = serde_json::json!({
+            "id": id, "op": "peek", "agent": "p", "tool": "edit", "path": plan, "cwd": f.ws(),
+            "boundary": boundary,
+        });
+        f.send(&line.to_string())
+    };
+    let first = peek(&mut f, 1, true);
+    assert!(
+        names_index(&first["note"]),
+        "a companion not seen yet is named: {first}"
+    );
+    // Each boundary settles the previous one: the other companions are added by the next
+    // change, the index only by the first.
+    let added = [
+        plan,
+        "Documentation/ARCHIVE-STYLE.md",
+        "POC-BRIEF.md",
+        "CHANGELOG.md",
+        index,
+    ];
+    let mut named = 0;
+    for id in 2..12 {
+        let paths = match id {
+            3 => &added[..],
+            _ if id % 2 == 0 => &added[..1],
+            _ => &added[..4],
+        };
+        let line = serde_json::json!({
+            "id": id, "op": "boundary", "agent": "s/boundary", "paths": paths, "cwd": f.ws(),
+        });
+        let answer = f.send(&line.to_string());
+        assert_eq!(answer["ok"], true, "{answer}");
+        if names_index(&answer["notes"]) {
+            named += 1;
+        }
+    }
+    assert!(
+        (1..10).contains(&named),
+        "named until its rejects brought it under the bar, then not: {named} of 10"
+    );
+    let rates = f.send(&format!(
+        r#"{{"id":20,"op":"rates","workspace":"{}"}}"#,
+        f.ws()
+    ));
+    let rate = rates["rows"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|row| row["family"] == "Plan" && row["companion"] == index)
+        .and_then(|row| row["rate"].as_f64())
+        .expect("the index's row");
+    assert!(rate < 0.55, "{rates}");
+    let at_boundary = peek(&mut f, 21, true);
+    assert!(!names_index(&at_boundary["note"]), "{at_boundary}");
+    assert!(
+        at_boundary["note"]["companions"]
+            .to_string()
+            .contains("CHANGELOG.md"),
+        "{at_boundary}"
+    );
+    let left_out = format!("doc-suggester: left-out Plan companions {index}");
+    assert!(
+        at_boundary["ledger"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|line| line.as_str().is_some_and(|l| l.starts_with(&left_out))),
+        "{at_boundary}"
+    );
+    let on_an_edit = peek(&mut f, 22, false);
+    assert!(names_index(&on_an_edit["note"]), "{on_an_edit}");
+    let bad = f.send(&format!(
+        r#"{{"id":23,"op":"peek","agent":"p","tool":"edit","path":"{plan}","cwd":"{}","boundary":"yes"}}"#,
+        f.ws()
+    ));
+    assert_eq!(code(&bad), "wrong-type", "{bad}");
+}
+
 #[test]
 fn a_tool_no_config_judges_is_an_error_and_a_default_one_left_out_is_ignored() {
     let mut f = fixture();
