@@ -8,102 +8,19 @@ use crate::call_ledger::Ledger;
 use crate::compiled::{CompiledFamily, Detection};
 use crate::decision::{DecisionCompanions, JudgedCall, decision, push_decided, silence};
 use crate::line_format::{self, Abstain, Suppress};
-use crate::measure::{self, Rates};
+use crate::measure;
 use crate::note::{self, Gauge, Note};
 pub use crate::pipeline::{Effects, Located, Record, Settings};
 use crate::plain_note::{self, Why};
 
 pub use crate::follow::{abandon, close_with_evidence, cut_short, follow, soft_reject};
-use docsuggest_schema::rate::{NEUTRAL, PRIOR_WEIGHT};
+use docsuggest_schema::rate::PRIOR_WEIGHT;
 use docsuggest_schema::{
-    CompanionRow, Config, Heuristic, NoteStyle, RateKey, RateModel, RateRow, RateSnapshot,
-    SilenceReason,
+    CompanionRow, Config, Heuristic, NoteStyle, RateKey, RateModel, SilenceReason,
 };
+use rates::{SnapshotRates, open_snapshot};
 
-/// The learned rates of one family, read through one snapshot (neutral when not learning).
-struct SnapshotRates<'a> {
-    snapshot: Option<&'a dyn RateSnapshot>,
-    config: &'a Config,
-    /// The family's key, reused for each companion's (one allocation per call, not per read).
-    key: std::cell::RefCell<RateKey>,
-    /// The family's row, read once: every companion's `accept` value is the same row.
-    family: std::cell::OnceCell<Option<RateRow>>,
-    /// Whether a companion row read so far holds an observation.
-    companion_observed: std::cell::Cell<bool>,
-    /// The companion rows read so far: a plain note's wording reads them again.
-    rows: std::cell::RefCell<Vec<(String, Option<RateRow>)>>,
-}
-
-impl<'a> SnapshotRates<'a> {
-    /// Rates read through `snapshot` under the family's `key` (a companion's key is the
-    /// family's with the companion filled in).
-    fn new(snapshot: Option<&'a dyn RateSnapshot>, config: &'a Config, key: RateKey) -> Self {
-        SnapshotRates {
-            snapshot,
-            config,
-            key: std::cell::RefCell::new(key),
-            family: std::cell::OnceCell::new(),
-            companion_observed: std::cell::Cell::new(false),
-            rows: std::cell::RefCell::new(Vec::new()),
-        }
-    }
-
-    fn row(&self, companion: &str) -> Option<RateRow> {
-        // Not learning: nothing to read, nothing to keep.
-        self.snapshot.filter(|_| self.config.learn)?;
-        if let Some((_, row)) = self.rows.borrow().iter().find(|(c, _)| c == companion) {
-            return *row;
-        }
-        let row = self.read_row(companion);
-        if !companion.is_empty() {
-            self.rows.borrow_mut().push((companion.to_string(), row));
-        }
-        row
-    }
-
-    fn read_row(&self, companion: &str) -> Option<RateRow> {
-        let snapshot = self.snapshot.filter(|_| self.config.learn)?;
-        let mut key = self.key.borrow_mut();
-        key.companion.clear();
-        key.companion.push_str(companion);
-        snapshot
-            .row(&key)
-            .map_err(|e| tracing::error!(error = %e, "rate read failed; using the neutral rate"))
-            .ok()
-            .flatten()
-    }
-
-    fn read(&self, companion: &str) -> f64 {
-        let row = self.row(companion);
-        if row.is_some_and(|row| row.observations() > 0) {
-            self.companion_observed.set(true);
-        }
-        row.map_or(NEUTRAL, |row| row.rate(self.config.rate_model))
-    }
-
-    fn family_row(&self) -> Option<RateRow> {
-        *self.family.get_or_init(|| self.row(""))
-    }
-
-    /// Whether the family has evidence — an outcome of its notes, or of a companion read so
-    /// far (the ones ranked; a silence's windows observe only companions): from then on the
-    /// evidence model gates on the probability that a note is followed instead of the PoC's
-    /// kappa, so a family the PoC's gate keeps silent can still speak once its companions are
-    /// seen followed.
-    fn family_observed(&self) -> bool {
-        self.companion_observed.get() || self.family_row().is_some_and(|row| row.observations() > 0)
-    }
-}
-
-impl Rates for SnapshotRates<'_> {
-    fn family(&self) -> f64 {
-        self.family_row()
-            .map_or(NEUTRAL, |row| row.rate(self.config.rate_model))
-    }
-    fn companion(&self, path: &str) -> f64 {
-        self.read(path)
-    }
-}
+mod rates;
 
 /// The gate a note must pass: how it is gauged (the PoC's kappa until the family has evidence,
 /// then, under the evidence model, the probability that the note is followed) and the bar its
@@ -526,18 +443,6 @@ fn is_cooling(state: &AgentState, config: &Config, name: &str) -> bool {
             .last_noted
             .get(name)
             .is_some_and(|&at| state.calls - at <= u64::from(config.cooldown_calls))
-}
-
-/// Step 8's snapshot: every rate the call reads comes through one (none when not learning).
-fn open_snapshot<'s>(settings: &Settings<'s>) -> Option<Box<dyn RateSnapshot + 's>> {
-    if !settings.config.learn {
-        return None;
-    }
-    settings
-        .store
-        .snapshot()
-        .map_err(|e| tracing::error!(error = %e, "snapshot failed; using neutral rates"))
-        .ok()
 }
 
 /// Steps 6–12 for a located call: detect, filter, measure, choose, gate, suppress, emit.
