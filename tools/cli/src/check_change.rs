@@ -1,8 +1,9 @@
 //! `docsuggest check-change`: what a whole change lacks. Given a change set — the work tree's
 //! changes (default), the staged ones, those since a revision, or paths — it asks the engine,
-//! for each changed file, which companions a note would name now (a `peek`, through the
-//! user's daemon as `docsuggest mcp` asks it: the pack in force, mined or written, and the
-//! learned rates; nothing recorded), and lists those the change does not touch, each with
+//! for each changed file, which companions a change boundary would name now (a `peek` with
+//! `"boundary": true`, through the user's daemon as `docsuggest mcp` asks it: the pack in
+//! force, mined or written, and the learned rates; nothing recorded), and lists those the
+//! change does not touch, each with
 //! its family, confidence and the changed files that call for it. Nothing when the change is
 //! complete.
 //!
@@ -383,7 +384,7 @@ fn boundary_notes(
     }
 }
 
-/// The note the engine would give an edit of `file` now (a peek), waiting while the
+/// The note a change boundary would give `file` now (a boundary peek), waiting while the
 /// repository's pack is being mined, until `deadline`.
 fn note_for(
     root: &Path,
