@@ -404,6 +404,63 @@ fn a_commit_boundary_learns_from_what_the_agent_adds_after_it() {
     changelog_added_index_left_out(&rows);
 }
 
+/// Each companion a boundary names is a claim of its own: a Stop reminder stops naming the one
+/// the agent leaves out turn after turn (once its evidence outweighs the prior and its rate is
+/// under `followThreshold`, still well above `pruneBelow`, under which a note on an edit would
+/// leave it out too), goes on naming the ones it adds, and `check-change` lists what the
+/// reminder would.
+#[test]
+fn a_boundary_stops_naming_what_the_agent_keeps_leaving_out() {
+    let env = Env::new();
+    let _stop = StopDaemon(&env);
+    let ws = committed_workspace(&env);
+    let plan = ws.join("Documentation/Plans/X.md");
+    let index = "- Documentation/INDEX.md (Plan ";
+    let mut reminded_of_index = 0;
+    for round in 0..6 {
+        std::fs::write(&plan, format!("round {round}\n")).expect("edit the plan");
+        let said: Value =
+            serde_json::from_str(&stop_hook(&env, &ws, false, "remind")).expect("a reminder");
+        let reason = said["reason"].as_str().expect("a reason");
+        assert!(
+            reason.contains("- CHANGELOG.md (Plan "),
+            "round {round}: {reason}"
+        );
+        if reason.contains(index) {
+            reminded_of_index += 1;
+        }
+        // The agent adds every companion but the index (in the first round, the index too),
+        // commits, and stops again.
+        let added = if round == 0 { 0 } else { 1 };
+        for file in &PLAN_COMPANIONS[added..] {
+            std::fs::write(ws.join(file), format!("round {round}\n")).expect("edit");
+        }
+        git(&ws, &["add", "-A"]);
+        git(&ws, &["commit", "--quiet", "-m", "plan"]);
+        assert!(stop_hook(&env, &ws, true, "remind").trim().is_empty());
+    }
+    assert!(
+        (3..6).contains(&reminded_of_index),
+        "named until its misses outweighed the prior, then not: {reminded_of_index} of 6"
+    );
+    std::fs::write(&plan, "last\n").expect("edit the plan");
+    let out = env
+        .command(&["check-change", "--json"])
+        .current_dir(&ws)
+        .output()
+        .expect("check-change runs");
+    assert!(out.status.success(), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    let missing: Vec<&str> = report["missing"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["companion"].as_str())
+        .collect();
+    assert!(missing.contains(&"CHANGELOG.md"), "{report}");
+    assert!(!missing.contains(&"Documentation/INDEX.md"), "{report}");
+}
+
 /// With a repository's pack the report and the Stop reminder speak the plain note's words:
 /// what to do with each companion (create the test, add a fragment named like those there,
 /// update the one page of a glob that is about the file) and why, then the files calling
