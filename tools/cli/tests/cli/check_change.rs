@@ -18,6 +18,17 @@ fn git(dir: &Path, args: &[&str]) {
     assert!(status.success(), "git {args:?}");
 }
 
+/// `check-change --json` in `ws`: its report.
+fn check_change_json(env: &Env, ws: &Path) -> Value {
+    let out = env
+        .command(&["check-change", "--json"])
+        .current_dir(ws)
+        .output()
+        .expect("check-change runs");
+    assert!(out.status.success(), "{out:?}");
+    serde_json::from_slice(&out.stdout).expect("a JSON report")
+}
+
 /// Every companion the built-in pack names for a plan: a change holding them all is complete.
 const PLAN_COMPANIONS: [&str; 4] = [
     "Documentation/INDEX.md",
@@ -444,13 +455,7 @@ fn a_boundary_stops_naming_what_the_agent_keeps_leaving_out() {
         "named until its misses outweighed the prior, then not: {reminded_of_index} of 6"
     );
     std::fs::write(&plan, "last\n").expect("edit the plan");
-    let out = env
-        .command(&["check-change", "--json"])
-        .current_dir(&ws)
-        .output()
-        .expect("check-change runs");
-    assert!(out.status.success(), "{out:?}");
-    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    let report = check_change_json(&env, &ws);
     let missing: Vec<&str> = report["missing"]
         .as_array()
         .into_iter()
@@ -494,13 +499,7 @@ fn the_boundary_speaks_the_plain_notes_words() {
         ws
     };
     std::fs::write(ws.join("src/attr/shapes.py"), "changed\n").expect("edit");
-    let out = env
-        .command(&["check-change", "--json"])
-        .current_dir(&ws)
-        .output()
-        .expect("check-change runs");
-    assert!(out.status.success(), "{out:?}");
-    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    let report = check_change_json(&env, &ws);
     let lines: Vec<&str> = report["missing"]
         .as_array()
         .expect("missing")
