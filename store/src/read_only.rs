@@ -36,7 +36,6 @@ use std::collections::hash_map::Entry;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 mod held;
@@ -447,40 +446,26 @@ impl StorageBackend for Image {
 }
 
 /// A private (0600) copy of a store file in the temporary directory, removed when dropped.
+/// Its name is tempfile's, random and created exclusively: a name made of the process id
+/// met a copy a killed process with the same id had left behind. (A copy left behind holds
+/// only what the store file holds, owner-only.)
 struct PrivateCopy {
-    path: PathBuf,
+    path: tempfile::TempPath,
 }
 
 impl PrivateCopy {
     fn of(source: &Path, label: &str) -> Result<PrivateCopy, StoreError> {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let name = format!(
-            "docsuggest-inspect-{}-{}.redb",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        );
-        let copy = PrivateCopy {
-            path: std::env::temp_dir().join(name),
-        };
         let doing = "copying the file to repair it privately";
         let mut from = std::fs::File::open(source).at(label, doing)?;
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
-        let mut to = options.open(&copy.path).at(label, doing)?;
-        std::io::copy(&mut from, &mut to).at(label, doing)?;
-        Ok(copy)
-    }
-}
-
-impl Drop for PrivateCopy {
-    fn drop(&mut self) {
-        // A copy left behind holds only what the store file holds, owner-only.
-        let _ = std::fs::remove_file(&self.path);
+        let mut to = tempfile::Builder::new()
+            .prefix("docsuggest-inspect-")
+            .suffix(".redb")
+            .tempfile()
+            .at(label, doing)?;
+        std::io::copy(&mut from, to.as_file_mut()).at(label, doing)?;
+        Ok(PrivateCopy {
+            path: to.into_temp_path(),
+        })
     }
 }
 
