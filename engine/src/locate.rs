@@ -159,7 +159,11 @@ impl PackCache {
                 .and_then(|pack| CompiledPack::compile(&pack, &name))
                 .map(Arc::new);
             if let Err(e) = &pack {
-                tracing::error!(error = %e, "repo pack rejected; using the built-in pack");
+                tracing::error!(
+                    error = %e,
+                    "repo pack rejected: it gives its workspace no pack until it is fixed \
+                     (only the built-in pack's own layout is still recognised there)"
+                );
             }
             self.repo
                 .insert(dir.to_path_buf(), CachedPack { stamp, pack });
@@ -184,14 +188,20 @@ impl PackCache {
             Some(crate::probe::EntryKind::Dir) => path,
             _ => path.parent().unwrap_or(path),
         };
+        // A pack file that cannot be used is said wherever the call ends: in the workspace
+        // the built-in pack finds, or in none (a pack file also turns mining off).
+        let mut rejected = None;
         for dir in start.ancestors() {
             let (pack, error) = self.pack_at(dir, probe);
             let is_root = pack
                 .signature
                 .iter()
                 .all(|sig| probe.kind(&dir.join(sig)).is_some());
+            if rejected.is_none() {
+                rejected = error;
+            }
             if is_root {
-                if let Some(e) = error {
+                if let Some(e) = rejected {
                     warnings.push(e.to_string());
                 }
                 let (key, key_source) = self.key_of(dir, probe);
@@ -203,6 +213,10 @@ impl PackCache {
                     mined: false,
                 });
             }
+        }
+        if let Some(e) = rejected {
+            warnings.push(e.to_string());
+            return None;
         }
         if !self.zero_config {
             return None;

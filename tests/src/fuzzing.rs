@@ -4,6 +4,7 @@
 //! `tests/reliability/fuzz_targets.rs` runs them on every `cargo test` over the kept corpus and
 //! a bounded number of generated inputs.
 
+use docsuggest_cli::check_change::{ANSWER_LIMIT, CheckReport, Missing, read_changed};
 use docsuggest_cli::hook::Harness;
 use docsuggest_cli::hook::event::{self, Action};
 use docsuggest_cli::hook::install::codex_features::{HooksFlag, hooks_flag};
@@ -27,6 +28,7 @@ pub const TARGETS: &[(&str, Check, u64)] = &[
     ("settings_file", settings_file, 1000),
     ("codex_features", codex_features, 1000),
     ("pack", pack, 1000),
+    ("git_names", git_names, 1000),
     ("fleet_moves", fleet_moves, 50),
 ];
 
@@ -242,5 +244,68 @@ pub fn pack(bytes: &[u8]) {
             assert!(!e.problems.is_empty());
             assert!(e.to_string().contains("ws/.dsh/doc-pack.json"), "{e}");
         }
+    }
+}
+
+/// git's `-z` answer (any bytes) as `check-change` reads it: each name once, never empty,
+/// never holding a NUL; shown exactly when it is UTF-8 and prints as it reads. A report built
+/// of the shown names, bounded, is at most [`ANSWER_LIMIT`] bytes as JSON, and no line of its
+/// text or of the Stop reminder carries a code point that prints nothing.
+pub fn git_names(bytes: &[u8]) {
+    let files = read_changed([bytes]);
+    let names: std::collections::BTreeSet<&[u8]> =
+        bytes.split(|&b| b == 0).filter(|n| !n.is_empty()).collect();
+    assert!(files.len() <= names.len(), "{files:?} from {names:?}");
+    for name in &names {
+        let visible = std::str::from_utf8(name)
+            .is_ok_and(|text| !docsuggest_schema::text::has_invisible(text));
+        if visible {
+            let text = String::from_utf8_lossy(name);
+            assert!(
+                files.iter().any(|f| f.shown && f.path == text),
+                "{text:?} not shown"
+            );
+        }
+    }
+    for file in &files {
+        assert!(
+            !file.path.is_empty() && !file.path.contains('\0'),
+            "{file:?}"
+        );
+        if file.shown {
+            assert!(
+                !docsuggest_schema::text::has_invisible(&file.path),
+                "{file:?}"
+            );
+        }
+    }
+    let shown: Vec<String> = files
+        .iter()
+        .filter(|f| f.shown)
+        .map(|f| f.path.clone())
+        .collect();
+    let report = CheckReport {
+        root: "/r".into(),
+        missing: shown
+            .iter()
+            .map(|path| Missing {
+                companion: path.clone(),
+                family: "F".into(),
+                confidence: 0.5,
+                for_files: shown.clone(),
+                for_more: 0,
+                line: path.clone(),
+            })
+            .collect(),
+        changed: shown,
+        unshown: files.iter().filter(|f| !f.shown).count(),
+        ..CheckReport::default()
+    }
+    .bounded(ANSWER_LIMIT);
+    let json = serde_json::to_string(&report).expect("a report is JSON");
+    assert!(json.len() <= ANSWER_LIMIT, "{} bytes", json.len());
+    let texts = [Some(report.to_string()), report.at_stop()];
+    for line in texts.iter().flatten().flat_map(|text| text.lines()) {
+        assert!(!docsuggest_schema::text::has_invisible(line), "{line:?}");
     }
 }

@@ -7,16 +7,24 @@
 //! its family, confidence and the changed files that call for it. Nothing when the change is
 //! complete.
 //!
-//! The change set is read with `git` (`diff --name-only`, `ls-files --others` for new files
-//! of the work tree), bounded to [`MAX_FILES`] files.
+//! The change set is read with `git` (`diff --name-only -z`, `ls-files --others -z` for new
+//! files of the work tree; [`git`]: bounded in time and size, nothing from outside read as an
+//! option), bounded to [`MAX_FILES`] files. A changed file whose name prints other than it
+//! reads (a right-to-left override, a line separator) is part of the change but never named,
+//! as a note never names one. A pack that cannot be used, or is still being mined when the
+//! check ends, is said in the report's `errors`, never read as a complete change.
+
+pub mod git;
+mod report;
 
 use crate::mcp::reach::{Reach, ReachError};
 use docsuggest_engine::compiled::change_covers;
-use serde::Serialize;
+use git::{Git, GitError};
+pub use report::{ANSWER_LIMIT, CheckReport, Missing};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The most changed files one check asks about (a bulk change names nothing useful).
@@ -25,8 +33,11 @@ pub const MAX_FILES: usize = 500;
 /// The agent the peeks are judged as: a fresh one, never remembered.
 const AGENT: &str = "docsuggest-check-change";
 
-/// How long the check waits for a repository's pack to be mined.
+/// How long the command waits for a repository's pack to be mined.
 const MINING_WAIT: Duration = Duration::from_secs(60);
+
+/// How long the command gives git.
+const GIT_WAIT: Duration = Duration::from_secs(60);
 
 /// Which change is checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,14 +56,9 @@ pub enum ChangeSet {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CheckError {
-    /// `git` failed (not a repository, an unknown revision, no git).
-    #[error("git {args}: {detail}")]
-    Git {
-        /// The arguments.
-        args: String,
-        /// What it said.
-        detail: String,
-    },
+    /// `git` failed (not a repository, an unknown revision, no git, no answer in time).
+    #[error(transparent)]
+    Git(#[from] GitError),
     /// The engine could not be asked.
     #[error(transparent)]
     Reach(#[from] ReachError),
@@ -61,198 +67,114 @@ pub enum CheckError {
     Ask(String),
 }
 
-/// One companion the change lacks.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Missing {
-    /// The companion, as the note names it.
-    pub companion: String,
-    /// The family whose note names it.
-    pub family: String,
-    /// The highest confidence of those notes.
-    pub confidence: f64,
-    /// The changed files whose note names it.
-    pub for_files: Vec<String>,
-    /// The note's line for it (what to do and why in a plain note; the path in the PoC's).
-    pub line: String,
+/// How long a check may take.
+#[derive(Clone, Copy, Debug)]
+pub struct Deadlines {
+    /// Every git call is stopped by then (and the check fails).
+    pub git: Instant,
+    /// A pack still being mined is waited for until then.
+    pub mining: Instant,
 }
 
-impl Missing {
-    /// Its line in a report: the note's own wording, then the family and the files that call
-    /// for it.
-    fn listed(&self) -> String {
-        if self.line == self.companion {
-            format!(
-                "- {} ({} {:.2}; for {})",
-                self.companion,
-                self.family,
-                self.confidence,
-                self.for_files.join(", ")
-            )
-        } else {
-            format!("- {}; for {}", self.line, self.for_files.join(", "))
+impl Deadlines {
+    /// git given `git`, a pack being mined waited for `mining`, from now.
+    pub fn after(git: Duration, mining: Duration) -> Deadlines {
+        let now = Instant::now();
+        Deadlines {
+            git: now + git,
+            mining: now + mining,
         }
     }
 }
 
-/// What a check found.
-#[derive(Clone, Debug, Serialize)]
-pub struct CheckReport {
-    /// The repository's root.
-    pub root: String,
-    /// The changed files asked about (relative to the root).
-    pub changed: Vec<String>,
-    /// Changed files past [`MAX_FILES`], not asked about.
-    pub not_asked: usize,
-    /// The companions the change lacks, most confident first.
-    pub missing: Vec<Missing>,
+/// One changed file.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Changed {
+    /// Its path relative to the root (a name that is not UTF-8, lossily).
+    pub path: String,
+    /// Whether it may be shown to a model, as a note's names must: UTF-8, and no code point
+    /// that prints nothing ([`docsuggest_schema::text::has_invisible`]).
+    pub shown: bool,
 }
 
-impl std::fmt::Display for CheckReport {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.missing.is_empty() {
-            return writeln!(
-                f,
-                "the change ({} file{}) lacks no companion the engine names",
-                self.changed.len(),
-                if self.changed.len() == 1 { "" } else { "s" }
-            );
+/// The changed files of git's `-z` answers (`outputs`), each once, in path order.
+pub fn read_changed<'a>(outputs: impl IntoIterator<Item = &'a [u8]>) -> Vec<Changed> {
+    let files: BTreeSet<Changed> = outputs
+        .into_iter()
+        .flat_map(git::split_names)
+        .map(|name| Changed::of(&name))
+        .collect();
+    files.into_iter().collect()
+}
+
+impl Changed {
+    /// The file git names `name`.
+    pub fn of(name: &[u8]) -> Changed {
+        match std::str::from_utf8(name) {
+            Ok(path) => Changed {
+                path: path.to_string(),
+                shown: !docsuggest_schema::text::has_invisible(path),
+            },
+            Err(_) => Changed {
+                path: String::from_utf8_lossy(name).into_owned(),
+                shown: false,
+            },
         }
-        writeln!(
-            f,
-            "the change ({} file{}) lacks {} companion{}:",
-            self.changed.len(),
-            if self.changed.len() == 1 { "" } else { "s" },
-            self.missing.len(),
-            if self.missing.len() == 1 { "" } else { "s" }
-        )?;
-        for m in &self.missing {
-            writeln!(f, "{}", m.listed())?;
-        }
-        if self.not_asked > 0 {
-            writeln!(
-                f,
-                "({} more changed files were not asked about)",
-                self.not_asked
-            )?;
-        }
-        Ok(())
     }
 }
 
-impl CheckReport {
-    /// The report as the agent is told it when it stops: `None` when nothing is lacking.
-    pub fn at_stop(&self) -> Option<String> {
-        let list = self.listed()?;
-        Some(format!(
-            "[doc-suggester] before you finish: the change in the work tree may be missing \
-             companions this repository's changes conventionally include:{list}\n\
-             Add what the task needs, or say why it needs none of them."
-        ))
-    }
-
-    /// The note before a commit: what the staged change lacks (`None`: nothing).
-    pub fn before_commit(&self) -> Option<String> {
-        let list = self.listed()?;
-        Some(format!(
-            "[doc-suggester] the staged change may be missing companions this repository's \
-             changes conventionally include:{list}"
-        ))
-    }
-
-    /// One line per missing companion, each after a line break (`None`: nothing missing).
-    fn listed(&self) -> Option<String> {
-        if self.missing.is_empty() {
-            return None;
-        }
-        Some(
-            self.missing
-                .iter()
-                .map(|m| format!("\n{}", m.listed()))
-                .collect(),
-        )
-    }
-}
-
-fn git(dir: &Path, args: &[&str]) -> Result<String, CheckError> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .map_err(|e| CheckError::Git {
-            args: args.join(" "),
-            detail: e.to_string(),
-        })?;
-    if !out.status.success() {
-        return Err(CheckError::Git {
-            args: args.join(" "),
-            detail: docsuggest_schema::text::bounded(
-                String::from_utf8_lossy(&out.stderr).trim(),
-                300,
-            ),
-        });
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-/// The commit the work tree around `dir` is on (`None`: not a repository, or no commit yet).
-pub fn head(dir: &Path) -> Option<String> {
-    let head = git(dir, &["rev-parse", "--verify", "--quiet", "HEAD"]).ok()?;
-    let head = head.trim();
-    (!head.is_empty() && head.bytes().all(|b| b.is_ascii_hexdigit())).then(|| head.to_string())
+/// The commit the work tree around `dir` is on (`None`: not a repository, no commit yet, or
+/// no answer by `deadline`).
+pub fn head(dir: &Path, deadline: Instant) -> Option<String> {
+    Git::new(dir, deadline).head()
 }
 
 /// The repository root of `dir` and the change set's files, relative to it.
-pub fn changed_files(dir: &Path, set: &ChangeSet) -> Result<(PathBuf, Vec<String>), CheckError> {
-    let root = PathBuf::from(git(dir, &["rev-parse", "--show-toplevel"])?.trim());
-    let lines = |text: String| -> Vec<String> {
-        text.lines()
-            .filter(|l| !l.is_empty())
-            .map(str::to_string)
-            .collect()
-    };
-    let mut files: BTreeSet<String> = BTreeSet::new();
-    match set {
-        ChangeSet::WorkTree => {
-            files.extend(lines(git(&root, &["diff", "--name-only", "HEAD"])?));
-            files.extend(lines(git(
-                &root,
-                &["ls-files", "--others", "--exclude-standard"],
-            )?));
-        }
-        ChangeSet::Staged => {
-            files.extend(lines(git(&root, &["diff", "--name-only", "--cached"])?));
-        }
+fn changed_files(git: Git<'_>, set: &ChangeSet) -> Result<(PathBuf, Vec<Changed>), CheckError> {
+    let cwd = git.dir();
+    let root = git.toplevel()?;
+    let git = git.at(&root);
+    // Not committed includes not yet added: a new file is part of the change.
+    let untracked = ["ls-files", "-z", "--others", "--exclude-standard"];
+    let outputs: Vec<Vec<u8>> = match set {
+        ChangeSet::WorkTree => vec![
+            match git.head() {
+                Some(head) => git.run(&["diff", "-z", "--name-only", &head, "--"])?,
+                // No commit yet: everything added is new.
+                None => git.run(&["ls-files", "-z", "--cached"])?,
+            },
+            git.run(&untracked)?,
+        ],
+        ChangeSet::Staged => vec![git.run(&["diff", "-z", "--name-only", "--cached", "--"])?],
         ChangeSet::Since(rev) => {
-            files.extend(lines(git(
-                &root,
-                &["diff", "--name-only", rev.as_str(), "--"],
-            )?));
-            // Not committed includes not yet added: a new file is part of the change.
-            files.extend(lines(git(
-                &root,
-                &["ls-files", "--others", "--exclude-standard"],
-            )?));
+            let commit = git.commit(rev)?;
+            vec![
+                git.run(&["diff", "-z", "--name-only", &commit, "--"])?,
+                git.run(&untracked)?,
+            ]
         }
         ChangeSet::Paths(paths) => {
+            let mut named = Vec::new();
             for p in paths {
                 let abs = if p.is_absolute() {
                     p.clone()
                 } else {
-                    dir.join(p)
+                    cwd.join(p)
                 };
                 if let Ok(rel) = abs.strip_prefix(&root) {
-                    files.insert(rel.to_string_lossy().into_owned());
+                    named.extend_from_slice(rel.as_os_str().as_bytes());
+                    named.push(0);
                 }
             }
+            vec![named]
         }
-    }
-    Ok((root, files.into_iter().collect()))
+    };
+    Ok((root, read_changed(outputs.iter().map(Vec::as_slice))))
 }
-
 /// Checks the change set `set` of the repository around `dir`, asking through `reach`.
 pub fn check(dir: &Path, set: &ChangeSet, reach: &Reach) -> Result<CheckReport, CheckError> {
-    check_with(dir, set, Instant::now() + MINING_WAIT, None, |request| {
+    let deadlines = Deadlines::after(GIT_WAIT, MINING_WAIT);
+    check_with(dir, set, deadlines, None, |request| {
         reach
             .ask(request)
             .map(|(answer, _)| answer)
@@ -261,37 +183,62 @@ pub fn check(dir: &Path, set: &ChangeSet, reach: &Reach) -> Result<CheckReport, 
 }
 
 /// [`check`], asking the engine through `ask` (a protocol request without `id` in, the success
-/// answer out), waiting for a repository's pack to be mined until `deadline` at most. With
-/// `learn_as`, the check is that boundary agent's (the `boundary` op): what its previous
-/// boundary named is settled against the change, and what this one names is recorded, to be
-/// settled at its next; without, each file is peeked and nothing is recorded.
+/// answer out), within `deadlines`. With `learn_as`, the check is that boundary agent's (the
+/// `boundary` op): what its previous boundary named is settled against the change, and what
+/// this one names is recorded, to be settled at its next; without, each file is peeked and
+/// nothing is recorded.
 pub fn check_with(
     dir: &Path,
     set: &ChangeSet,
-    deadline: Instant,
+    deadlines: Deadlines,
     learn_as: Option<&str>,
     mut ask: impl FnMut(&Value) -> Result<Value, CheckError>,
 ) -> Result<CheckReport, CheckError> {
-    let (root, mut changed) = changed_files(dir, set)?;
-    let not_asked = changed.len().saturating_sub(MAX_FILES);
-    changed.truncate(MAX_FILES);
-    let in_change: BTreeSet<&str> = changed.iter().map(String::as_str).collect();
+    let (root, changed) = changed_files(Git::new(dir, deadlines.git), set)?;
+    let in_change: BTreeSet<&str> = changed.iter().map(|c| c.path.as_str()).collect();
+    let unshown = changed.iter().filter(|c| !c.shown).count();
+    let mut asked: Vec<String> = changed
+        .iter()
+        .filter(|c| c.shown)
+        .map(|c| c.path.clone())
+        .collect();
+    let not_asked = asked.len().saturating_sub(MAX_FILES);
+    asked.truncate(MAX_FILES);
     let notes = match learn_as {
-        Some(agent) => boundary_notes(&root, &changed, agent, true, deadline, &mut ask)?,
+        Some(agent) => boundary_notes(&root, &asked, agent, true, deadlines.mining, &mut ask)?,
         None => {
-            let mut notes = Vec::new();
-            for file in &changed {
-                if let Some(note) = note_for(&root, file, deadline, &mut ask)? {
-                    notes.push((file.clone(), note));
-                }
+            let (mut notes, mut heard) = (Vec::new(), Heard::default());
+            for file in &asked {
+                let answer = peek(&root, file, deadlines.mining, &mut ask)?;
+                heard.read(&answer);
+                notes.extend(note_of(&answer).map(|note| (file.clone(), note)));
             }
-            notes
+            Answered { notes, heard }
         }
     };
-    // In the order the notes rank them (the most useful first), each companion once.
+    let missing = missing(&notes.notes, &in_change);
+    let Heard {
+        errors,
+        still_mining,
+    } = notes.heard;
+    Ok(CheckReport {
+        root: root.display().to_string(),
+        changed: asked,
+        not_asked,
+        unshown,
+        missing,
+        errors,
+        still_mining,
+        ..CheckReport::default()
+    })
+}
+
+/// The companions `notes` name that no file of the change covers, in the order the notes
+/// rank them (the most useful first), each once.
+fn missing(notes: &[(String, Value)], in_change: &BTreeSet<&str>) -> Vec<Missing> {
     let mut missing: Vec<Missing> = Vec::new();
     let mut index: BTreeMap<String, usize> = BTreeMap::new();
-    for (file, note) in &notes {
+    for (file, note) in notes {
         let family = note["family"].as_str().unwrap_or_default().to_string();
         let confidence = note["confidence"].as_f64().unwrap_or_default();
         let lines = note["lines"].as_array();
@@ -317,6 +264,7 @@ pub fn check_with(
                     family: family.clone(),
                     confidence,
                     for_files: Vec::new(),
+                    for_more: 0,
                     line: line.to_string(),
                 });
                 missing.len() - 1
@@ -327,25 +275,59 @@ pub fn check_with(
         }
     }
     missing.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
-    Ok(CheckReport {
-        root: root.display().to_string(),
-        changed,
-        not_asked,
-        missing,
-    })
+    missing
 }
 
 /// Settles what the boundary agent `agent`'s last check named against the change set `set`
-/// as it stands now, naming nothing new (the boundary after a reminder).
+/// as it stands now, naming nothing new (the boundary after a reminder); git is stopped at
+/// `deadline`.
 pub fn settle(
     dir: &Path,
     set: &ChangeSet,
     agent: &str,
+    deadline: Instant,
     mut ask: impl FnMut(&Value) -> Result<Value, CheckError>,
 ) -> Result<(), CheckError> {
-    let (root, mut changed) = changed_files(dir, set)?;
-    changed.truncate(MAX_FILES);
-    boundary_notes(&root, &changed, agent, false, Instant::now(), &mut ask).map(drop)
+    let (root, changed) = changed_files(Git::new(dir, deadline), set)?;
+    // Every file of the change settles what it covers, shown or not: nothing is named here.
+    let mut paths: Vec<String> = changed.into_iter().map(|c| c.path).collect();
+    paths.truncate(MAX_FILES);
+    boundary_notes(&root, &paths, agent, false, Instant::now(), &mut ask).map(drop)
+}
+
+/// What the engine's answers said besides their notes.
+#[derive(Debug, Default)]
+struct Heard {
+    /// Their warnings (a pack that cannot be used or mined), each once.
+    errors: Vec<String>,
+    /// Whether the pack was still being mined at the last answer.
+    still_mining: bool,
+}
+
+impl Heard {
+    fn read(&mut self, answer: &Value) {
+        for warning in answer["warnings"].as_array().into_iter().flatten() {
+            if let Some(warning) = warning.as_str()
+                && !self.errors.iter().any(|e| e == warning)
+            {
+                self.errors.push(warning.to_string());
+            }
+        }
+        if mining(answer) && !self.still_mining {
+            self.still_mining = true;
+            self.errors.push(
+                "the repository's pack is still being mined from its history; \
+                 check again in a moment"
+                    .to_string(),
+            );
+        }
+    }
+}
+
+/// Notes with the file of the change each was given for, and what else was heard.
+struct Answered {
+    notes: Vec<(String, Value)>,
+    heard: Heard,
 }
 
 /// Whether an answer's ledger says the repository's pack is still being mined.
@@ -354,6 +336,26 @@ fn mining(answer: &Value) -> bool {
         l.as_str()
             .is_some_and(|l| l.contains("abstained pack-mining"))
     })
+}
+
+/// The note of an answer, when it holds one.
+fn note_of(answer: &Value) -> Option<Value> {
+    Some(answer["note"].clone()).filter(Value::is_object)
+}
+
+/// Asks `request` until the repository's pack is no longer being mined, or `deadline`.
+fn ask_waiting(
+    request: &Value,
+    deadline: Instant,
+    ask: &mut impl FnMut(&Value) -> Result<Value, CheckError>,
+) -> Result<Value, CheckError> {
+    loop {
+        let answer = ask(request)?;
+        if !mining(&answer) || Instant::now() > deadline {
+            return Ok(answer);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// The boundary agent `agent`'s check of the change `changed` (the `boundary` op): each
@@ -366,42 +368,33 @@ fn boundary_notes(
     name: bool,
     deadline: Instant,
     ask: &mut impl FnMut(&Value) -> Result<Value, CheckError>,
-) -> Result<Vec<(String, Value)>, CheckError> {
+) -> Result<Answered, CheckError> {
     let request = json!({
         "op": "boundary", "agent": agent, "paths": changed, "name": name,
         "cwd": root.display().to_string(),
     });
-    loop {
-        let answer = ask(&request)?;
-        if !mining(&answer) || Instant::now() > deadline {
-            let notes = answer["notes"].as_array().into_iter().flatten();
-            return Ok(notes
-                .filter_map(|n| Some((n["path"].as_str()?.to_string(), n["note"].clone())))
-                .filter(|(_, note)| note.is_object())
-                .collect());
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let answer = ask_waiting(&request, deadline, ask)?;
+    let mut heard = Heard::default();
+    heard.read(&answer);
+    let notes = answer["notes"].as_array().into_iter().flatten();
+    let notes = notes
+        .filter_map(|n| Some((n["path"].as_str()?.to_string(), note_of(n)?)))
+        .collect();
+    Ok(Answered { notes, heard })
 }
 
-/// The note a change boundary would give `file` now (a boundary peek), waiting while the
+/// What a change boundary would answer for `file` now (a boundary peek), waiting while the
 /// repository's pack is being mined, until `deadline`.
-fn note_for(
+fn peek(
     root: &Path,
     file: &str,
     deadline: Instant,
     ask: &mut impl FnMut(&Value) -> Result<Value, CheckError>,
-) -> Result<Option<Value>, CheckError> {
+) -> Result<Value, CheckError> {
     let request = json!({
         "op": "peek", "agent": AGENT, "tool": "edit", "boundary": true,
         "path": root.join(file).display().to_string(),
         "cwd": root.display().to_string(),
     });
-    loop {
-        let answer = ask(&request)?;
-        if !mining(&answer) || Instant::now() > deadline {
-            return Ok(Some(answer["note"].clone()).filter(|n| n.is_object()));
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    ask_waiting(&request, deadline, ask)
 }

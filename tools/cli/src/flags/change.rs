@@ -3,7 +3,7 @@
 use super::output::{Json, emit};
 use anyhow::Result;
 use clap::Args;
-use docsuggest_cli::check_change::{ChangeSet, check};
+use docsuggest_cli::check_change::{ANSWER_LIMIT, ChangeSet, check};
 use docsuggest_cli::mcp::reach::Reach;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -20,7 +20,8 @@ pub struct CheckChangeArgs {
     /// Check the changes since REV (committed or not).
     #[arg(long, value_name = "REV")]
     since: Option<String>,
-    /// Exit 1 when the change lacks a companion (a check in a hook or CI).
+    /// Exit 1 when the change lacks a companion (a check in a hook or CI); a change that
+    /// could not be checked exits 2 with or without it.
     #[arg(long)]
     strict: bool,
     /// Print the report as JSON.
@@ -36,6 +37,10 @@ pub struct CheckChangeArgs {
     #[arg(long, value_name = "PATH")]
     store: Option<PathBuf>,
 }
+
+/// The exit code of a change that could not be checked (git failed, the pack cannot be used
+/// or is still being mined): apart from 1, a change that lacks companions under `--strict`.
+const CANNOT_CHECK: u8 = 2;
 
 /// `docsuggest check-change`.
 pub fn check_change(args: &CheckChangeArgs) -> Result<ExitCode> {
@@ -53,12 +58,24 @@ pub fn check_change(args: &CheckChangeArgs) -> Result<ExitCode> {
         Duration::from_secs(5),
         Duration::from_secs(1800),
     );
-    let report = check(&std::env::current_dir()?, &set, &reach)?;
+    let report = match check(&std::env::current_dir()?, &set, &reach) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("docsuggest check-change: {e}");
+            return Ok(ExitCode::from(CANNOT_CHECK));
+        }
+    };
     let lacking = !report.missing.is_empty();
-    if lacking || !args.quiet {
-        emit(args.json.then_some(Json::Pretty), &report, &report)?;
+    let failed = !report.errors.is_empty();
+    if lacking || failed || !args.quiet {
+        // An agent runs this command too: its text is bounded as a hook's answer is; the
+        // JSON, for scripts, is whole.
+        let text = report.clone().bounded(ANSWER_LIMIT);
+        emit(args.json.then_some(Json::Pretty), &report, &text)?;
     }
-    Ok(if args.strict && lacking {
+    Ok(if failed {
+        ExitCode::from(CANNOT_CHECK)
+    } else if args.strict && lacking {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

@@ -3,22 +3,55 @@
 //! check) and [`output`] shapes what the harness reads on stdout.
 
 use super::event::Action;
-use super::options::{Boundary, Harness};
+use super::log::log;
+use super::options::{Boundary, Harness, HookOptions};
 use super::transport::{Transport, TransportError};
 use super::turns::Turns;
-use crate::check_change::CheckReport;
+use crate::check_change::{ANSWER_LIMIT, ChangeSet, CheckError, CheckReport, Deadlines};
 use serde_json::{Value, json};
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-/// Sends `action` to the engine and answers the hook's stdout.
+/// The most of a hook's budget kept from git for the engine's answers after it.
+const ENGINE_RESERVE: Duration = Duration::from_millis(250);
+
+/// One event's answer in the making: the hook's options, its engine and when it must end.
+struct Answering<'a> {
+    options: &'a HookOptions,
+    turns: Turns,
+    /// git is stopped by then, leaving the engine time to answer before the hook's deadline.
+    git_deadline: Instant,
+}
+
+impl Answering<'_> {
+    /// A check made now: git within the hook's budget; a pack being mined is not waited for.
+    fn deadlines(&self) -> Deadlines {
+        Deadlines {
+            git: self.git_deadline,
+            mining: Instant::now(),
+        }
+    }
+
+    /// Records why a boundary said nothing, in the hook log.
+    fn unchecked(&self, what: &str, e: &CheckError) {
+        log(self.options, "no-boundary", &format!("{what}: {e}"));
+    }
+}
+
+/// Sends `action` to the engine and answers the hook's stdout, by `deadline`.
 pub fn answer(
-    harness: Harness,
+    options: &HookOptions,
     action: &Action,
     engine: &mut dyn Transport,
-    turns: &Turns,
-    boundary: Boundary,
+    deadline: Instant,
 ) -> Result<Option<String>, TransportError> {
+    let reserve = ENGINE_RESERVE.min(options.budget / 4);
+    let answering = Answering {
+        options,
+        turns: options.turns(),
+        git_deadline: deadline.checked_sub(reserve).unwrap_or(deadline),
+    };
+    let (harness, turns) = (options.harness, &answering.turns);
     match action {
         Action::Turn { agent, turn_id } => {
             engine.request(json!({"op": "turn", "agent": agent}))?;
@@ -32,9 +65,9 @@ pub fn answer(
             Ok(None)
         }
         Action::Stop { agent, cwd, active } => {
-            let note = at_boundary(engine, turns, boundary, agent.as_deref(), cwd, *active);
+            let answer = at_boundary(&answering, engine, agent.as_deref(), cwd, *active);
             engine.request(json!({"op": "flush"}))?;
-            Ok(note.map(|text| at_stop(boundary, &text)))
+            Ok(answer)
         }
         Action::Judge {
             agent,
@@ -57,24 +90,25 @@ pub fn answer(
                 if let Some(text) = answer["note"]["text"].as_str() {
                     notes.push(text.to_string());
                 }
+                for warning in answer["warnings"].as_array().into_iter().flatten() {
+                    log(options, "pack-error", warning.as_str().unwrap_or_default());
+                }
             }
             Ok(output(harness, "PostToolUse", &notes))
         }
         Action::Commit { agent, cwd } => {
-            let note = at_commit(engine, turns, agent.as_deref(), Path::new(cwd));
+            let note = at_commit(&answering, engine, agent.as_deref(), Path::new(cwd));
             Ok(note.and_then(|text| output(harness, "PreToolUse", &[text])))
         }
     }
 }
 
 /// Asks the engine through `engine`, in `check_change`'s terms.
-fn asker(
-    engine: &mut dyn Transport,
-) -> impl FnMut(&Value) -> Result<Value, crate::check_change::CheckError> + '_ {
+fn asker(engine: &mut dyn Transport) -> impl FnMut(&Value) -> Result<Value, CheckError> + '_ {
     |request: &Value| {
         engine
             .request(request.clone())
-            .map_err(|e| crate::check_change::CheckError::Ask(e.to_string()))
+            .map_err(|e| CheckError::Ask(e.to_string()))
     }
 }
 
@@ -83,40 +117,57 @@ fn asker(
 /// its last commit named is first settled against everything done since that commit's parent,
 /// and what this one names is recorded, to be settled at its next commit or the turn's end.
 fn at_commit(
+    answering: &Answering<'_>,
     engine: &mut dyn Transport,
-    turns: &Turns,
     session: Option<&str>,
     cwd: &Path,
 ) -> Option<String> {
     let learn_as = session.map(commit_agent);
     let mut ask = asker(engine);
     if let Some(agent) = &learn_as {
-        settle_since_commit(cwd, turns, agent, &mut ask);
+        settle_since_commit(answering, cwd, agent, &mut ask);
     }
     // The commit is made on top of today's HEAD: what follows it counts.
-    let staged = crate::check_change::ChangeSet::Staged;
-    let said = |report: &CheckReport| report.before_commit();
-    check_remembering_head(cwd, &staged, learn_as.as_deref(), turns, &mut ask, said)
+    let said = |report: &CheckReport| report.before_commit().or_else(|| report.cannot_check());
+    check_remembering_head(
+        answering,
+        cwd,
+        &ChangeSet::Staged,
+        learn_as.as_deref(),
+        &mut ask,
+        said,
+    )
 }
 
-/// The check of `set` as `learn_as` (`None`: peeks only), what `say` makes of its report, and,
-/// when a learning check says something, today's HEAD remembered for it: its next boundary
-/// settles against everything done since. No wait for a pack being mined: a hook answers
-/// within its budget, and what cannot be checked is not said.
+/// The check of `set` as `learn_as` (`None`: peeks only), what `say` makes of its report
+/// (bounded, as every answer a model reads), and, when a learning check says something,
+/// today's HEAD remembered for it: its next boundary settles against everything done since.
+/// No wait for a pack being mined: a hook answers within its budget, and what cannot be
+/// checked in it is not said (the hook log says why).
 fn check_remembering_head(
+    answering: &Answering<'_>,
     cwd: &Path,
-    set: &crate::check_change::ChangeSet,
+    set: &ChangeSet,
     learn_as: Option<&str>,
-    turns: &Turns,
-    ask: &mut impl FnMut(&Value) -> Result<Value, crate::check_change::CheckError>,
+    ask: &mut impl FnMut(&Value) -> Result<Value, CheckError>,
     say: impl FnOnce(&CheckReport) -> Option<String>,
 ) -> Option<String> {
-    let checked = crate::check_change::check_with(cwd, set, Instant::now(), learn_as, ask);
-    let said = checked.ok().and_then(|report| say(&report));
+    let checked = crate::check_change::check_with(cwd, set, answering.deadlines(), learn_as, ask);
+    let report = match checked {
+        Ok(report) => report.bounded(ANSWER_LIMIT),
+        Err(e) => {
+            answering.unchecked("the change was not checked", &e);
+            return None;
+        }
+    };
+    for error in &report.errors {
+        log(answering.options, "no-boundary", error);
+    }
+    let said = say(&report);
     if let (Some(agent), Some(_)) = (learn_as, &said) {
-        match crate::check_change::head(cwd) {
-            Some(head) => turns.remember(agent, &head),
-            None => turns.forget(agent),
+        match crate::check_change::head(cwd, answering.git_deadline) {
+            Some(head) => answering.turns.remember(agent, &head),
+            None => answering.turns.forget(agent),
         }
     }
     said
@@ -125,19 +176,20 @@ fn check_remembering_head(
 /// Settles what the commit agent `agent` last named against the change since the commit it
 /// was named before (that commit, what came after it, the work tree), when one is remembered.
 fn settle_since_commit(
+    answering: &Answering<'_>,
     cwd: &Path,
-    turns: &Turns,
     agent: &str,
-    ask: &mut impl FnMut(&Value) -> Result<Value, crate::check_change::CheckError>,
+    ask: &mut impl FnMut(&Value) -> Result<Value, CheckError>,
 ) {
-    let Some(head) = turns.recall(agent) else {
+    let Some(head) = answering.turns.recall(agent) else {
         return;
     };
-    let since = crate::check_change::ChangeSet::Since(head);
-    if let Err(e) = crate::check_change::settle(cwd, &since, agent, ask) {
-        tracing::debug!(error = %e, "the commit boundary was not settled");
+    let since = ChangeSet::Since(head);
+    let settled = crate::check_change::settle(cwd, &since, agent, answering.git_deadline, ask);
+    if let Err(e) = settled {
+        answering.unchecked("the commit boundary was not settled", &e);
     }
-    turns.forget(agent);
+    answering.turns.forget(agent);
 }
 
 /// The agent a session's commit boundaries speak for: apart from its Stop reminders, so each
@@ -150,13 +202,13 @@ fn commit_agent(session: &str) -> String {
 /// to say), or, at the stop after a reminder (`active`), the reminder settled against what
 /// was done since. What cannot be checked or settled is not: a stop is never held up.
 fn at_boundary(
+    answering: &Answering<'_>,
     engine: &mut dyn Transport,
-    turns: &Turns,
-    boundary: Boundary,
     agent: Option<&str>,
     cwd: &Option<String>,
     active: bool,
 ) -> Option<String> {
+    let boundary = answering.options.boundary;
     // An event without `cwd` (older Claude Code builds sent none on Stop): the project
     // directory the harness runs its hooks for.
     let cwd = cwd
@@ -166,29 +218,45 @@ fn at_boundary(
     let mut ask = asker(engine);
     // The turn ends: what its last commit named is settled against what was done since.
     if let Some(session) = agent {
-        settle_since_commit(cwd, turns, &commit_agent(session), &mut ask);
+        settle_since_commit(answering, cwd, &commit_agent(session), &mut ask);
     }
     // Only a reminder the agent reads is learned from: its boundary agent names what the turn
     // lacks, and the stop after it settles what the agent then added.
     let learn_as = agent
         .filter(|_| boundary == Boundary::Remind)
         .map(boundary_agent);
-    let work_tree = crate::check_change::ChangeSet::WorkTree;
+    let work_tree = ChangeSet::WorkTree;
     if active || boundary == Boundary::Off {
         if let Some(agent) = &learn_as {
             // The change since the reminder's commit: what the agent committed after the
             // reminder is part of what it did about it.
-            let since = turns
+            let since = answering
+                .turns
                 .recall(agent)
-                .map_or(work_tree, crate::check_change::ChangeSet::Since);
-            if let Err(e) = crate::check_change::settle(cwd, &since, agent, ask) {
-                tracing::debug!(error = %e, "the boundary was not settled");
+                .map_or(work_tree, ChangeSet::Since);
+            let settled =
+                crate::check_change::settle(cwd, &since, agent, answering.git_deadline, ask);
+            if let Err(e) = settled {
+                answering.unchecked("the boundary was not settled", &e);
             }
         }
         return None;
     }
-    let said = |report: &CheckReport| report.at_stop();
-    check_remembering_head(cwd, &work_tree, learn_as.as_deref(), turns, &mut ask, said)
+    let said = |report: &CheckReport| match report.at_stop() {
+        Some(reminder) => Some(at_stop(boundary, &reminder)),
+        // Told to the user, never the agent held up for it.
+        None => report
+            .cannot_check()
+            .map(|why| at_stop(Boundary::Inform, &why)),
+    };
+    check_remembering_head(
+        answering,
+        cwd,
+        &work_tree,
+        learn_as.as_deref(),
+        &mut ask,
+        said,
+    )
 }
 
 /// The agent a session's change boundaries speak for: its own, so a boundary's notes are

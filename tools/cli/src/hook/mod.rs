@@ -155,13 +155,7 @@ fn ask(options: &HookOptions, action: &Action, deadline: Instant) -> Asked {
     }
     // The connection is dropped, not closed: `close` would flush (an fsync) on every call,
     // and the daemon flushes on its own interval anyway.
-    match answer(
-        options.harness,
-        action,
-        &mut connected.client,
-        &options.turns(),
-        options.boundary,
-    ) {
+    match answer(options, action, &mut connected.client, deadline) {
         Ok(output) => Asked::Answer(output),
         Err(e) if daemon_gone(&e) => Asked::Gone(e),
         Err(e) => {

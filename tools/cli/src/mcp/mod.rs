@@ -26,7 +26,7 @@ pub mod explain;
 pub mod reach;
 pub mod transport;
 
-use crate::check_change::{ChangeSet, CheckError, CheckReport};
+use crate::check_change::{ANSWER_LIMIT, ChangeSet, CheckError, CheckReport, Deadlines};
 use docsuggest_engine::paths::MAX_PATH_BYTES;
 use docsuggest_schema::text::{bounded, quoted};
 use reach::{Reach, ReachError};
@@ -37,7 +37,7 @@ use rmcp::{ErrorData, ServerHandler, ServiceExt, tool, tool_handler, tool_router
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The agent a peek is judged as when the client names none: never remembered by the engine.
 pub const DEFAULT_AGENT: &str = "docsuggest-mcp";
@@ -287,6 +287,12 @@ impl Server {
         };
         let text = report.to_string();
         let value = serde_json::to_value(&report).unwrap_or(Value::Null);
+        if !report.errors.is_empty() {
+            // Not a complete change: the client is told the check failed, with the report.
+            let mut failed = result(text, value);
+            failed.is_error = Some(true);
+            return Ok(failed);
+        }
         Ok(result(text, value))
     }
 }
@@ -308,8 +314,8 @@ impl Server {
         let (reach, dir) = (self.reach.clone(), PathBuf::from(&query.cwd));
         let checked = tokio::task::spawn_blocking(move || {
             // A pack still being mined is waited for a little, as `check-change` does.
-            let deadline = Instant::now() + CHECK_WAIT;
-            crate::check_change::check_with(&dir, &set, deadline, None, |request| {
+            let deadlines = Deadlines::after(CHECK_WAIT, CHECK_WAIT);
+            crate::check_change::check_with(&dir, &set, deadlines, None, |request| {
                 reach
                     .ask(request)
                     .map(|(answer, _)| answer)
@@ -318,7 +324,7 @@ impl Server {
         })
         .await;
         match checked {
-            Ok(Ok(report)) => Ok(report),
+            Ok(Ok(report)) => Ok(report.bounded(ANSWER_LIMIT)),
             Ok(Err(e)) => Err(bounded(&e.to_string(), ERROR_LIMIT).to_string()),
             Err(join) => Err(bounded(&join.to_string(), ERROR_LIMIT).to_string()),
         }
@@ -393,7 +399,7 @@ fn result(text: String, value: Value) -> CallToolResult {
     result
 }
 
-/// How long `check_change` waits for a pack still being mined.
+/// How long `check_change` waits for a pack still being mined, and gives git.
 const CHECK_WAIT: Duration = Duration::from_secs(10);
 
 /// The most bytes of an error another part wrote that a tool error quotes.

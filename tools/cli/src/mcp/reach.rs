@@ -165,11 +165,21 @@ impl Reach {
         let mut started = host::start(Config::default(), &self.store, false);
         started.engine.set_pack_miner(Box::new(self.miner.clone()));
         let degraded = started.engine.store().health().degraded;
-        let via = Via::InProcess(started.store_path.clone());
+        // A store that was never written (a read-only HOME) has learned nothing: memory
+        // answers as it would. One that exists but cannot be had (locked) would be answered
+        // without what it learned, so that is an error.
+        let never_written = started.store_path.as_ref().is_none_or(|p| !p.exists());
+        let via = match &degraded {
+            Some(_) => Via::InProcess(None),
+            None => Via::InProcess(started.store_path.clone()),
+        };
         let mut engine = Dispatcher::for_host(started);
         if let Some(reason) = degraded {
-            let _ = engine.finish();
-            return Err(ReachError::StoreUnavailable { reason, no_daemon });
+            if !never_written {
+                let _ = engine.finish();
+                return Err(ReachError::StoreUnavailable { reason, no_daemon });
+            }
+            tracing::warn!(%reason, "no store can be written; answering on memory");
         }
         let answer = engine.handle_value(request);
         if let Err(e) = engine.finish() {

@@ -11,6 +11,7 @@
 //! notification is ever answered.
 
 use rmcp::RoleServer;
+use rmcp::model::JsonRpcMessage;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::{Value, json};
@@ -132,6 +133,34 @@ fn error_frame(id: Value, code: i64, message: &str) -> Vec<u8> {
     bytes
 }
 
+/// The most bytes of an error's message a frame carries.
+const MAX_ERROR_MESSAGE: usize = 400;
+
+/// The most bytes of an error's data a frame carries: past it the data is left out.
+const MAX_ERROR_DATA: usize = 1024;
+
+/// `item` with an error's message and data bounded: an error may quote what the client sent
+/// (an unknown method's name, say), which must not come back whole.
+fn bounded_error(item: TxJsonRpcMessage<RoleServer>) -> TxJsonRpcMessage<RoleServer> {
+    let JsonRpcMessage::Error(mut error) = item else {
+        return item;
+    };
+    let message = &error.error.message;
+    if message.len() > MAX_ERROR_MESSAGE || docsuggest_schema::text::has_invisible(message) {
+        error.error.message = docsuggest_schema::text::bounded(message, MAX_ERROR_MESSAGE).into();
+    }
+    let data_len = |data: &Value| serde_json::to_vec(data).map_or(usize::MAX, |b| b.len());
+    if error
+        .error
+        .data
+        .as_ref()
+        .is_some_and(|d| data_len(d) > MAX_ERROR_DATA)
+    {
+        error.error.data = None;
+    }
+    JsonRpcMessage::Error(error)
+}
+
 /// Writes `bytes` whole and flushes.
 async fn write_frame<W: AsyncWrite + Unpin>(write: &Mutex<W>, bytes: &[u8]) -> std::io::Result<()> {
     let mut write = write.lock().await;
@@ -151,6 +180,7 @@ where
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let write = self.write.clone();
+        let item = bounded_error(item);
         // Serialised before the lock, so frames are written whole, one at a time.
         let bytes = serde_json::to_vec(&item).map(|mut bytes| {
             bytes.push(b'\n');

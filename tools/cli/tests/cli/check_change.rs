@@ -7,7 +7,7 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
-fn git(dir: &Path, args: &[&str]) {
+pub(crate) fn git(dir: &Path, args: &[&str]) {
     let status = Command::new("git")
         .arg("-C")
         .arg(dir)
@@ -19,7 +19,7 @@ fn git(dir: &Path, args: &[&str]) {
 }
 
 /// `check-change --json` in `ws`: its report.
-fn check_change_json(env: &Env, ws: &Path) -> Value {
+pub(crate) fn check_change_json(env: &Env, ws: &Path) -> Value {
     let out = env
         .command(&["check-change", "--json"])
         .current_dir(ws)
@@ -38,7 +38,7 @@ const PLAN_COMPANIONS: [&str; 4] = [
 ];
 
 /// Stops the daemon the checks started in the test's HOME.
-struct StopDaemon<'e>(&'e Env);
+pub(crate) struct StopDaemon<'e>(pub(crate) &'e Env);
 
 impl Drop for StopDaemon<'_> {
     fn drop(&mut self) {
@@ -50,7 +50,7 @@ impl Drop for StopDaemon<'_> {
 }
 
 /// The HOME's workspace as a git repository of one commit holding all of it.
-fn committed_workspace(env: &Env) -> std::path::PathBuf {
+pub(crate) fn committed_workspace(env: &Env) -> std::path::PathBuf {
     let ws = env.ws();
     git(&ws, &["init", "--quiet"]);
     git(&ws, &["add", "."]);
@@ -124,9 +124,9 @@ fn a_change_lacking_companions_lists_them_and_strict_fails() {
             "{report}"
         );
     }
-    // An unknown revision is one error line.
+    // An unknown revision is one error line, and a change that could not be checked (2).
     let bad = check(&["--since", "no-such-rev"]);
-    assert_eq!(bad.status.code(), Some(1), "{bad:?}");
+    assert_eq!(bad.status.code(), Some(2), "{bad:?}");
     assert_eq!(
         String::from_utf8_lossy(&bad.stderr).lines().count(),
         1,
@@ -135,7 +135,7 @@ fn a_change_lacking_companions_lists_them_and_strict_fails() {
 }
 
 /// The hook's answer to a Claude Code `PreToolUse` of session `s` in `ws` running `command`.
-fn commit_hook(env: &Env, ws: &Path, command: &str) -> String {
+pub(crate) fn commit_hook(env: &Env, ws: &Path, command: &str) -> String {
     let event = serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "s",
         "cwd": ws, "tool_name": "Bash", "tool_input": {"command": command}});
     let out = env.run(
@@ -180,7 +180,7 @@ fn the_hook_before_a_commit_names_what_the_staged_change_lacks() {
 }
 
 /// The hook's answer to a Claude Code `Stop` of session `s` in `ws`, under `--boundary`.
-fn stop_hook(env: &Env, ws: &Path, active: bool, boundary: &str) -> String {
+pub(crate) fn stop_hook(env: &Env, ws: &Path, active: bool, boundary: &str) -> String {
     let event = serde_json::json!({"hook_event_name": "Stop", "session_id": "s",
         "cwd": ws, "stop_hook_active": active});
     let out = env.run(

@@ -5,6 +5,7 @@ mod backtest;
 mod backtest_history;
 mod bootstrap;
 mod check_change;
+mod check_change_hostile;
 mod commands;
 mod common;
 #[cfg(unix)]

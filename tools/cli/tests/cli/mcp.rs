@@ -498,10 +498,24 @@ fn mcp_answers_malformed_lines_and_bounds_what_it_quotes() {
         let structured = answer["structuredContent"].to_string();
         assert!(!structured.contains('\u{202e}'), "{tool}: {structured}");
     }
+    // An unknown method of 1 MiB is not echoed back whole, nor logged whole.
+    let method = format!("x/{}\u{202e}", "m".repeat(1 << 20));
+    let request = json!({"jsonrpc": "2.0", "id": 77, "method": method, "params": {}});
+    mcp.send_raw(request.to_string().as_bytes());
+    let frame = mcp.next_frame();
+    let shown = frame.to_string();
+    assert!(shown.len() < 2048, "{} bytes", shown.len());
+    assert_eq!(
+        (frame["id"].clone(), frame["error"]["code"].clone()),
+        (json!(77), json!(-32601)),
+        "{shown}"
+    );
+    assert!(!shown.contains('\u{202e}'), "{shown}");
     // The session is still served.
     let list = mcp.request("tools/list", json!({}));
     assert!(list["result"]["tools"].is_array(), "{list}");
-    mcp.close();
+    let stderr = mcp.close();
+    assert!(stderr.len() < 64 * 1024, "{} bytes on stderr", stderr.len());
 }
 
 /// `check_change` answers what `docsuggest check-change` does: the companions the work tree's

@@ -361,6 +361,33 @@ fn a_malformed_repo_pack_answers_warnings_and_the_builtin_pack() {
     );
 }
 
+/// A pack file that cannot be used in a workspace the built-in pack does not find: the call
+/// is foreign, and says why (a pack file turns mining off, so nothing else would).
+#[test]
+fn a_malformed_repo_pack_outside_the_builtin_layout_is_said_though_the_call_is_foreign() {
+    let mut f = fixture();
+    let other = tempfile::tempdir().expect("tempdir");
+    let pack = other.path().join(".dsh/doc-pack.json");
+    std::fs::create_dir_all(pack.parent().expect("a parent")).expect("mkdir");
+    std::fs::write(&pack, r#"{"families": [],}"#).expect("write");
+    std::fs::write(other.path().join("a.md"), "").expect("write");
+    let line = serde_json::json!({
+        "id": 1, "op": "judge", "agent": "a", "tool": "read", "path": "a.md",
+        "cwd": other.path().display().to_string(),
+    });
+    let answer = f.send(&line.to_string());
+    assert_eq!(answer["note"], Value::Null, "{answer}");
+    assert_eq!(
+        answer["ledger"][0], "doc-suggester: abstained foreign-workspace 0.00",
+        "{answer}"
+    );
+    let warning = answer["warnings"][0].as_str().expect("a warning");
+    assert!(
+        warning.starts_with(&format!("invalid pack {}: not valid JSON", pack.display())),
+        "{warning}"
+    );
+}
+
 #[test]
 fn hello_and_a_shared_close() {
     let f = fixture();
