@@ -104,7 +104,11 @@ fn the_demo_learns_in_its_own_store_never_the_hooks() {
     let env = Env::new();
     let dir = env.home().join("demo-ws").display().to_string();
     let out = env.run(&["demo", "--dir", &dir, "--calls", "50", "--json"], b"");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
     let own = env.home().join(".dsh/playform/demo.redb");
     assert_eq!(report["storePath"], own.display().to_string(), "{report}");

@@ -140,10 +140,14 @@ fn a_daemon_whose_disk_fills_goes_on_on_memory_and_writes_back() {
     assert_eq!(store_health(&mut client)["kind"], "redb");
 
     // No room: every write to a file fails from now on (the soft limit; the hard one stays).
-    let before = prlimit(Some(pid), Resource::Fsize, Rlimit {
-        current: Some(0),
-        maximum: None,
-    })
+    let before = prlimit(
+        Some(pid),
+        Resource::Fsize,
+        Rlimit {
+            current: Some(0),
+            maximum: None,
+        },
+    )
     .expect("limit the daemon's file size");
     told = told.merge(agent_turns(&mut client, "a", &ws, 3));
     let health = store_health(&mut client);

@@ -143,7 +143,11 @@ fn the_pack_file_respects_the_umask() {
             .status()
             .expect("sh runs");
         assert!(status.success());
-        let got = std::fs::metadata(&file).expect("written").permissions().mode() & 0o777;
+        let got = std::fs::metadata(&file)
+            .expect("written")
+            .permissions()
+            .mode()
+            & 0o777;
         assert_eq!(got, mode, "umask {umask}: {got:o}");
     }
 }
