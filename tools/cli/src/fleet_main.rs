@@ -46,13 +46,7 @@ fn main() -> ExitCode {
     docsuggest_host::mining::use_in_process(std::sync::Arc::new(
         docsuggest_history::miner::GitMiner,
     ));
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    docsuggest_cli::log_writer::init();
     let json = cli.command.json();
     let done = run(&cli.command)
         .map_err(anyhow::Error::from)

@@ -16,6 +16,7 @@ pub mod fleet_bin;
 #[cfg(unix)]
 pub mod hook;
 pub mod inspect;
+pub mod log_writer;
 pub mod maintain;
 #[cfg(unix)]
 pub mod mcp;

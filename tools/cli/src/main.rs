@@ -10,26 +10,17 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod flags;
 
 use clap::Parser;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
-
-fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
-}
 
 fn main() -> ExitCode {
     let cli = match flags::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return flags::refused(e),
     };
-    init_tracing();
+    // A log write never fails the process (the daemon's log may be on a full disk).
+    docsuggest_cli::log_writer::init();
     // A damaged store file that makes redb panic is reported as one error line naming it
     // (`docsuggest_store::catch_damage`), without the panic message before it.
     docsuggest_store::quiet_caught_panics();
@@ -43,7 +34,8 @@ fn main() -> ExitCode {
             let _ = std::io::stdout().flush();
             // Each error's text already ends with its cause's (`…: No such file or directory`),
             // so the chain is not printed again.
-            eprintln!("docsuggest: error: {e}");
+            // Not `eprintln!`, which panics when stderr fails (a full disk under the log).
+            let _ = writeln!(std::io::stderr(), "docsuggest: error: {e}");
             ExitCode::FAILURE
         }
     }

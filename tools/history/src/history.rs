@@ -301,6 +301,12 @@ fn tip_contents(
     Ok((tip_paths, tip_pack))
 }
 
+/// Whether the repository at `root` opens and its HEAD names no commit: one just made by
+/// `git init`, with no history to mine or replay.
+pub fn has_no_commits(root: &Path) -> bool {
+    gix::open(root).is_ok_and(|repo| repo.head_id().is_err())
+}
+
 /// The root of the git work tree holding `dir` (or the repository itself when it is bare).
 pub fn discover(dir: &Path) -> Result<std::path::PathBuf, HistoryError> {
     let repo = gix::discover(dir).map_err(|e| HistoryError::NotARepository {

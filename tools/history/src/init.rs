@@ -38,6 +38,12 @@ pub enum InitError {
     /// The history could not be read.
     #[error(transparent)]
     History(#[from] HistoryError),
+    /// The repository has no commit yet: nothing to mine.
+    #[error(
+        "{0} has no commits yet, so there is no history to mine a pack from: commit some work \
+         and run init again, or write .dsh/doc-pack.json by hand (docs/PACK.md)"
+    )]
+    NoHistory(String),
     /// A pack file is already there.
     #[error("{0} already holds a pack: pass --force to replace it")]
     Exists(String),
@@ -117,7 +123,12 @@ pub fn init(options: &InitOptions) -> Result<InitReport, InitError> {
                 bar.set_position(n as u64)
             }
         },
-    )?;
+    )
+    .map_err(|e| match e {
+        // Only HEAD's emptiness: a `--rev` that names nothing is its own error.
+        HistoryError::Empty(_) => InitError::NoHistory(name.clone()),
+        e => InitError::History(e),
+    })?;
     bar.finish_and_clear();
     let mined = mine(&history.commits, &history.tip_paths, &mine_options);
     if mined.families.is_empty() {
@@ -180,7 +191,15 @@ fn write_pack(root: &Path, file: &Path, text: &str) -> Result<(), InitError> {
         Ok(_) => {}
         Err(_) => std::fs::create_dir(dir).map_err(|e| fail(e.to_string()))?,
     }
-    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| fail(e.to_string()))?;
+    // The file is meant to be committed: created as any new file is under the user's umask
+    // (0644 under 022), not tempfile's private 0600.
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut temp = builder.tempfile_in(dir).map_err(|e| fail(e.to_string()))?;
     std::io::Write::write_all(&mut temp, text.as_bytes()).map_err(|e| fail(e.to_string()))?;
     temp.persist(file).map_err(|e| fail(e.to_string()))?;
     Ok(())

@@ -1,11 +1,11 @@
 //! `docsuggest demo`: a sample workspace, a simulated agent session, and what the engine
-//! learned from it — kept in the default embedded store, so a second run starts where the
-//! first ended.
+//! learned from it — kept in an embedded store of the demo's own, so a second run starts where
+//! the first ended.
 //!
 //! The workspace lives at [`DEFAULT_DIR`] (recreated identically on every run, so its
-//! workspace key is stable); the store is the config's `storePath`
-//! (`~/.dsh/playform/hook-dsh-doc-suggester.redb`) unless `--store` names another. The trace
-//! is written to `<workspace>/.dsh/demo-trace.jsonl`, ready for `docsuggest replay`.
+//! workspace key is stable); the store is [`DEFAULT_STORE`] unless `--store` names another —
+//! never the store the hooks learn in, unless `--store` names it. The trace is written to
+//! `<workspace>/.dsh/demo-trace.jsonl`, ready for `docsuggest replay`.
 
 pub mod session;
 pub mod workspace;
@@ -25,9 +25,9 @@ use std::path::{Path, PathBuf};
 /// Where the demo workspace is built by default.
 pub const DEFAULT_DIR: &str = "~/.dsh/playform/demo-workspace";
 
-/// The demo's own store, beside the default one, used while another process (the hooks'
-/// daemon) holds the default store.
-pub const DEMO_STORE: &str = "demo.redb";
+/// The demo's own store, beside the hooks' (`~/.dsh/playform/hook-dsh-doc-suggester.redb`),
+/// which it leaves alone.
+pub const DEFAULT_STORE: &str = "~/.dsh/playform/demo.redb";
 
 /// The default seed of the simulated session.
 pub const DEFAULT_SEED: u64 = 7;
@@ -42,7 +42,7 @@ pub const EXCERPT_LINES: usize = 16;
 /// What `docsuggest demo` is given.
 #[derive(Clone, Debug)]
 pub struct DemoOptions {
-    /// The store file (default: the config's `storePath`).
+    /// The store file (default: [`DEFAULT_STORE`]).
     pub store: Option<PathBuf>,
     /// The workspace directory (default: [`DEFAULT_DIR`]).
     pub dir: Option<PathBuf>,
@@ -129,31 +129,13 @@ pub fn run(options: &DemoOptions) -> Result<DemoReport, DemoError> {
     let trace_file = dir.join(".dsh/demo-trace.jsonl");
     write_trace(&trace_file, &trace).map_err(workspace_error(&dir))?;
 
-    let choice = match &options.store {
-        Some(path) => StoreChoice::File(path.clone()),
-        None => StoreChoice::Configured,
+    // Its own store unless told otherwise: a demo's rows never land in the store the hooks
+    // learn in, and the hooks' daemon holding that one is no concern of the demo's.
+    let store = match &options.store {
+        Some(path) => path.clone(),
+        None => home::expand(DEFAULT_STORE),
     };
-    let mut host = host::start(Config::default(), &choice, false);
-    // The default store is held while the hooks' daemon runs (any hook or MCP call starts
-    // it): the demo then learns in a store of its own beside it, rather than on memory.
-    if options.store.is_none() && host.engine.store().kind() == StoreKind::Memory {
-        let own = host
-            .store_path
-            .as_ref()
-            .and_then(|p| p.parent())
-            .map(|dir| dir.join(DEMO_STORE));
-        if let Some(own) = own {
-            let beside = host::start(Config::default(), &StoreChoice::File(own.clone()), false);
-            if beside.engine.store().kind() == StoreKind::Redb {
-                host = beside;
-                host.startup.push(format!(
-                    "doc-suggester: the default store is in use by another process (the hooks' \
-                     daemon); this demo learns in its own store {}",
-                    own.display()
-                ));
-            }
-        }
-    }
+    let host = host::start(Config::default(), &StoreChoice::File(store), false);
     let startup = host.startup.clone();
     let store_path = host.store_path.clone();
     let mut dispatcher = Dispatcher::for_host(host);

@@ -77,7 +77,8 @@ pub struct ReplayArgs {
 
 #[derive(Args)]
 pub struct DemoArgs {
-    /// The redb store file [default: ~/.dsh/playform/hook-dsh-doc-suggester.redb].
+    /// The redb store file [default: ~/.dsh/playform/demo.redb, the demo's own: the store the
+    /// hooks learn in is left alone].
     #[arg(long, value_name = "PATH")]
     store: Option<PathBuf>,
     /// Where to build the sample workspace (recreated on every run).

@@ -72,14 +72,17 @@ pub enum Command {
     Init(git::InitArgs),
     /// Explain what the engine does for a directory or file, and why it may give no notes:
     /// workspace, pack, family, store, daemon, config and hooks.
+    #[command(visible_alias = "explain")]
     Status(status::StatusArgs),
     /// List the companions the engine names for a change's files that the change lacks: the
     /// work tree's changes, --staged, --since REV, or paths; --strict exits 1 when any.
     CheckChange(change::CheckChangeArgs),
     /// Print a completion script for a shell (bash, zsh, fish, elvish, powershell).
     Completions(status::CompletionsArgs),
-    /// Serve the Model Context Protocol on stdin/stdout: the companions of a path and why a
-    /// path gets no note, asked of the hooks' daemon (started when none runs); records nothing.
+    /// Serve the Model Context Protocol on stdin/stdout with three tools — `companions` (what
+    /// the engine names for a path), `why_silent` (why a path gets no note) and `check_change`
+    /// (what a whole change lacks) — asked of the hooks' daemon (started when none runs);
+    /// records nothing.
     Mcp(docsuggest_cli::mcp::McpOptions),
     /// Mine a git work tree's pack for a host that links no git reader (the Node addon): the
     /// stored record (JSON, or null) on stdin; prints the new one, or null when it is current.

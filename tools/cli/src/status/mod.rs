@@ -78,7 +78,9 @@ pub fn status(options: &StatusOptions) -> Status {
     }
     let workspace = workspace_status(located.as_ref(), &path, &mut packs, &probe, &config);
     // Until a mined pack is in use, no path of the work tree is in a family of it.
-    let pending = pack.as_ref().is_some_and(|p| p.source == "mining-pending");
+    let pending = pack
+        .as_ref()
+        .is_some_and(|p| matches!(p.source, "mining-pending" | "no-history"));
     let family = family_status(&scene, &learned).filter(|_| !pending);
     if store.error.is_some() && located.as_ref().is_some_and(|w| w.mined) {
         store.last_notes.clear();

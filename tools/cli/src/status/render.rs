@@ -148,6 +148,10 @@ fn pack_lines(out: &mut String, pack: &PackStatus) {
             "to be mined from the git history: none is stored yet (the first judged call \
              here starts mining in the daemon)",
         ),
+        "no-history" => s.line(
+            "none yet: the repository has no commits, so there is no history to mine a pack \
+             from",
+        ),
         "mining-failed" => s.line(format_args!(
             "none: the daemon could not mine one from the git history: {}",
             pack.error.as_deref().unwrap_or("no reason given")

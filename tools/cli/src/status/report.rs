@@ -96,7 +96,8 @@ impl WorkspaceStatus {
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PackStatus {
-    /// `repo-file`, `built-in`, `mined`, `mining-pending`, or `mining-failed` (the running
+    /// `repo-file`, `built-in`, `mined`, `mining-pending`, `no-history` (a git work tree
+    /// whose repository has no commits: nothing to mine yet), or `mining-failed` (the running
     /// daemon could not mine one; `error` says why).
     pub source: &'static str,
     /// The repo pack file, when the root has one.

@@ -187,6 +187,9 @@ pub(super) fn pack_status(
         return PackStatus {
             source: if mined.is_some() {
                 "mined"
+            } else if docsuggest_history::history::has_no_commits(&workspace.root) {
+                // Neither the daemon nor `init` can mine a history that is not there yet.
+                "no-history"
             } else {
                 "mining-pending"
             },

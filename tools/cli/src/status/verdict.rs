@@ -39,6 +39,16 @@ pub(super) fn verdict(status: &Status) -> Verdict {
             pack.error.as_deref().unwrap_or("no reason given")
         ));
     }
+    if pack.source == "no-history" {
+        return silent(
+            "this git work tree has no commits yet, so no pack can be mined from its history \
+             and calls here are silent (`abstained foreign-workspace`); once it has commits, \
+             `docsuggest init` mines one into .dsh/doc-pack.json (a daemon that already found \
+             no history mines it once restarted), or write .dsh/doc-pack.json by hand \
+             (docs/PACK.md)"
+                .into(),
+        );
+    }
     if pack.source == "mining-pending" {
         return silent(match &status.store.error {
             Some(e) => format!(

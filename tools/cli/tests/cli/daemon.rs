@@ -130,6 +130,11 @@ impl Told {
         }
     }
 
+    /// Notes the answers emitted.
+    pub fn notes(&self) -> usize {
+        self.notes
+    }
+
     pub fn merge(self, other: Told) -> Told {
         Told {
             decisions: self.decisions + other.decisions,

@@ -1,4 +1,5 @@
-//! `docsuggest demo` run twice on one store: the second run starts where the first ended.
+//! `docsuggest demo` run twice on one store: the second run starts where the first ended; its
+//! own store by default, never the one the hooks learn in.
 
 use crate::common::Env;
 use serde_json::Value;
@@ -96,11 +97,34 @@ fn the_demo_never_deletes_a_foreign_directory() {
     );
 }
 
-/// While another process (the hooks' daemon) holds the default store, the demo learns in a
-/// store of its own beside it and says so; a store it cannot use at all is said too, never
-/// "the rates start where this run ended".
+/// The demo learns in a store of its own, never in the one the hooks learn in: that file is
+/// not even created, and nothing on stderr reads as an error.
 #[test]
-fn a_held_default_store_gives_the_demo_its_own_and_memory_is_never_called_kept() {
+fn the_demo_learns_in_its_own_store_never_the_hooks() {
+    let env = Env::new();
+    let dir = env.home().join("demo-ws").display().to_string();
+    let out = env.run(&["demo", "--dir", &dir, "--calls", "50", "--json"], b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    let own = env.home().join(".dsh/playform/demo.redb");
+    assert_eq!(report["storePath"], own.display().to_string(), "{report}");
+    assert_eq!(report["store"], "redb", "{report}");
+    assert!(own.exists());
+    let hooks = env.home().join(".dsh/playform/hook-dsh-doc-suggester.redb");
+    assert!(!hooks.exists(), "the demo opened the hooks' store");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("ERROR"), "{stderr}");
+}
+
+/// Beside a process holding the hooks' store (their daemon) the demo runs as without one: on
+/// its own store, with no error about the held file; a store it cannot use at all is said
+/// too, never "the rates start where this run ended".
+#[test]
+fn a_held_hooks_store_is_no_concern_of_the_demo_and_memory_is_never_called_kept() {
     use std::io::{BufRead, BufReader, Write};
     use std::process::Stdio;
     let env = Env::new();
@@ -121,16 +145,16 @@ fn a_held_default_store_gives_the_demo_its_own_and_memory_is_never_called_kept()
     assert!(hello.contains(r#""store":"redb""#), "{hello}");
 
     let dir = env.home().join("demo-ws").display().to_string();
-    let out = env.ok(&["demo", "--dir", &dir, "--calls", "50", "--json"], b"");
-    let report: Value = serde_json::from_str(&out).expect("a JSON report");
+    let out = env.run(&["demo", "--dir", &dir, "--calls", "50", "--json"], b"");
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("ERROR"), "{stderr}");
+    assert!(!stderr.contains("locked"), "{stderr}");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
     assert_eq!(report["store"], "redb", "{report}");
     let own = env.home().join(".dsh/playform/demo.redb");
     assert_eq!(report["storePath"], own.display().to_string(), "{report}");
     let human = env.ok(&["demo", "--dir", &dir, "--calls", "50"], b"");
-    assert!(
-        human.contains("this demo learns in its own store"),
-        "{human}"
-    );
     assert!(
         human.contains("the rates start where this run ended"),
         "{human}"

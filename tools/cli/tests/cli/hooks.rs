@@ -1055,13 +1055,13 @@ fn planted_symlinks_beside_the_socket_are_never_written_through() {
     let link = |path: PathBuf| std::os::unix::fs::symlink(&victim, path).expect("symlink");
     link(beside(&socket, ".log"));
     link(beside(&socket, ".daemon.log"));
-    // The pid file's temporary name for every pid the daemon is likely to get.
+    // Names a staged pid file could have had when it was named by the pid: it now has a
+    // random name, created exclusively, so none of these is ever opened.
     let last: u32 = std::fs::read_to_string("/proc/sys/kernel/ns_last_pid")
         .ok()
         .and_then(|t| t.trim().parse().ok())
         .unwrap_or(1);
-    let planted = last + 1..last + 3000;
-    for pid in planted.clone() {
+    for pid in last + 1..last + 300 {
         link(beside(&socket, &format!(".pid.{pid}.tmp")));
     }
 
@@ -1074,17 +1074,12 @@ fn planted_symlinks_beside_the_socket_are_never_written_through() {
         golden("hooks/plan-note.out"),
         "the daemon still starts"
     );
-    let pid = hooks.daemon_pid().expect("the daemon's pid file");
+    hooks.daemon_pid().expect("the daemon's pid file");
     assert!(
         std::fs::symlink_metadata(beside(&socket, ".pid"))
             .expect("the pid file")
             .is_file()
     );
-    if planted.contains(&pid) {
-        assert!(!beside(&socket, &format!(".pid.{pid}.tmp")).exists());
-    } else {
-        eprintln!("the daemon's pid {pid} fell outside the planted range {planted:?}");
-    }
     hooks.stop_daemon();
     assert_eq!(
         std::fs::read_to_string(&victim).expect("the victim"),

@@ -121,6 +121,37 @@ fn init_writes_the_pack_then_refuses_to_replace_it_without_force() {
     assert_eq!(std::fs::read_to_string(&file).expect("replaced"), printed);
 }
 
+/// The pack file is meant to be committed: it gets the mode any new file gets under the
+/// user's umask, not a private temporary file's `0600`.
+#[cfg(unix)]
+#[test]
+fn the_pack_file_respects_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    let repo = env.home().join("repo");
+    convention_history(&repo, 40);
+    let file = repo.join(".dsh/doc-pack.json");
+    for (umask, mode) in [("022", 0o644), ("027", 0o640)] {
+        let status = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!(r#"umask {umask} && exec "$0" "$@""#))
+            .arg(env!("CARGO_BIN_EXE_docsuggest"))
+            .args(["init", "--force", "--no-backtest"])
+            .arg(&repo)
+            .env("HOME", env.home())
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("sh runs");
+        assert!(status.success());
+        let got = std::fs::metadata(&file)
+            .expect("written")
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(got, mode, "umask {umask}: {got:o}");
+    }
+}
+
 #[test]
 fn what_cannot_be_mined_is_one_clear_error_and_nothing_written() {
     let env = Env::new();
@@ -141,7 +172,10 @@ fn what_cannot_be_mined_is_one_clear_error_and_nothing_written() {
     );
     let empty = env.home().join("empty");
     gix::init(&empty).expect("git init");
-    check(&["init", empty.to_str().expect("utf-8")], "has no commits");
+    check(
+        &["init", empty.to_str().expect("utf-8")],
+        "has no commits yet, so there is no history to mine",
+    );
     assert!(!empty.join(".dsh").exists());
 
     let repo = env.home().join("repo");

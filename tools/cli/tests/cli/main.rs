@@ -17,6 +17,8 @@ mod fleet;
 mod fleet_copies;
 mod fleet_hostile;
 mod fleet_scale;
+#[cfg(target_os = "linux")]
+mod full_disk;
 #[cfg(unix)]
 mod held;
 #[cfg(unix)]

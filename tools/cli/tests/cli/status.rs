@@ -71,6 +71,41 @@ fn a_packless_git_repository_waits_for_its_mined_pack() {
     assert!(reason(&got).contains("zeroConfig is off"), "{got}");
 }
 
+/// A repository with no commit has no history to mine: `status` says so, and never that
+/// `init` will mine it, which then fails saying the same.
+#[test]
+fn an_empty_repository_has_no_history_to_mine_and_init_agrees() {
+    let env = Env::new();
+    let repo = env.home().join("empty");
+    gix::init(&repo).expect("git init");
+    std::fs::write(repo.join("README.md"), "").expect("write");
+    let got = status(&env, &repo.join("README.md"), &[]);
+    check(
+        &got,
+        &[
+            ("/verdict/notes", json!(false)),
+            ("/workspace/found", json!("gitWorkTree")),
+            ("/pack/source", json!("no-history")),
+            ("/family", Value::Null),
+        ],
+    );
+    let why = reason(&got);
+    assert!(why.contains("has no commits yet"), "{why}");
+    assert!(!why.contains("mines it now"), "{why}");
+    let human = env.ok(&["status", &repo.display().to_string()], b"");
+    assert!(human.contains("no history to mine"), "{human}");
+    assert!(!human.contains("to be mined"), "{human}");
+
+    let init = env.run(&["init", &repo.display().to_string()], b"");
+    assert_eq!(init.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&init.stderr);
+    assert!(
+        text.contains("has no commits yet, so there is no history to mine"),
+        "{text}"
+    );
+    assert!(!repo.join(".dsh").exists());
+}
+
 #[test]
 fn the_poc_workspace_names_the_family_and_its_companions() {
     let env = Env::new();

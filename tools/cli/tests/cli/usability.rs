@@ -240,3 +240,52 @@ fn a_store_io_error_keeps_its_source() {
     assert_eq!(answer.code(), "store-failed");
     assert!(std::error::Error::source(&answer).is_some());
 }
+
+/// Users reach for `explain`: it is `status`, and the top-level help says so.
+#[test]
+fn explain_is_status() {
+    let env = Env::new();
+    let ws = env.ws().display().to_string();
+    assert_eq!(
+        env.ok(&["explain", &ws, "--json"], b""),
+        env.ok(&["status", &ws, "--json"], b"")
+    );
+    let help = env.ok(&["--help"], b"");
+    assert!(help.contains("[alias: explain]"), "{help}");
+}
+
+/// `mcp --help` names every tool the server lists.
+#[test]
+fn mcp_help_names_its_three_tools() {
+    let env = Env::new();
+    let help = env.ok(&["mcp", "--help"], b"");
+    for tool in ["companions", "why_silent", "check_change"] {
+        assert!(help.contains(tool), "{tool} missing from: {help}");
+    }
+}
+
+/// The README's first commands work as written: the Rust version it asks for is the one the
+/// command line declares, and no step holds a placeholder to guess.
+#[test]
+fn the_readme_states_the_rust_version_and_holds_no_placeholder() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let read = |file: &str| {
+        std::fs::read_to_string(root.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"))
+    };
+    let manifest: toml::Table = toml::from_str(&read("tools/cli/Cargo.toml")).expect("TOML");
+    let version = manifest["package"]["rust-version"]
+        .as_str()
+        .expect("tools/cli declares its rust-version");
+    let readme = read("README.md");
+    assert!(
+        readme.contains(&format!("with Rust {version} or newer")),
+        "README.md must state Rust {version}"
+    );
+    assert!(
+        readme.contains("The first `cargo run --release` compiles for about"),
+        "README.md must say how long the first build takes"
+    );
+    for file in ["README.md", "docs/HARNESSES.md"] {
+        assert!(!read(file).contains("OWNER/"), "{file} holds a placeholder");
+    }
+}

@@ -7,7 +7,7 @@
 
 use super::error::SocketError;
 use super::owner::{Owner, take_owner};
-use super::pid::{pid_file, read_pid, write_pid_file};
+use super::pid::{pid_file, read_pid, write_pid_file_or_warn};
 use std::io;
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -40,9 +40,7 @@ impl Bound {
     pub(super) fn relink(&mut self) -> Result<UnixListener, SocketError> {
         let (listener, inode) = link_socket(&self.path, false)?;
         self.inode = inode;
-        if let Err(e) = write_pid_file(&self.pid_path) {
-            tracing::warn!(error = %e, pid_file = %self.pid_path.display(), "cannot rewrite the pid file");
-        }
+        write_pid_file_or_warn(&self.pid_path);
         Ok(std::mem::replace(&mut self.listener, listener))
     }
 }
@@ -90,7 +88,8 @@ pub fn bind(path: &Path) -> Result<Bound, SocketError> {
         inode,
         owner,
     };
-    write_pid_file(&bound.pid_path).map_err(|source| SocketError::Bind { path: name, source })?;
+    // Without it the server still serves: a full disk fails the pid file's write too.
+    write_pid_file_or_warn(&bound.pid_path);
     Ok(bound)
 }
 
