@@ -21,6 +21,8 @@ use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::Duration;
 
+use docsuggest_schema::text::bounded;
+
 /// A request that got no usable answer.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -39,9 +41,13 @@ pub enum ClientError {
     /// The server closed the connection before answering.
     #[error("the server closed the connection before answering")]
     Hangup,
-    /// The answer is not the protocol's.
+    /// The answer is not the protocol's (quoted escaped and cut).
     #[error("the server's answer is not understood: {0}")]
     Garbled(String),
+    /// An earlier request on this connection got no whole answer (it timed out, or the
+    /// connection failed): its answer may still come, so the connection is not used again.
+    #[error("an earlier request on this connection got no answer; it is not used again")]
+    Unusable,
     /// The socket, or the process serving it, belongs to another user: nothing was sent.
     #[error("refusing {path}: {reason}")]
     Untrusted {
@@ -65,7 +71,12 @@ pub struct Client {
     reader: BufReader<UnixStream>,
     writer: UnixStream,
     next_id: u64,
+    /// A request failed half way: the next answer read could be its.
+    unusable: bool,
 }
+
+/// The most bytes of a garbled answer an error quotes.
+const GARBLED_QUOTE: usize = 400;
 
 impl Client {
     /// Connects to the server at `path`. The socket file must be owned by this process's
@@ -105,6 +116,7 @@ impl Client {
             reader,
             writer: stream,
             next_id: 1,
+            unusable: false,
         })
     }
 
@@ -126,8 +138,10 @@ impl Client {
         }
         let answer = self.send_line(request.to_string().as_bytes())?;
         if answer.get("id") != Some(&json!(id)) {
+            self.unusable = true;
             return Err(ClientError::Garbled(format!(
-                "answer {answer} does not echo request id {id}"
+                "answer {} does not echo request id {id}",
+                bounded(&answer.to_string(), GARBLED_QUOTE)
             )));
         }
         Ok(answer)
@@ -136,10 +150,21 @@ impl Client {
     /// Sends one raw line (the newline is added) and answers the answer object, success or
     /// not: an error answer is [`ClientError::Refused`].
     pub fn send_line(&mut self, line: &[u8]) -> Result<Value, ClientError> {
-        self.writer.write_all(line)?;
-        self.writer.write_all(b"\n")?;
-        self.writer.flush()?;
-        let answer = self.read_answer()?;
+        if self.unusable {
+            return Err(ClientError::Unusable);
+        }
+        let sent = self
+            .writer
+            .write_all(line)
+            .and_then(|()| self.writer.write_all(b"\n"))
+            .and_then(|()| self.writer.flush());
+        if let Err(e) = sent {
+            self.unusable = true;
+            return Err(e.into());
+        }
+        let answer = self.read_answer();
+        self.unusable = answer.is_err();
+        let answer = answer?;
         match answer.get("ok") {
             Some(Value::Bool(true)) => Ok(answer),
             Some(Value::Bool(false)) => {
@@ -150,7 +175,10 @@ impl Client {
                     detail: text("detail"),
                 })
             }
-            _ => Err(ClientError::Garbled(answer.to_string())),
+            _ => Err(ClientError::Garbled(bounded(
+                &answer.to_string(),
+                GARBLED_QUOTE,
+            ))),
         }
     }
 
@@ -160,7 +188,8 @@ impl Client {
         if self.reader.read_line(&mut line)? == 0 {
             return Err(ClientError::Hangup);
         }
-        serde_json::from_str(&line).map_err(|e| ClientError::Garbled(format!("{e}: {line}")))
+        serde_json::from_str(&line)
+            .map_err(|e| ClientError::Garbled(format!("{e}: {}", bounded(&line, GARBLED_QUOTE))))
     }
 
     /// `hello`: the protocol version, the engine version, the store and its durability.
@@ -244,4 +273,55 @@ fn durable(answer: &Value) -> Result<u64, ClientError> {
     answer["durable"]
         .as_u64()
         .ok_or_else(|| ClientError::Garbled(format!("no durable sequence in {answer}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::net::UnixListener;
+
+    /// A request that times out leaves its answer on the way: the next request on that
+    /// connection must never read it as its own.
+    #[test]
+    fn a_timed_out_request_makes_the_connection_unusable() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("s.sock");
+        let listener = UnixListener::bind(&path).expect("bind");
+        let server = std::thread::spawn(move || {
+            let (stream, _) = listener.accept().expect("accept");
+            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+            let mut writer = stream;
+            let mut line = String::new();
+            reader.read_line(&mut line).expect("a request");
+            std::thread::sleep(Duration::from_millis(300));
+            let stale = format!(
+                "{{\"id\":1,\"ok\":true,\"big\":\"{}\"}}\n",
+                "x".repeat(5000)
+            );
+            let _ = writer.write_all(stale.as_bytes());
+            line.clear();
+            let _ = reader.read_line(&mut line);
+        });
+        let mut client = Client::connect(&path).expect("connect");
+        client
+            .set_timeout(Some(Duration::from_millis(50)))
+            .expect("timeout");
+        assert!(matches!(
+            client.request(json!({"op": "stats"})),
+            Err(ClientError::Io(_))
+        ));
+        client
+            .set_timeout(Some(Duration::from_secs(5)))
+            .expect("timeout");
+        let second = client.request(json!({"op": "flush"}));
+        assert!(matches!(second, Err(ClientError::Unusable)), "{second:?}");
+        drop(client);
+        server.join().expect("the server ends");
+    }
+
+    #[test]
+    fn a_garbled_answer_is_quoted_short() {
+        let error = ClientError::Garbled(bounded(&"y".repeat(100_000), GARBLED_QUOTE));
+        assert!(error.to_string().len() < GARBLED_QUOTE + 100);
+    }
 }
