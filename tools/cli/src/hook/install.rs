@@ -86,7 +86,9 @@ pub enum InstallError {
         what: String,
     },
     /// The file may not be written; it is left as it is.
-    #[error("{path} is read-only; it is left as it is (make it writable to let this command edit it)")]
+    #[error(
+        "{path} is read-only; it is left as it is (make it writable to let this command edit it)"
+    )]
     ReadOnly {
         /// The file.
         path: String,

@@ -58,7 +58,12 @@ fn git(dir: &Path, args: &[&str]) {
 fn names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .expect("a directory")
-        .map(|e| e.expect("an entry").file_name().to_string_lossy().into_owned())
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
         .collect();
     names.sort();
     names
@@ -90,7 +95,10 @@ fn a_link_at_a_staging_name_is_never_written_through() {
             assert!(!is_link(&dir.join(file)), "{verb} {harness}");
             assert!(is_link(&planted), "{verb} {harness}");
             // Nothing left behind but the two files.
-            assert_eq!(names(&dir), [file.to_string(), format!("{file}.docsuggest-tmp")]);
+            assert_eq!(
+                names(&dir),
+                [file.to_string(), format!("{file}.docsuggest-tmp")]
+            );
         }
         assert_eq!(
             std::fs::read_to_string(dir.join(file)).expect("read"),
@@ -106,9 +114,15 @@ fn a_link_at_a_staging_name_is_never_written_through() {
     let victim = outside(&env, "git");
     let planted = hooks.join("pre-commit.docsuggest-new");
     std::os::unix::fs::symlink(&victim, &planted).expect("link");
-    let out = run(&env, &["install-hooks", "--harness", "git", "--project", &ws]);
+    let out = run(
+        &env,
+        &["install-hooks", "--harness", "git", "--project", &ws],
+    );
     assert!(out.status.success(), "{out:?}");
-    assert_eq!(std::fs::read_to_string(&victim).expect("read"), "precious\n");
+    assert_eq!(
+        std::fs::read_to_string(&victim).expect("read"),
+        "precious\n"
+    );
     let hook = hooks.join("pre-commit");
     assert!(!is_link(&hook) && is_link(&planted));
     assert!(
@@ -191,8 +205,20 @@ fn a_read_only_settings_file_is_refused_and_left_unchanged() {
     let config = env.ws().join(".claude/settings.json");
     std::fs::create_dir_all(config.parent().expect("a parent")).expect("mkdir");
     std::fs::write(&config, "{\"model\": \"opus\"}\n").expect("write");
-    let install = ["install-hooks", "--harness", "claude-code", "--project", &ws];
-    let uninstall = ["uninstall-hooks", "--harness", "claude-code", "--project", &ws];
+    let install = [
+        "install-hooks",
+        "--harness",
+        "claude-code",
+        "--project",
+        &ws,
+    ];
+    let uninstall = [
+        "uninstall-hooks",
+        "--harness",
+        "claude-code",
+        "--project",
+        &ws,
+    ];
 
     // A writable file keeps its mode.
     std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o640)).expect("chmod");
@@ -238,7 +264,10 @@ fn umask() -> u32 {
 fn a_new_settings_file_gets_the_mode_the_umask_gives() {
     let env = Env::new();
     let ws = env.ws().display().to_string();
-    let out = run(&env, &["install-hooks", "--harness", "codex", "--project", &ws]);
+    let out = run(
+        &env,
+        &["install-hooks", "--harness", "codex", "--project", &ws],
+    );
     assert!(out.status.success(), "{out:?}");
     assert_eq!(mode(&env.ws().join(".codex/hooks.json")), 0o666 & !umask());
 }
@@ -251,7 +280,13 @@ fn a_link_out_of_the_project_is_refused_and_what_it_leads_to_kept() {
     let scratch = env.home().join("scratch");
     std::fs::create_dir_all(&scratch).expect("mkdir");
     let scratch_arg = scratch.display().to_string();
-    let args = ["install-hooks", "--harness", "claude-code", "--project", &scratch_arg];
+    let args = [
+        "install-hooks",
+        "--harness",
+        "claude-code",
+        "--project",
+        &scratch_arg,
+    ];
     assert!(run(&env, &args).status.success());
     let only_ours = std::fs::read_to_string(scratch.join(".claude/settings.json")).expect("read");
 
@@ -279,7 +314,10 @@ fn a_link_out_of_the_project_is_refused_and_what_it_leads_to_kept() {
     let elsewhere = env.home().join("elsewhere");
     std::fs::create_dir_all(&elsewhere).expect("mkdir");
     std::os::unix::fs::symlink(&elsewhere, env.ws().join(".codex")).expect("link");
-    let out = run(&env, &["install-hooks", "--harness", "codex", "--project", &ws]);
+    let out = run(
+        &env,
+        &["install-hooks", "--harness", "codex", "--project", &ws],
+    );
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert!(text(&out.stderr).contains("outside the project"), "{out:?}");
     assert_eq!(names(&elsewhere), Vec::<String>::new());
@@ -295,8 +333,20 @@ fn a_link_inside_the_scope_is_edited_and_never_deleted() {
     let link = env.ws().join(".claude/settings.json");
     std::fs::create_dir_all(link.parent().expect("a parent")).expect("mkdir");
     std::os::unix::fs::symlink("../config/claude.json", &link).expect("link");
-    let install = ["install-hooks", "--harness", "claude-code", "--project", &ws];
-    let uninstall = ["uninstall-hooks", "--harness", "claude-code", "--project", &ws];
+    let install = [
+        "install-hooks",
+        "--harness",
+        "claude-code",
+        "--project",
+        &ws,
+    ];
+    let uninstall = [
+        "uninstall-hooks",
+        "--harness",
+        "claude-code",
+        "--project",
+        &ws,
+    ];
     assert!(run(&env, &install).status.success());
     assert!(is_link(&link));
     assert!(
@@ -320,7 +370,10 @@ fn a_link_inside_the_scope_is_edited_and_never_deleted() {
     let user = env.home().join(".claude/settings.json");
     std::fs::create_dir_all(user.parent().expect("a parent")).expect("mkdir");
     std::os::unix::fs::symlink(&dotfile, &user).expect("link");
-    let out = run(&env, &["install-hooks", "--harness", "claude-code", "--user"]);
+    let out = run(
+        &env,
+        &["install-hooks", "--harness", "claude-code", "--user"],
+    );
     assert!(out.status.success(), "{out:?}");
     assert!(is_link(&user));
     assert!(
@@ -328,7 +381,10 @@ fn a_link_inside_the_scope_is_edited_and_never_deleted() {
             .expect("read")
             .contains("docsuggest hook")
     );
-    let out = run(&env, &["uninstall-hooks", "--harness", "claude-code", "--user"]);
+    let out = run(
+        &env,
+        &["uninstall-hooks", "--harness", "claude-code", "--user"],
+    );
     assert!(out.status.success(), "{out:?}");
     assert_eq!(
         std::fs::read_to_string(&dotfile).expect("read"),
@@ -345,7 +401,10 @@ fn uninstalling_twice_says_there_is_nothing_to_remove() {
         ("claude-code", env.ws().join(".claude/settings.json")),
         ("git", env.ws().join(".git/hooks/pre-commit")),
     ] {
-        let install = run(&env, &["install-hooks", "--harness", harness, "--project", &ws]);
+        let install = run(
+            &env,
+            &["install-hooks", "--harness", harness, "--project", &ws],
+        );
         assert!(install.status.success(), "{install:?}");
         let uninstall = ["uninstall-hooks", "--harness", harness, "--project", &ws];
         assert!(run(&env, &uninstall).status.success());

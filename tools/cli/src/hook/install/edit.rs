@@ -24,7 +24,10 @@ pub fn edit(
     let before = match stage::read(&target)? {
         Some(bytes) => Some(String::from_utf8(bytes).map_err(|e| InstallError::Shape {
             path: name.clone(),
-            why: format!("it is not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
+            why: format!(
+                "it is not UTF-8 text (byte {})",
+                e.utf8_error().valid_up_to()
+            ),
         })?),
         None => None,
     };

@@ -33,10 +33,9 @@ fn kind(path: &Path, meta: &Metadata) -> String {
     let t = meta.file_type();
     if t.is_symlink() {
         return match std::fs::read_link(path) {
-            Ok(to) if std::fs::metadata(path).is_err() => format!(
-                "a symbolic link to {}, which does not exist",
-                to.display()
-            ),
+            Ok(to) if std::fs::metadata(path).is_err() => {
+                format!("a symbolic link to {}, which does not exist", to.display())
+            }
             Ok(to) => format!("a symbolic link to {}", to.display()),
             Err(_) => "a symbolic link".into(),
         };
@@ -139,13 +138,17 @@ pub fn replace(path: &Path, text: &[u8], new_mode: u32) -> Result<(), InstallErr
     let mut staged = tempfile::Builder::new()
         .prefix(&prefix)
         .suffix(STAGED_SUFFIX)
-        .permissions(Permissions::from_mode(kept_mode.map_or(new_mode, |_| 0o600)))
+        .permissions(Permissions::from_mode(
+            kept_mode.map_or(new_mode, |_| 0o600),
+        ))
         .tempfile_in(dir)
         .map_err(|e| io(dir, e))?;
     let staged_path = staged.path().to_path_buf();
     let written = staged.write_all(text).and_then(|()| {
         if let Some(mode) = kept_mode {
-            staged.as_file().set_permissions(Permissions::from_mode(mode))?;
+            staged
+                .as_file()
+                .set_permissions(Permissions::from_mode(mode))?;
         }
         staged.as_file().sync_all()
     });
