@@ -144,10 +144,10 @@ impl World {
     fn plant(&mut self, n: usize, want: State) {
         let path = self.project.join(FILES[n]);
         // Planted only in a real directory of the project: never through a link.
-        if let Some(d) = DIRS.iter().position(|d| FILES[n].starts_with(d)) {
-            if self.dirs[d] != DirState::Real {
-                self.plant_dir(d, DirState::Real);
-            }
+        if let Some(d) = DIRS.iter().position(|d| FILES[n].starts_with(d))
+            && self.dirs[d] != DirState::Real
+        {
+            self.plant_dir(d, DirState::Real);
         }
         // Uninstalling removes a directory it emptied.
         std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");

@@ -391,7 +391,7 @@ pub fn codex_note(scope: &Scope) -> Option<String> {
     }
     let mut flag = (HooksFlag::Unset, None);
     for file in &files {
-        let text = std::fs::read_to_string(file).unwrap_or_default();
+        let text = stage::read_linked(file).unwrap_or_default();
         match hooks_flag(&text) {
             HooksFlag::Unset => {}
             set => flag = (set, Some(file)),

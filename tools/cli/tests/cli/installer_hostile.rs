@@ -173,6 +173,55 @@ fn a_settings_file_that_is_a_fifo_is_refused_without_waiting() {
     }
 }
 
+/// Runs `docsuggest ARGS` to its end, failing (after killing it) if it does not end by itself.
+fn run_to_end(env: &Env, args: &[&str], what: &str) -> Output {
+    let mut child = env
+        .command(args)
+        .env_remove("CODEX_HOME")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    wait_for_exit(&mut child, what);
+    child.wait_with_output().expect("its output")
+}
+
+/// Files only read — the project's Codex `config.toml` for install's note, the settings files
+/// `status` shows — never block on a FIFO either.
+#[test]
+fn a_fifo_read_for_a_note_or_for_status_never_blocks() {
+    let env = Env::new();
+    let ws = env.ws().display().to_string();
+    let mkfifo = |path: &Path| {
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        let made = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+        assert!(made.success(), "mkfifo");
+    };
+    mkfifo(&env.ws().join(".codex/config.toml"));
+    let args = [
+        "install-hooks",
+        "--harness",
+        "codex",
+        "--project",
+        &ws,
+        "--command",
+        "docsuggest",
+    ];
+    let out = run_to_end(&env, &args, "install-hooks beside a FIFO config.toml");
+    assert!(out.status.success(), "{out:?}");
+    assert!(text(&out.stderr).contains("codex_hooks = true"), "{out:?}");
+
+    mkfifo(&env.ws().join(".claude/settings.json"));
+    let out = run_to_end(
+        &env,
+        &["status", &ws, "--json"],
+        "status beside a FIFO settings file",
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert!(text(&out.stdout).contains("a FIFO"), "{out:?}");
+}
+
 #[test]
 fn a_dangling_pre_commit_link_is_refused_and_stays_a_link() {
     let env = Env::new();

@@ -113,6 +113,13 @@ pub fn read(path: &Path) -> Result<Option<Vec<u8>>, InstallError> {
     Ok(Some(bytes))
 }
 
+/// The text of the file at `path` or where its links lead, for what is only read (a note,
+/// `status`): a regular file of at most 1 MiB, read without waiting for a FIFO's writer or
+/// reading a device, so a file a repository planted never blocks the command.
+pub fn read_linked(path: &Path) -> std::io::Result<String> {
+    docsuggest_engine::probe::read_regular(&std::fs::canonicalize(path)?)
+}
+
 /// Puts `text` at `path`, where there is a writable regular file or nothing (its directory
 /// exists). An existing file keeps its permission bits; a new one is created with `new_mode`
 /// less the umask.
