@@ -31,7 +31,7 @@ pub const TARGETS: &[(&str, Check, u64)] = &[
     ("codex_features", codex_features, 1000),
     ("pack", pack, 1000),
     ("fleet_moves", fleet_moves, 50),
-    ("install_staging", install_staging, 50),
+    ("install_staging", install_staging, 10),
 ];
 
 /// A protocol request line: parsed without a panic; a line read as a request is a JSON
