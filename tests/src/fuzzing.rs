@@ -15,13 +15,16 @@ use docsuggest_schema::Pack;
 use serde_json::Value;
 
 mod fleet;
+mod install;
 pub use fleet::fleet_moves;
+pub use install::install_staging;
 
 /// One target's check: panics on a finding.
 pub type Check = fn(&[u8]);
 
 /// The targets, by the name `cargo fuzz run` takes, with the share of the generated inputs
-/// `cargo test` gives each (per mille): a fleet merge starts a query engine per input.
+/// `cargo test` gives each (per mille): a fleet merge starts a query engine per input, an
+/// install staging check builds a project of files and syncs what it writes.
 pub const TARGETS: &[(&str, Check, u64)] = &[
     ("protocol_line", protocol_line, 1000),
     ("hook_event", hook_event, 1000),
@@ -30,6 +33,7 @@ pub const TARGETS: &[(&str, Check, u64)] = &[
     ("pack", pack, 1000),
     ("git_names", git_names, 1000),
     ("fleet_moves", fleet_moves, 50),
+    ("install_staging", install_staging, 10),
 ];
 
 /// A protocol request line: parsed without a panic; a line read as a request is a JSON

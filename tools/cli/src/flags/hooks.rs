@@ -105,6 +105,15 @@ fn edit(args: &ConfigArgs, command: Option<&Path>, install: bool) -> Result<()> 
         }
     };
     let change = &report.change;
+    if change.before.is_none() && change.after.is_none() {
+        // Nothing there before and nothing after: not a file left unchanged.
+        writeln!(
+            std::io::stdout().lock(),
+            "nothing to uninstall: there is no {}",
+            change.path.display()
+        )?;
+        return notes(&report);
+    }
     let verb = match (
         install,
         args.dry_run,
@@ -123,6 +132,10 @@ fn edit(args: &ConfigArgs, command: Option<&Path>, install: bool) -> Result<()> 
         write!(std::io::stdout().lock(), "{}", change.diff())?;
     }
     writeln!(std::io::stdout().lock(), "{verb} {}", change.path.display())?;
+    notes(&report)
+}
+
+fn notes(report: &install::Report) -> Result<()> {
     for note in &report.notes {
         eprintln!("docsuggest: {note}");
     }

@@ -10,10 +10,13 @@
 //! byte for byte, and removes a file that installing created.
 
 pub mod codex_features;
+mod diff;
+mod edit;
 pub mod entries;
 pub mod git;
 pub mod plugin_command;
 mod spans;
+pub mod stage;
 
 use super::Harness;
 pub use entries::{events, fresh, hooks_value, is_ours};
@@ -28,6 +31,23 @@ pub enum Scope {
     Project(PathBuf),
     /// The user's own config under `home`.
     User(PathBuf),
+}
+
+impl Scope {
+    /// The directory the config lives under, and that nothing it leads to may leave.
+    pub fn root(&self) -> &Path {
+        let (Scope::Project(root) | Scope::User(root)) = self;
+        root
+    }
+}
+
+impl std::fmt::Display for Scope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Scope::Project(root) => write!(f, "the project {}", root.display()),
+            Scope::User(home) => write!(f, "the home directory {}", home.display()),
+        }
+    }
 }
 
 /// Why the config could not be changed.
@@ -55,6 +75,36 @@ pub enum InstallError {
     NoDirectory {
         /// The directory.
         path: String,
+    },
+    /// The file is not a regular file (a link where none may be followed, a FIFO, a
+    /// directory, …); it is left as it is.
+    #[error("{path} is {what}, not a regular file; it is left as it is")]
+    NotRegular {
+        /// The file.
+        path: String,
+        /// What it is.
+        what: String,
+    },
+    /// The file may not be written; it is left as it is.
+    #[error(
+        "{path} is read-only; it is left as it is (make it writable to let this command edit it)"
+    )]
+    ReadOnly {
+        /// The file.
+        path: String,
+    },
+    /// The file, or a directory on the way to it, is a link leading out of the scope's
+    /// directory; nothing is written.
+    #[error(
+        "{path} leads to {target}, outside {scope}; it is left as it is (edit that file yourself, or replace the link)"
+    )]
+    Outside {
+        /// The file as the command names it.
+        path: String,
+        /// Where its links lead.
+        target: String,
+        /// The project or home directory it leaves.
+        scope: String,
     },
     /// `--local` names Claude Code's `settings.local.json`; Codex has no such file.
     #[error(
@@ -119,7 +169,7 @@ impl Change {
             None => "/dev/null".into(),
         };
         let mut out = format!("--- {}\n+++ {}\n", name(&self.before), name(&self.after));
-        out.push_str(&line_diff(
+        out.push_str(&diff::line_diff(
             self.before.as_deref().unwrap_or_default(),
             self.after.as_deref().unwrap_or_default(),
         ));
@@ -133,7 +183,13 @@ pub fn install_hooks(request: &Request) -> Result<Report, InstallError> {
     let path = config_file(request.harness, &request.scope, request.local)?;
     let program = program(request.command.as_deref())?;
     let command = command(&program, request.harness);
-    let change = install(&path, request.harness, &command, request.dry_run)?;
+    let change = install(
+        &path,
+        &request.scope,
+        request.harness,
+        &command,
+        request.dry_run,
+    )?;
     let mut notes: Vec<String> = program.warning.into_iter().collect();
     if request.harness == Harness::Codex {
         notes.extend(codex_note(&request.scope));
@@ -145,7 +201,7 @@ pub fn install_hooks(request: &Request) -> Result<Report, InstallError> {
 pub fn uninstall_hooks(request: &Request) -> Result<Report, InstallError> {
     let path = config_file(request.harness, &request.scope, request.local)?;
     Ok(Report {
-        change: uninstall(&path, request.dry_run)?,
+        change: uninstall(&path, &request.scope, request.dry_run)?,
         notes: Vec::new(),
     })
 }
@@ -164,7 +220,7 @@ pub fn config_path(harness: Harness, scope: &Scope) -> PathBuf {
 /// The hook config file a request edits, after checking that its project (or home)
 /// directory exists: a mistyped `--project` must not become a new directory tree.
 pub fn config_file(harness: Harness, scope: &Scope, local: bool) -> Result<PathBuf, InstallError> {
-    let (Scope::Project(root) | Scope::User(root)) = scope;
+    let root = scope.root();
     if !root.is_dir() {
         return Err(InstallError::NoDirectory {
             path: root.display().to_string(),
@@ -335,7 +391,7 @@ pub fn codex_note(scope: &Scope) -> Option<String> {
     }
     let mut flag = (HooksFlag::Unset, None);
     for file in &files {
-        let text = std::fs::read_to_string(file).unwrap_or_default();
+        let text = stage::read_linked(file).unwrap_or_default();
         match hooks_flag(&text) {
             HooksFlag::Unset => {}
             set => flag = (set, Some(file)),
@@ -356,85 +412,27 @@ pub fn codex_note(scope: &Scope) -> Option<String> {
     }
 }
 
-/// Installs ours into the config at `path` (written unless `dry_run`).
+/// Installs ours into the config at `path` in `scope` (written unless `dry_run`).
 pub fn install(
     path: &Path,
+    scope: &Scope,
     harness: Harness,
     command: &str,
     dry_run: bool,
 ) -> Result<Change, InstallError> {
-    edit(path, dry_run, |text| {
+    edit::edit(path, scope, dry_run, |text| {
         entries::installed(text, harness, command).map(Some)
     })
 }
 
-/// Removes ours from the config at `path` (written unless `dry_run`); a file left holding
-/// only what installing put there is removed, and so is its directory when that leaves it
-/// empty.
-pub fn uninstall(path: &Path, dry_run: bool) -> Result<Change, InstallError> {
-    edit(path, dry_run, |text| match text {
+/// Removes ours from the config at `path` in `scope` (written unless `dry_run`); a file left
+/// holding only what installing put there is removed, and so is its directory when that
+/// leaves it empty (a linked file is emptied instead: [`edit::edit`]).
+pub fn uninstall(path: &Path, scope: &Scope, dry_run: bool) -> Result<Change, InstallError> {
+    edit::edit(path, scope, dry_run, |text| match text {
         Some(text) if !text.trim().is_empty() => entries::uninstalled(text),
         other => Ok(other.map(str::to_string)),
     })
-}
-
-fn edit(
-    path: &Path,
-    dry_run: bool,
-    change: impl FnOnce(Option<&str>) -> Result<Option<String>, String>,
-) -> Result<Change, InstallError> {
-    let name = path.display().to_string();
-    let io = |source| InstallError::Io {
-        path: name.clone(),
-        source,
-    };
-    // A settings file kept elsewhere and linked in stays linked: the edit goes to its target.
-    let target = match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(path).map_err(io)?,
-        _ => path.to_path_buf(),
-    };
-    let before = match std::fs::read_to_string(&target) {
-        Ok(text) => Some(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(io(e)),
-    };
-    let after = change(before.as_deref()).map_err(|why| InstallError::Shape {
-        path: name.clone(),
-        why,
-    })?;
-    let change = Change {
-        path: path.to_path_buf(),
-        before,
-        after,
-    };
-    if !change.changed() || dry_run {
-        return Ok(change);
-    }
-    match &change.after {
-        Some(text) => {
-            if let Some(dir) = target.parent() {
-                std::fs::create_dir_all(dir).map_err(io)?;
-            }
-            // Written aside and renamed, so the harness never reads half a file; the file
-            // keeps its permissions.
-            let mut staged = target.clone().into_os_string();
-            staged.push(".docsuggest-tmp");
-            let staged = PathBuf::from(staged);
-            std::fs::write(&staged, text).map_err(io)?;
-            if let Ok(meta) = std::fs::metadata(&target) {
-                std::fs::set_permissions(&staged, meta.permissions()).map_err(io)?;
-            }
-            std::fs::rename(&staged, &target).map_err(io)?;
-        }
-        None => {
-            std::fs::remove_file(&target).map_err(io)?;
-            // Only an empty directory goes (`remove_dir` refuses any other).
-            if let Some(dir) = path.parent() {
-                let _ = std::fs::remove_dir(dir);
-            }
-        }
-    }
-    Ok(change)
 }
 
 fn shell_quote(word: &str) -> String {
@@ -447,58 +445,6 @@ fn shell_quote(word: &str) -> String {
     } else {
         format!("'{}'", word.replace('\'', r"'\''"))
     }
-}
-
-/// A line diff by longest common subsequence (configs are small), with two lines of
-/// context around each change.
-fn line_diff(before: &str, after: &str) -> String {
-    let a: Vec<&str> = before.lines().collect();
-    let b: Vec<&str> = after.lines().collect();
-    let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for i in (0..a.len()).rev() {
-        for j in (0..b.len()).rev() {
-            lcs[i][j] = if a[i] == b[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
-        }
-    }
-    let mut ops = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() || j < b.len() {
-        if i < a.len() && j < b.len() && a[i] == b[j] {
-            ops.push((' ', a[i]));
-            i += 1;
-            j += 1;
-        } else if i < a.len() && (j == b.len() || lcs[i + 1][j] >= lcs[i][j + 1]) {
-            // Removals before additions, as diff(1) prints them.
-            ops.push(('-', a[i]));
-            i += 1;
-        } else {
-            ops.push(('+', b[j]));
-            j += 1;
-        }
-    }
-    let near = |k: usize| {
-        let lo = k.saturating_sub(2);
-        let hi = (k + 2).min(ops.len() - 1);
-        ops[lo..=hi].iter().any(|(op, _)| *op != ' ')
-    };
-    let mut out = String::new();
-    let mut skipped = false;
-    for (k, (op, line)) in ops.iter().enumerate() {
-        if *op != ' ' || near(k) {
-            if skipped {
-                out.push_str("@@\n");
-                skipped = false;
-            }
-            out.push_str(&format!("{op}{line}\n"));
-        } else {
-            skipped = true;
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -614,11 +560,5 @@ mod tests {
         // Pinned by path: the one beside the pin.
         let pinned = program_in(Some(&exe), &exe, None).expect("pinned");
         assert_eq!(pinned.lean.as_deref(), Some(lean.as_str()));
-    }
-
-    #[test]
-    fn the_diff_shows_only_changes_with_context() {
-        let diff = line_diff("a\nb\nc\nd\ne\nf\ng\n", "a\nb\nc\nd\ne\nF\ng\n");
-        assert_eq!(diff, "@@\n d\n e\n-f\n+F\n g\n");
     }
 }

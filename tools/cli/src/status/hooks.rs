@@ -95,7 +95,7 @@ pub fn scan(root: &Path) -> Hooks {
         hooks.codex.push(read(&file, scope).0);
     }
     if let Some(config) = codex_home.map(|d| d.join("config.toml"))
-        && std::fs::read_to_string(&config).is_ok_and(|text| codex_plugin(&text))
+        && install::stage::read_linked(&config).is_ok_and(|text| codex_plugin(&text))
     {
         hooks
             .plugins
@@ -122,7 +122,7 @@ fn read(file: &Path, scope: &'static str) -> (HookFile, bool) {
     if !entry.exists {
         return (entry, false);
     }
-    let value = std::fs::read_to_string(file)
+    let value = install::stage::read_linked(file)
         .map_err(|e| e.to_string())
         .and_then(|text| serde_json::from_str::<Value>(&text).map_err(|e| e.to_string()));
     match value {

@@ -30,6 +30,8 @@ mod init;
 #[cfg(unix)]
 mod installer;
 #[cfg(unix)]
+mod installer_hostile;
+#[cfg(unix)]
 mod mcp;
 #[cfg(unix)]
 mod plugins;

@@ -6,9 +6,7 @@
 //! taken out only when the file is exactly what was written, so uninstalling gives back the
 //! directory as it was; a hook docsuggest did not write is never replaced nor removed.
 
-use super::{Change, InstallError};
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
+use super::{Change, InstallError, stage};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -54,12 +52,11 @@ pub fn hook_file(project: &Path) -> Result<PathBuf, InstallError> {
     Ok(PathBuf::from(dir).join("pre-commit"))
 }
 
+/// The hook at `path` (`None`: none), read only when it is a regular file: a link, a FIFO or
+/// anything else there is refused and left as it is.
 fn read(path: &Path) -> Result<Option<String>, InstallError> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(io(path, source)),
-    }
+    // Not UTF-8 is a hook of someone else's, to be left alone, not an error of reading.
+    Ok(stage::read(path)?.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
 }
 
 fn io(path: &Path, source: std::io::Error) -> InstallError {
@@ -71,8 +68,12 @@ fn io(path: &Path, source: std::io::Error) -> InstallError {
 
 /// Writes the hook running `word` into the repository at `project` (or, dry, says so).
 pub fn install(project: &Path, word: &str, dry_run: bool) -> Result<Change, InstallError> {
-    let path = hook_file(project)?;
-    let before = read(&path)?;
+    install_at(&hook_file(project)?, word, dry_run)
+}
+
+/// Writes the hook running `word` at `path`, where no hook or only ours is (or, dry, says so).
+pub fn install_at(path: &Path, word: &str, dry_run: bool) -> Result<Change, InstallError> {
+    let before = read(path)?;
     if before.as_deref().is_some_and(|text| !is_ours(text)) {
         return Err(InstallError::Shape {
             path: path.display().to_string(),
@@ -82,7 +83,7 @@ pub fn install(project: &Path, word: &str, dry_run: bool) -> Result<Change, Inst
         });
     }
     let change = Change {
-        path: path.clone(),
+        path: path.to_path_buf(),
         before,
         after: Some(script(word)),
     };
@@ -92,30 +93,23 @@ pub fn install(project: &Path, word: &str, dry_run: bool) -> Result<Change, Inst
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     }
-    // Written whole under a temporary name, then renamed: git never runs half a hook.
-    let staged = path.with_extension("docsuggest-new");
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o755)
-        .open(&staged)
-        .map_err(|e| io(&staged, e))?;
-    file.write_all(script(word).as_bytes())
-        .and_then(|()| file.sync_all())
-        .map_err(|e| io(&staged, e))?;
-    std::fs::rename(&staged, &path).map_err(|e| io(&path, e))?;
+    // Staged whole and renamed: git never runs half a hook.
+    stage::replace(path, script(word).as_bytes(), 0o755)?;
     Ok(change)
 }
 
 /// Removes the hook this command wrote from the repository at `project`; any other
 /// `pre-commit` stays.
 pub fn uninstall(project: &Path, dry_run: bool) -> Result<(Change, Option<String>), InstallError> {
-    let path = hook_file(project)?;
-    let before = read(&path)?;
+    uninstall_at(&hook_file(project)?, dry_run)
+}
+
+/// Removes the hook at `path` when it is the one this command wrote; any other stays.
+pub fn uninstall_at(path: &Path, dry_run: bool) -> Result<(Change, Option<String>), InstallError> {
+    let before = read(path)?;
     let ours = before.as_deref().is_some_and(is_ours);
     let change = Change {
-        path: path.clone(),
+        path: path.to_path_buf(),
         after: if ours { None } else { before.clone() },
         before: before.clone(),
     };
@@ -126,7 +120,7 @@ pub fn uninstall(project: &Path, dry_run: bool) -> Result<(Change, Option<String
         )
     });
     if ours && !dry_run {
-        std::fs::remove_file(&path).map_err(|e| io(&path, e))?;
+        stage::remove(path)?;
     }
     Ok((change, note))
 }
