@@ -188,20 +188,14 @@ impl PackCache {
             Some(crate::probe::EntryKind::Dir) => path,
             _ => path.parent().unwrap_or(path),
         };
-        // A pack file that cannot be used is said wherever the call ends: in the workspace
-        // the built-in pack finds, or in none (a pack file also turns mining off).
-        let mut rejected = None;
         for dir in start.ancestors() {
             let (pack, error) = self.pack_at(dir, probe);
             let is_root = pack
                 .signature
                 .iter()
                 .all(|sig| probe.kind(&dir.join(sig)).is_some());
-            if rejected.is_none() {
-                rejected = error;
-            }
             if is_root {
-                if let Some(e) = rejected {
+                if let Some(e) = error {
                     warnings.push(e.to_string());
                 }
                 let (key, key_source) = self.key_of(dir, probe);
@@ -214,7 +208,11 @@ impl PackCache {
                 });
             }
         }
-        if let Some(e) = rejected {
+        // No workspace: a pack file at the git work tree's root that cannot be used is why
+        // (it also turns mining off), and is said; the walk's other detours are not.
+        if let Some(root) = git_root(start, probe)
+            && let (_, Some(e)) = self.pack_at(root, probe)
+        {
             warnings.push(e.to_string());
             return None;
         }

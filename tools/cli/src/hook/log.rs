@@ -6,6 +6,9 @@ use super::state::{Open, private_file, state_dir};
 use std::io::Write;
 use std::time::SystemTime;
 
+/// The most bytes of a detail one log line carries.
+const MAX_DETAIL: usize = 2000;
+
 /// Records a `hook` command line that could not be used (`bad-arguments`) in the default
 /// hook log, since a harness may show nobody the hook's stderr.
 pub fn log_refused_arguments(detail: &str) {
@@ -25,6 +28,8 @@ fn append_log(options: &HookOptions, harness: &str, kind: &str, detail: &str) {
     let secs = SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
+    // One line, bounded: a detail may quote what a repository or a daemon sent.
+    let detail = docsuggest_schema::text::bounded(detail, MAX_DETAIL);
     let line = format!("{} hook {harness} {kind}: {detail}\n", rfc3339(secs));
     if let Ok(mut file) = private_file(&options.log(), Open::Append) {
         let _ = file.write_all(line.as_bytes());

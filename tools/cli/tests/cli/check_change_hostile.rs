@@ -260,7 +260,10 @@ fn answers_for_a_huge_change_are_bounded() {
     }
     // A debug build decides 100 files in seconds: the hook is given the time.
     let stop = json!({"hook_event_name": "Stop", "session_id": "s", "cwd": ws});
-    let out = env.run(&["hook", "--timeout-ms", "60000"], stop.to_string().as_bytes());
+    let out = env.run(
+        &["hook", "--timeout-ms", "60000"],
+        stop.to_string().as_bytes(),
+    );
     assert!(out.status.success(), "{out:?}");
     let said: Value = serde_json::from_slice(&out.stdout).expect("an answer");
     let reason = said["reason"].as_str().expect("a reminder");

@@ -361,8 +361,9 @@ fn a_malformed_repo_pack_answers_warnings_and_the_builtin_pack() {
     );
 }
 
-/// A pack file that cannot be used in a workspace the built-in pack does not find: the call
-/// is foreign, and says why (a pack file turns mining off, so nothing else would).
+/// A pack file that cannot be used at a git work tree's root the built-in pack does not
+/// find: the call is foreign, and says why (a pack file turns mining off, so nothing else
+/// would).
 #[test]
 fn a_malformed_repo_pack_outside_the_builtin_layout_is_said_though_the_call_is_foreign() {
     let mut f = fixture();
@@ -371,6 +372,7 @@ fn a_malformed_repo_pack_outside_the_builtin_layout_is_said_though_the_call_is_f
     std::fs::create_dir_all(pack.parent().expect("a parent")).expect("mkdir");
     std::fs::write(&pack, r#"{"families": [],}"#).expect("write");
     std::fs::write(other.path().join("a.md"), "").expect("write");
+    std::fs::create_dir(other.path().join(".git")).expect("a git work tree");
     let line = serde_json::json!({
         "id": 1, "op": "judge", "agent": "a", "tool": "read", "path": "a.md",
         "cwd": other.path().display().to_string(),
