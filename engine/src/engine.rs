@@ -385,3 +385,6 @@ fn resolve(store: &mut (dyn DecisionStore + Send), resolution: Resolution) {
         tracing::error!(error = %e, decision = seq, "resolving a decision failed");
     }
 }
+
+#[cfg(test)]
+mod tests;
