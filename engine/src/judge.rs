@@ -14,7 +14,6 @@ pub use crate::pipeline::{Effects, Located, Record, Settings};
 use crate::plain_note::{self, Why};
 
 pub use crate::follow::{abandon, close_with_evidence, cut_short, follow, soft_reject};
-use docsuggest_schema::rate::PRIOR_WEIGHT;
 use docsuggest_schema::{
     CompanionRow, Config, Heuristic, NoteStyle, RateKey, RateModel, RateRow, SilenceReason,
 };
@@ -244,7 +243,7 @@ fn choose(
 /// At a change boundary each companion named is a claim of its own — this file is missing —
 /// so one seen followed less often than `followThreshold` is left out (and watched), besides
 /// those under `pruneBelow`. Seen means recent evidence that outweighs the rate's prior
-/// ([`PRIOR_WEIGHT`] observations): the companion's boundary row once boundaries have seen it
+/// ([`RateRow::outweighs_prior`]): the companion's boundary row once boundaries have seen it
 /// that often, else its own row (its notes on edits). Before either, the rate is mostly the
 /// prior's 1/3, and the companion is vouched for by its note's gate: one declined reminder
 /// does not outweigh that.
@@ -253,13 +252,12 @@ fn boundary_claims(
     rates: &SnapshotRates<'_>,
     config: &Config,
 ) -> (Vec<CompanionRow>, Vec<CompanionRow>) {
-    let seen = |row: &RateRow| row.recent_hits + row.recent_misses >= PRIOR_WEIGHT;
     rows.into_iter().partition(|r| {
         let rate = r.values.get(Heuristic::History);
         let claim = rates
             .boundary_row(&r.path)
-            .filter(seen)
-            .or_else(|| rates.row(&r.path).filter(seen));
+            .filter(RateRow::outweighs_prior)
+            .or_else(|| rates.row(&r.path).filter(RateRow::outweighs_prior));
         let declined =
             claim.is_some_and(|row| row.rate(config.rate_model) < config.follow_threshold);
         rate >= config.prune_below && !declined

@@ -188,6 +188,12 @@ impl RateRow {
         self.rejects.saturating_add(self.shadow_misses)
     }
 
+    /// Whether the row's recent evidence outweighs the evidence model's prior
+    /// ([`PRIOR_WEIGHT`] observations): its rate is then mostly what was seen, not the prior.
+    pub fn outweighs_prior(&self) -> bool {
+        self.recent_hits + self.recent_misses >= PRIOR_WEIGHT
+    }
+
     /// The rate this row stands for under `model`.
     pub fn rate(&self, model: RateModel) -> f64 {
         match model {
