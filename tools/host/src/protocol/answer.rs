@@ -331,7 +331,10 @@ mod tests {
         let rows = vec![
             (RateKey::companion("w", "Plan", "INDEX.md"), declined(1)),
             (RateKey::at_boundary("w", "Plan", "INDEX.md"), declined(1)),
-            (RateKey::at_boundary("w", "Plan", "POC-BRIEF.md"), declined(4)),
+            (
+                RateKey::at_boundary("w", "Plan", "POC-BRIEF.md"),
+                declined(4),
+            ),
         ];
         let reading = Reading::of(&Config::default());
         let views = RateView::of_workspace(&rows, "w", reading);
@@ -352,6 +355,10 @@ mod tests {
             json.starts_with(r#"{"family":"Plan","companion":"INDEX.md","boundary":true,"#),
             "{json}"
         );
-        assert!(!serde_json::to_string(&views[0]).expect("encodes").contains("boundary"));
+        assert!(
+            !serde_json::to_string(&views[0])
+                .expect("encodes")
+                .contains("boundary")
+        );
     }
 }
