@@ -48,6 +48,9 @@ pub struct Window {
     pub age: u32,
     /// A gated silence's shadow window: it observes, it never moves a rate.
     pub observe_only: bool,
+    /// A change boundary's note: what became of each companion it named or watched is kept in
+    /// the companion's boundary row, and the family row (its notes on edits) is left alone.
+    pub at_boundary: bool,
 }
 
 impl Window {
@@ -81,6 +84,12 @@ impl Window {
         };
         self.accepted = Some(first.to_string());
         true
+    }
+
+    /// Whether closing the window moves the family row: a note's does, a silence's and a
+    /// change boundary's do not.
+    pub fn moves_family_row(&self) -> bool {
+        !self.observe_only && !self.at_boundary
     }
 
     /// Whether every named and watched companion was touched: nothing is left to observe.

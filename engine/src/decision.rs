@@ -91,6 +91,7 @@ impl<'a> JudgedCall<'a> {
             bases: self.bases.clone(),
             age: 0,
             observe_only,
+            at_boundary: state.boundary,
         }
     }
 }

@@ -214,7 +214,8 @@ impl<P: FileProbe> Engine<P> {
     ///
     /// First what the agent's previous boundary named is settled against the change as it
     /// stands now: each named companion the change holds is an accept, each it lacks a
-    /// reject (the evidence model's observations, recorded like a note's). Then, with
+    /// reject (the evidence model's observations, recorded like a note's, in each companion's
+    /// boundary row: the family's notes on edits do not read them). Then, with
     /// `name`, each file of the change is decided as a call would be — every file of the
     /// change counts as touched, no cooldown or cap applies — and each note names what the
     /// change lacks; the notes are recorded and settled at the agent's next boundary.
@@ -385,3 +386,6 @@ fn resolve(store: &mut (dyn DecisionStore + Send), resolution: Resolution) {
         tracing::error!(error = %e, decision = seq, "resolving a decision failed");
     }
 }
+
+#[cfg(test)]
+mod tests;

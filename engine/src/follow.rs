@@ -86,10 +86,10 @@ fn follow_note(
         let companion = named.key().to_string();
         let window = state.window.take()?;
         let step = config.accept_bonus;
-        let moves = vec![
-            rate_move(&window, &companion, RateEvent::Accept, step),
-            rate_move(&window, "", RateEvent::Accept, step),
-        ];
+        let mut moves = vec![rate_move(&window, &companion, RateEvent::Accept, step)];
+        if window.moves_family_row() {
+            moves.push(rate_move(&window, "", RateEvent::Accept, step));
+        }
         return Some(Resolution {
             decision_seq: window.decision_seq,
             outcome: Outcome::Accepted,
@@ -115,7 +115,9 @@ pub fn soft_reject(window: Window, config: &Config, ledger: &mut Ledger) -> Reso
         .iter()
         .map(|c| rate_move(&window, c.key(), RateEvent::Reject, step))
         .collect();
-    moves.push(rate_move(&window, "", RateEvent::Reject, step));
+    if window.moves_family_row() {
+        moves.push(rate_move(&window, "", RateEvent::Reject, step));
+    }
     Resolution {
         decision_seq: window.decision_seq,
         outcome: Outcome::Rejected,
@@ -128,6 +130,9 @@ pub fn soft_reject(window: Window, config: &Config, ledger: &mut Ledger) -> Reso
 /// family row counts whether the note was followed (one of its named companions touched).
 /// A silence leaves the family row alone: the row is the family's own note outcomes, what the
 /// chance that a note is followed is bounded by ([`crate::measure::follow_probability`]).
+/// So does a change boundary's note, whose outcomes are each companion's, kept in its
+/// boundary row: a declined reminder says which files that change did without, not that the
+/// family's notes on edits go unread.
 pub fn close_with_evidence(window: Window, config: &Config, ledger: &mut Ledger) -> Resolution {
     let named = window.companions.len();
     let touched = |i: usize| window.touched.get(i).copied().unwrap_or(false);
@@ -139,7 +144,7 @@ pub fn close_with_evidence(window: Window, config: &Config, ledger: &mut Ledger)
                 moves.push(observation(&window, companion, noted, touched(i), config));
             }
         }
-        if !window.observe_only {
+        if window.moves_family_row() {
             let followed = (0..named).any(touched);
             moves.push(observation(&window, "", true, followed, config));
         }
@@ -193,7 +198,7 @@ pub fn cut_short(window: Window, config: &Config) -> Resolution {
             moves.push(observation(&window, companion, noted, true, config));
         }
     }
-    if !window.observe_only {
+    if window.moves_family_row() {
         moves.push(observation(&window, "", true, true, config));
     }
     let (outcome, accepted) = if window.observe_only {
@@ -243,10 +248,13 @@ pub fn abandon(window: Window) -> Resolution {
     }
 }
 
+/// One move of the row of `companion` (empty: the family's); a boundary's companions move
+/// their boundary rows.
 fn rate_move(window: &Window, companion: &str, event: RateEvent, step: f64) -> RateMove {
-    RateMove {
-        key: RateKey::companion(&window.workspace, &window.family, companion),
-        event,
-        step,
-    }
+    let key = if window.at_boundary && !companion.is_empty() {
+        RateKey::at_boundary(&window.workspace, &window.family, companion)
+    } else {
+        RateKey::companion(&window.workspace, &window.family, companion)
+    };
+    RateMove { key, event, step }
 }

@@ -14,9 +14,8 @@ pub use crate::pipeline::{Effects, Located, Record, Settings};
 use crate::plain_note::{self, Why};
 
 pub use crate::follow::{abandon, close_with_evidence, cut_short, follow, soft_reject};
-use docsuggest_schema::rate::PRIOR_WEIGHT;
 use docsuggest_schema::{
-    CompanionRow, Config, Heuristic, NoteStyle, RateKey, RateModel, SilenceReason,
+    CompanionRow, Config, Heuristic, NoteStyle, RateKey, RateModel, RateRow, SilenceReason,
 };
 use rates::{SnapshotRates, open_snapshot};
 
@@ -242,10 +241,12 @@ fn choose(
 }
 
 /// At a change boundary each companion named is a claim of its own — this file is missing —
-/// so one the store has seen followed less often than `followThreshold` is left out (and
-/// watched), besides those under `pruneBelow`. Seen means recent evidence that outweighs the
-/// rate's prior ([`PRIOR_WEIGHT`] observations): before that the rate is mostly the prior's
-/// 1/3, and the companion is vouched for by its note's gate.
+/// so one seen followed less often than `followThreshold` is left out (and watched), besides
+/// those under `pruneBelow`. Seen means recent evidence that outweighs the rate's prior
+/// ([`RateRow::outweighs_prior`]): the companion's boundary row once boundaries have seen it
+/// that often, else its own row (its notes on edits). Before either, the rate is mostly the
+/// prior's 1/3, and the companion is vouched for by its note's gate: one declined reminder
+/// does not outweigh that.
 fn boundary_claims(
     rows: Vec<CompanionRow>,
     rates: &SnapshotRates<'_>,
@@ -253,10 +254,13 @@ fn boundary_claims(
 ) -> (Vec<CompanionRow>, Vec<CompanionRow>) {
     rows.into_iter().partition(|r| {
         let rate = r.values.get(Heuristic::History);
-        let seen = rates
-            .row(&r.path)
-            .is_some_and(|row| row.recent_hits + row.recent_misses >= PRIOR_WEIGHT);
-        rate >= config.prune_below && !(seen && rate < config.follow_threshold)
+        let claim = rates
+            .boundary_row(&r.path)
+            .filter(RateRow::outweighs_prior)
+            .or_else(|| rates.row(&r.path).filter(RateRow::outweighs_prior));
+        let declined =
+            claim.is_some_and(|row| row.rate(config.rate_model) < config.follow_threshold);
+        rate >= config.prune_below && !declined
     })
 }
 

@@ -70,7 +70,28 @@ impl RateKey {
             companion: companion.into(),
         }
     }
+
+    /// The row of one companion of `family` in `workspace` as change boundaries see it: what
+    /// became of their claims that a change lacks it, kept apart from its own row so that a
+    /// declined reminder is no verdict on the notes given on edits.
+    pub fn at_boundary(workspace: &str, family: &str, companion: &str) -> RateKey {
+        RateKey {
+            workspace: workspace.into(),
+            family: family.into(),
+            companion: format!("{companion}{BOUNDARY_MARK}"),
+        }
+    }
+
+    /// The companion whose boundary row this is (`None`: a family's or a companion's own row).
+    pub fn boundary_companion(&self) -> Option<&str> {
+        self.companion.strip_suffix(BOUNDARY_MARK)
+    }
 }
+
+/// What the companion of a boundary row ([`RateKey::at_boundary`]) ends with. It begins with
+/// a control character, which no pack path holds (a pack refuses them), so no companion's own
+/// row can be taken for a boundary row, and a store keeps both without a new field.
+pub const BOUNDARY_MARK: &str = "\u{1f}boundary";
 
 /// What happened to a key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -165,6 +186,12 @@ impl RateRow {
     /// Every observation that it was not.
     pub fn misses(&self) -> u64 {
         self.rejects.saturating_add(self.shadow_misses)
+    }
+
+    /// Whether the row's recent evidence outweighs the evidence model's prior
+    /// ([`PRIOR_WEIGHT`] observations): its rate is then mostly what was seen, not the prior.
+    pub fn outweighs_prior(&self) -> bool {
+        self.recent_hits + self.recent_misses >= PRIOR_WEIGHT
     }
 
     /// The rate this row stands for under `model`.
@@ -313,6 +340,24 @@ mod tests {
             "{}",
             gone.rate(RateModel::Evidence)
         );
+    }
+
+    #[test]
+    fn a_boundary_row_is_kept_apart_from_its_companions_own() {
+        let own = RateKey::companion("ws", "Plan", "INDEX.md");
+        let boundary = RateKey::at_boundary("ws", "Plan", "INDEX.md");
+        assert_ne!(own, boundary);
+        assert_eq!(boundary.boundary_companion(), Some("INDEX.md"));
+        assert_eq!(own.boundary_companion(), None);
+        assert_eq!(RateKey::family("ws", "Plan").boundary_companion(), None);
+        // No pack names a companion whose own row would be a boundary row.
+        let path = serde_json::to_string(&boundary.companion).expect("a JSON string");
+        let pack = format!(
+            r#"{{"families": [{{"name": "Plan", "rules": ["p/*.md"],
+                "companions": [{{"path": {path}, "prior": 1.0}}]}}]}}"#
+        );
+        let err = crate::Pack::from_json_str(&pack, "p.json").expect_err("refused");
+        assert!(err.to_string().contains("control character"), "{err}");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use crate::measure::Rates;
 use crate::pipeline::Settings;
-use docsuggest_schema::rate::NEUTRAL;
+use docsuggest_schema::rate::{BOUNDARY_MARK, NEUTRAL};
 use docsuggest_schema::{Config, RateKey, RateRow, RateSnapshot};
 
 /// The learned rates of one family, read through one snapshot (neutral when not learning).
@@ -48,6 +48,12 @@ impl<'a> SnapshotRates<'a> {
             self.rows.borrow_mut().push((companion.to_string(), row));
         }
         row
+    }
+
+    /// The boundary row of `companion` ([`RateKey::at_boundary`]): what change boundaries saw
+    /// of it.
+    pub(super) fn boundary_row(&self, companion: &str) -> Option<RateRow> {
+        self.row(&format!("{companion}{BOUNDARY_MARK}"))
     }
 
     fn read_row(&self, companion: &str) -> Option<RateRow> {

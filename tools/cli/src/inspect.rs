@@ -7,7 +7,7 @@ use docsuggest_schema::{HistoryEntry, RateKey, RateModel, RateRow};
 
 /// Rows as JSON: one object per row with its workspace key. `rate` is the step-rule value (as
 /// it always was); `evidence` is the evidence model's rate, with the counts behind it and
-/// whether `reading` leaves the companion out.
+/// whether `reading` leaves the companion out; a companion's boundary row has `boundary`.
 pub fn rates_json(rows: &[(RateKey, RateRow)], reading: Reading) -> String {
     serde_json::to_string_pretty(&rates_values(rows, reading)).unwrap_or_default()
 }
@@ -17,7 +17,7 @@ pub fn rates_values(rows: &[(RateKey, RateRow)], reading: Reading) -> Vec<serde_
     rows.iter()
         .map(|(k, r)| {
             let view = RateView::new(k, r, reading);
-            serde_json::json!({
+            let mut value = serde_json::json!({
                 "workspace": k.workspace,
                 "family": view.family,
                 "companion": view.companion,
@@ -31,7 +31,12 @@ pub fn rates_values(rows: &[(RateKey, RateRow)], reading: Reading) -> Vec<serde_
                 "recentHits": view.recent_hits,
                 "recentMisses": view.recent_misses,
                 "leftOut": view.left_out,
-            })
+            });
+            // Marked only where it is one, as the protocol's view is.
+            if let (true, Some(object)) = (view.boundary, value.as_object_mut()) {
+                object.insert("boundary".into(), true.into());
+            }
+            value
         })
         .collect()
 }
@@ -58,15 +63,15 @@ pub fn rates_table(rows: &[(RateKey, RateRow)], reading: Reading) -> String {
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|(k, r)| {
-            let companion = if k.companion.is_empty() {
-                "(family)"
-            } else {
-                &k.companion
+            let companion = match k.boundary_companion() {
+                _ if k.companion.is_empty() => "(family)".to_string(),
+                Some(companion) => format!("{companion} (boundary)"),
+                None => k.companion.clone(),
             };
             vec![
                 k.workspace.clone(),
                 k.family.clone(),
-                companion.to_string(),
+                companion,
                 format!("{:.2}", r.step),
                 r.accepts.to_string(),
                 r.rejects.to_string(),
@@ -91,6 +96,8 @@ shadow+/- a watched companion the agent opened / did not open within the window 
           named it (the would-be companions of a silence, or those a note left out): shadow
           evidence, which moves `evidence` with 0 accepts and 0 rejects
 left-out  rated below pruneBelow: notes leave it out until its shadow hits bring it back
+(boundary) what change boundaries saw of the companion, apart from its notes on edits: left out
+          of what they name once seen, under followThreshold, until its shadow hits bring it back
 ";
 
 /// History entries as a JSON array.

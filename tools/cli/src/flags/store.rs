@@ -172,6 +172,7 @@ pub fn rates(args: &RatesArgs) -> Result<()> {
     let reading = Reading {
         model: docsuggest_schema::RateModel::Evidence,
         prune_below: config.prune_below,
+        follow_threshold: config.follow_threshold,
     };
     let rows = stores::rates(args.store.store.as_deref(), &filter)?;
     emit(

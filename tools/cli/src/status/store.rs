@@ -52,6 +52,7 @@ pub(super) fn read_store(
     let reading = Reading {
         model: RateModel::Evidence,
         prune_below: config.prune_below,
+        follow_threshold: config.follow_threshold,
     };
     let read = stores::read_holding(Some(path), |store, view, holder| {
         let held = holder.map(Holder::to_string);

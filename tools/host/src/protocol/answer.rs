@@ -112,6 +112,10 @@ pub struct RateView {
     pub family: String,
     /// The companion, or `null` for the family's own row.
     pub companion: Option<String>,
+    /// Whether this is the companion's boundary row: what change boundaries saw of it, apart
+    /// from its own row (its notes on edits). Written only when it is.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub boundary: bool,
     /// The rate under the rate model in force.
     pub rate: f64,
     /// The step-rule value.
@@ -133,18 +137,22 @@ pub struct RateView {
     /// Misses (rejects and shadow misses), weighed the same way.
     #[serde(rename = "recentMisses")]
     pub recent_misses: f64,
-    /// Whether the evidence model leaves this companion out of notes now.
+    /// Whether the evidence model leaves this companion out of notes now (a boundary row:
+    /// out of what change boundaries name, on what they saw of it).
     #[serde(rename = "leftOut")]
     pub left_out: bool,
 }
 
-/// How rows are read for a view: the rate model, and the evidence model's pruning bound.
+/// How rows are read for a view: the rate model, and the evidence model's bounds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Reading {
     /// The rate model.
     pub model: RateModel,
     /// A companion rated below this is left out (evidence model only).
     pub prune_below: f64,
+    /// A companion whose boundary row has seen it, rated below this, is left out at change
+    /// boundaries (evidence model only).
+    pub follow_threshold: f64,
 }
 
 impl Reading {
@@ -153,23 +161,32 @@ impl Reading {
         Reading {
             model: config.rate_model,
             prune_below: config.prune_below,
+            follow_threshold: config.follow_threshold,
         }
     }
 
-    /// Whether the row of `key` is a companion the evidence model leaves out.
+    /// Whether the row of `key` is a companion the evidence model leaves out: of notes, or,
+    /// for a boundary row whose evidence outweighs the prior, of what boundaries name.
     pub fn leaves_out(&self, key: &RateKey, row: &RateRow) -> bool {
-        self.model == RateModel::Evidence
-            && !key.companion.is_empty()
-            && row.rate(RateModel::Evidence) < self.prune_below
+        let rate = row.rate(RateModel::Evidence);
+        let below = if key.boundary_companion().is_some() {
+            row.outweighs_prior() && rate < self.follow_threshold
+        } else {
+            rate < self.prune_below
+        };
+        self.model == RateModel::Evidence && !key.companion.is_empty() && below
     }
 }
 
 impl RateView {
     /// The view of one stored row under `reading`.
     pub fn new(key: &RateKey, row: &RateRow, reading: Reading) -> RateView {
+        let boundary = key.boundary_companion();
+        let companion = boundary.unwrap_or(&key.companion);
         RateView {
             family: key.family.clone(),
-            companion: (!key.companion.is_empty()).then(|| key.companion.clone()),
+            companion: (!companion.is_empty()).then(|| companion.to_string()),
+            boundary: boundary.is_some(),
             rate: row.rate(reading.model),
             step: row.step,
             accepts: row.accepts,
@@ -287,6 +304,7 @@ mod tests {
         let beta = Reading {
             model: RateModel::Beta,
             prune_below: 0.25,
+            follow_threshold: 0.55,
         };
         let views = RateView::of_workspace(&rows, "w", beta);
         assert_eq!(views.len(), 2);
@@ -295,5 +313,52 @@ mod tests {
             r#"{"family":"Plan","companion":null,"rate":0.5,"step":0.5,"accepts":2,"rejects":1,"shadowHits":0,"shadowMisses":0,"recentHits":1.5,"recentMisses":1.0,"leftOut":false}"#
         );
         assert_eq!(views[1].companion.as_deref(), Some("INDEX.md"));
+    }
+
+    /// A companion's boundary row shows the companion as its own row does, marked as the
+    /// boundary's, and is left out by the boundary's rule: under `followThreshold` once its
+    /// evidence outweighs the prior.
+    #[test]
+    fn a_boundary_row_shows_its_companion_and_the_boundarys_rule() {
+        let declined = |misses: usize| {
+            let miss = docsuggest_schema::RateMove {
+                key: RateKey::at_boundary("w", "Plan", "INDEX.md"),
+                event: docsuggest_schema::RateEvent::Reject,
+                step: -0.2,
+            };
+            docsuggest_schema::rate::fold(None, std::iter::repeat_n(&miss, misses))
+        };
+        let rows = vec![
+            (RateKey::companion("w", "Plan", "INDEX.md"), declined(1)),
+            (RateKey::at_boundary("w", "Plan", "INDEX.md"), declined(1)),
+            (
+                RateKey::at_boundary("w", "Plan", "POC-BRIEF.md"),
+                declined(4),
+            ),
+        ];
+        let reading = Reading::of(&Config::default());
+        let views = RateView::of_workspace(&rows, "w", reading);
+        let shown: Vec<_> = views
+            .iter()
+            .map(|v| (v.companion.as_deref(), v.boundary, v.left_out))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (Some("INDEX.md"), false, false),
+                (Some("INDEX.md"), true, false),
+                (Some("POC-BRIEF.md"), true, true),
+            ]
+        );
+        let json = serde_json::to_string(&views[1]).expect("encodes");
+        assert!(
+            json.starts_with(r#"{"family":"Plan","companion":"INDEX.md","boundary":true,"#),
+            "{json}"
+        );
+        assert!(
+            !serde_json::to_string(&views[0])
+                .expect("encodes")
+                .contains("boundary")
+        );
     }
 }

@@ -595,8 +595,9 @@ fn a_boundary_stops_naming_a_companion_seen_left_out_though_a_note_still_names_i
         .into_iter()
         .flatten()
         .find(|row| row["family"] == "Plan" && row["companion"] == index)
+        .filter(|row| row["boundary"] == true)
         .and_then(|row| row["rate"].as_f64())
-        .expect("the index's row");
+        .expect("the index's boundary row");
     assert!(rate < 0.55, "{rates}");
     let at_boundary = peek(&mut f, 21, true);
     assert!(!names_index(&at_boundary["note"]), "{at_boundary}");
