@@ -111,8 +111,8 @@ impl Wording {
         Some(Wording { what, candidates })
     }
 
-    /// The line of each of `rows`, in order: `None` for a companion a plain note leaves out
-    /// (a glob that stands for nothing specific, or naming only what an earlier line names).
+    /// The line of each of `rows`, in order: `None` for a companion whose files an earlier
+    /// line names already (the note still names it: touching that file follows both).
     fn lines(&self, rows: &[CompanionRow]) -> Vec<Option<String>> {
         let mut named: Vec<String> = Vec::new();
         rows.iter()
@@ -129,6 +129,26 @@ impl Wording {
     /// The lines of `rows`, each of which has one.
     fn lines_of(&self, rows: &[CompanionRow]) -> Vec<String> {
         self.lines(rows).into_iter().flatten().collect()
+    }
+
+    /// How many of the ranked `rows` a note within `max_chars` names: those whose lines fit
+    /// (whole lines, in order), with the ones among them that need no line of their own. 0
+    /// when not even one line fits.
+    fn fitting(&self, rows: &[CompanionRow], gauge: Gauge, max_chars: usize) -> usize {
+        let lines = self.lines(rows);
+        let written: Vec<String> = lines.iter().flatten().cloned().collect();
+        let fit = plain_note::fitting(&self.what, gauge, &written, max_chars);
+        if fit == 0 {
+            return 0;
+        }
+        let mut counted = 0;
+        lines
+            .iter()
+            .take_while(|line| {
+                counted += usize::from(line.is_some());
+                counted <= fit
+            })
+            .count()
     }
 }
 
@@ -197,29 +217,13 @@ fn choose(
         rows = kept;
         watched = left;
     }
-    if let Some(wording) = wording {
-        // A plain note never names what its reader cannot open, nor a file twice; under the
-        // evidence model its window still watches what it leaves out.
-        let lines = wording.lines(&rows);
-        let (named, unnamed): (Vec<_>, Vec<_>) = rows
-            .into_iter()
-            .zip(lines)
-            .partition(|(_, line)| line.is_some());
-        rows = named.into_iter().map(|(r, _)| r).collect();
-        if evidence {
-            watched.extend(unnamed.into_iter().map(|(r, _)| r));
-        }
-    }
+    // A plain note names every companion the PoC's would (each has a line, or an earlier
+    // line names its files), so its gate weighs the same companions.
     if rows.len() > config.max_companions {
         watched.extend(rows.drain(config.max_companions..));
     }
     let fit = match wording {
-        Some(wording) => plain_note::fitting(
-            &wording.what,
-            gauge,
-            &wording.lines_of(&rows),
-            config.max_note_chars,
-        ),
+        Some(wording) => wording.fitting(&rows, gauge, config.max_note_chars),
         None => {
             let paths: Vec<&str> = rows.iter().map(|r| call.shown(&r.path)).collect();
             note::fitting(name, gauge, &paths, config.max_note_chars)
