@@ -47,18 +47,15 @@ pub enum Action {
         /// An existing file of it, named as most of them are.
         example: Option<String>,
     },
-    /// Update or add a file the glob `glob` matches (as the pack writes it; no file of it is
-    /// tied to the call's and its files are spread over many directories), shown by `example`,
-    /// the one nearest the call's.
+    /// Update or add a file the glob `glob` matches, shown by `example`: a glob no file of
+    /// which is tied to the call's, its files spread over many directories (the example the
+    /// one nearest the call's), or a companion whose files an earlier line names already.
     Matching {
         /// The glob as the pack writes it.
         glob: String,
         /// An existing file it matches, shown from the root.
         example: Option<String>,
     },
-    /// A companion the existence filter never keeps (one that could leave the workspace, a
-    /// template with no substitution): it has no line.
-    Unresolved,
 }
 
 impl Action {
@@ -78,7 +75,6 @@ impl Action {
             Action::Matching { glob, example } => {
                 std::iter::once(glob.clone()).chain(example.clone()).collect()
             }
-            Action::Unresolved => Vec::new(),
         }
     }
 
@@ -96,7 +92,6 @@ impl Action {
                 glob: glob.clone(),
                 example: example.clone().filter(fresh),
             }),
-            Action::Unresolved => None,
             other => other.named().iter().all(fresh).then(|| other.clone()),
         }
     }
@@ -132,7 +127,6 @@ impl Action {
                 glob,
                 example: None,
             } => format!("update or add a file matching {glob}"),
-            Action::Unresolved => String::new(),
         }
     }
 }
@@ -169,7 +163,8 @@ pub fn of(
                     Action::Create(shown.unwrap_or_else(|| path.to_string()))
                 }
             },
-            None => Action::Unresolved,
+            // Never kept by the existence filter: the template as written.
+            None => as_written(companion),
         },
         CompanionForm::Literal => Action::Update(
             under(&companion.path, EntryKind::File).unwrap_or_else(|| companion.path.clone()),
@@ -178,7 +173,16 @@ pub fn of(
         CompanionForm::Glob { .. } | CompanionForm::AnySubdir { .. } => {
             glob::resolve(companion, bases, rel, probe)
         }
-        CompanionForm::Escaping => Action::Unresolved,
+        // Never kept by the existence filter (it could leave the workspace).
+        CompanionForm::Escaping => as_written(companion),
+    }
+}
+
+/// The companion as the pack writes it, with no example.
+fn as_written(companion: &CompiledCompanion) -> Action {
+    Action::Matching {
+        glob: companion.path.clone(),
+        example: None,
     }
 }
 

@@ -78,7 +78,18 @@ impl Gate {
 /// action and reason.
 struct Wording {
     what: String,
-    candidates: Vec<(String, Option<Action>, Why)>,
+    candidates: Vec<Candidate>,
+}
+
+/// One companion a plain note may name.
+struct Candidate {
+    /// As the pack writes it.
+    path: String,
+    /// What the note asks of it, read from the disk.
+    action: Option<Action>,
+    /// As the call shows it (a template: its substitution).
+    shown: String,
+    why: Why,
 }
 
 impl Wording {
@@ -105,50 +116,37 @@ impl Wording {
                     None if scene.builtin_pack => Why::Builtin,
                     None => Why::Pack,
                 };
-                (r.path.clone(), action, why)
+                Candidate {
+                    path: r.path.clone(),
+                    action,
+                    shown: call.shown(&r.path).to_string(),
+                    why,
+                }
             })
             .collect();
         Some(Wording { what, candidates })
     }
 
-    /// The line of each of `rows`, in order: `None` for a companion whose files an earlier
-    /// line names already (the note still names it: touching that file follows both).
-    fn lines(&self, rows: &[CompanionRow]) -> Vec<Option<String>> {
+    /// The line of each of `rows`, in order. Every companion has one: one whose action
+    /// names only what an earlier line names (a note never names a file twice) is named as
+    /// the pattern the pack writes, so the note, its `lines` and its gate keep every
+    /// companion the PoC's note would name.
+    fn lines(&self, rows: &[CompanionRow]) -> Vec<String> {
         let mut named: Vec<String> = Vec::new();
         rows.iter()
             .map(|r| {
-                let (_, action, why) = self.candidates.iter().find(|(p, _, _)| *p == r.path)?;
-                let action = action.as_ref()?.without(&named)?;
-                let line = plain_note::line(&action, *why)?;
+                let candidate = self.candidates.iter().find(|c| c.path == r.path);
+                let as_written = Action::Matching {
+                    glob: candidate.map_or(&r.path, |c| &c.shown).clone(),
+                    example: None,
+                };
+                let action = candidate
+                    .and_then(|c| c.action.as_ref()?.without(&named))
+                    .unwrap_or(as_written);
                 named.extend(action.named());
-                Some(line)
+                plain_note::line(&action, candidate.map_or(Why::Pack, |c| c.why))
             })
             .collect()
-    }
-
-    /// The lines of `rows`, each of which has one.
-    fn lines_of(&self, rows: &[CompanionRow]) -> Vec<String> {
-        self.lines(rows).into_iter().flatten().collect()
-    }
-
-    /// How many of the ranked `rows` a note within `max_chars` names: those whose lines fit
-    /// (whole lines, in order), with the ones among them that need no line of their own. 0
-    /// when not even one line fits.
-    fn fitting(&self, rows: &[CompanionRow], gauge: Gauge, max_chars: usize) -> usize {
-        let lines = self.lines(rows);
-        let written: Vec<String> = lines.iter().flatten().cloned().collect();
-        let fit = plain_note::fitting(&self.what, gauge, &written, max_chars);
-        if fit == 0 {
-            return 0;
-        }
-        let mut counted = 0;
-        lines
-            .iter()
-            .take_while(|line| {
-                counted += usize::from(line.is_some());
-                counted <= fit
-            })
-            .count()
     }
 }
 
@@ -217,13 +215,16 @@ fn choose(
         rows = kept;
         watched = left;
     }
-    // A plain note names every companion the PoC's would (each has a line, or an earlier
-    // line names its files), so its gate weighs the same companions.
     if rows.len() > config.max_companions {
         watched.extend(rows.drain(config.max_companions..));
     }
     let fit = match wording {
-        Some(wording) => wording.fitting(&rows, gauge, config.max_note_chars),
+        Some(wording) => plain_note::fitting(
+            &wording.what,
+            gauge,
+            &wording.lines(&rows),
+            config.max_note_chars,
+        ),
         None => {
             let paths: Vec<&str> = rows.iter().map(|r| call.shown(&r.path)).collect();
             note::fitting(name, gauge, &paths, config.max_note_chars)
@@ -422,7 +423,7 @@ impl Deciding<'_> {
         let gauge = self.gate.gauge;
         Some(match wording {
             Some(wording) => {
-                let lines = wording.lines_of(&chosen.rows);
+                let lines = wording.lines(&chosen.rows);
                 plain_note::compose(name, &wording.what, gauge, confidence, &named, &lines)
             }
             None => note::compose(name, gauge, confidence, &named),
