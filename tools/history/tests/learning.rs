@@ -117,6 +117,19 @@ fn backtest_with(repo: &Path, config: &str, learning_only: bool) -> Report {
     backtest::backtest(&options).expect("backtest")
 }
 
+/// The figures a failure shows.
+fn summary(f: &backtest::score::Figures) -> String {
+    format!(
+        "{} notes naming {}, companion precision {:?}, note precision {:?}, recall {:?}, nag {:.1}",
+        f.notes,
+        f.companions_named,
+        f.companion_precision,
+        f.note_precision,
+        f.recall_trigger,
+        f.nag_per_100_commits
+    )
+}
+
 /// The figures of the run named `name`.
 fn figures<'r>(report: &'r Report, name: &str) -> &'r backtest::score::Figures {
     &report
@@ -137,28 +150,19 @@ fn plain_notes_learn_as_the_poc_notes_do_on_a_test_case_family() {
         with_note: 0.45,
         seed: 58,
     };
-    let t = std::time::Instant::now();
     cases_history(repo.path(), &shape);
-    eprintln!("TIMING history {:?}", t.elapsed());
     let plain = backtest_with(repo.path(), "{}", false);
     let poc = backtest_with(repo.path(), r#"{"noteStyle": "poc"}"#, true);
-    eprintln!("TIMING backtests {:?}", t.elapsed());
     let (learning, poc_learning) = (figures(&plain, "learning"), figures(&poc, "learning"));
-    let static_run = figures(&plain, "static");
-    eprintln!(
-        "static {} notes, recall {:?}; learning {} notes, recall {:?}; poc learning {} notes, recall {:?}",
-        static_run.notes,
-        static_run.recall_trigger,
-        learning.notes,
-        learning.recall_trigger,
-        poc_learning.notes,
-        poc_learning.recall_trigger
-    );
+    // The static engine notes on every edit here: learning has something to keep.
+    assert!(figures(&plain, "static").notes > 0);
     let recall = learning.recall_trigger.expect("coverable files");
     let poc_recall = poc_learning.recall_trigger.expect("coverable files");
     assert!(
         (recall - poc_recall).abs() <= 0.1,
-        "learning recall {recall} with plain notes, {poc_recall} with the PoC's"
+        "learning with plain notes {}, with the PoC's {}",
+        summary(learning),
+        summary(poc_learning)
     );
 }
 
@@ -211,7 +215,7 @@ impl Form {
 
 const SOURCES: [&str; 6] = ["parser", "lexer", "printer", "config", "render", "cache"];
 
-/// A generated history: one family over `src/*.py` with two to four companions of random
+/// A generated history: one family over `src/*.py` with three or four companions of random
 /// forms, priors and rates at which a change to a source touches them.
 struct Generated {
     companions: Vec<(Form, f64, f64)>,
@@ -221,7 +225,8 @@ struct Generated {
 impl Generated {
     fn draw(draw: &mut Draw) -> Generated {
         let mut forms = Form::ALL.to_vec();
-        let count = 2 + draw.below(3);
+        // Three or four: enough for the static engine's gate to pass on the pack's word.
+        let count = 3 + draw.below(2);
         let companions = (0..count)
             .map(|_| {
                 let form = forms.remove(draw.below(forms.len()));
@@ -232,7 +237,7 @@ impl Generated {
             .collect();
         Generated {
             companions,
-            edits: 50,
+            edits: 40,
         }
     }
 
@@ -291,10 +296,11 @@ fn learning_recalls_half_of_static_and_nags_no_more() {
         let report = backtest_with(repo.path(), "{}", false);
         let (fixed, learning) = (figures(&report, "static"), figures(&report, "learning"));
         let case = format!(
-            "seed {seed}, companions {:?}: static {fixed:?}, learning {learning:?}",
-            generated.companions
+            "seed {seed}, companions {:?}: static {}, learning {}",
+            generated.companions,
+            summary(fixed),
+            summary(learning)
         );
-        eprintln!("{case}");
         let recall = |f: &backtest::score::Figures| f.recall_trigger.unwrap_or(0.0);
         if fixed.note_precision.is_some_and(|p| p >= 0.4) {
             assert!(recall(learning) >= recall(fixed) / 2.0, "recall: {case}");
