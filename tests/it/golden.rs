@@ -85,6 +85,14 @@ fn transcript_poc_forms() {
     check_transcript("poc-forms.txt");
 }
 
+/// A test-case layout (issue 58): every file below a last `**`, tied by the directory named
+/// after the call's file, the call's language's first; a glob spread far from the call's as
+/// itself with an example; a companion an earlier line names as the pack writes it.
+#[test]
+fn transcript_plain_cases() {
+    check_transcript("plain-cases.txt");
+}
+
 /// A plain note names, watches and is gated on the same companions as the PoC's note: the
 /// two styles' transcripts of one script write the same ledger lines.
 #[test]
