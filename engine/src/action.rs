@@ -72,9 +72,9 @@ impl Action {
                 std::iter::once(kind).chain(example.clone()).collect()
             }
             Action::OneOf(files) => files.clone(),
-            Action::Matching { glob, example } => {
-                std::iter::once(glob.clone()).chain(example.clone()).collect()
-            }
+            Action::Matching { glob, example } => std::iter::once(glob.clone())
+                .chain(example.clone())
+                .collect(),
         }
     }
 

@@ -39,6 +39,13 @@ fn an_action_less_what_a_note_already_names() {
         Action::Create("c.py".into()).without(&named),
         Some(Action::Create("c.py".into()))
     );
+    // A glob says something new without its example; named already, nothing.
+    let matching = |example: Option<&str>| Action::Matching {
+        glob: "notes/*/*.md".into(),
+        example: example.map(String::from),
+    };
+    assert_eq!(matching(Some("a.py")).without(&named), Some(matching(None)));
+    assert_eq!(matching(None).without(&["notes/*/*.md".into()]), None);
 }
 
 #[test]
@@ -192,10 +199,17 @@ fn a_trailing_double_star_matches_every_file_below() {
         panic!("the files tied to the call's");
     };
     assert_eq!(files.len(), MAX_NAMED);
-    assert!(files.iter().all(|f| f.starts_with("tests/cases/js/arrow/")), "{files:?}");
+    assert!(
+        files.iter().all(|f| f.starts_with("tests/cases/js/arrow/")),
+        "{files:?}"
+    );
     // Below a directory, however deep.
     assert_eq!(
-        resolved(&["docs/a/b/c/guide.md", "docs/z/intro.md"], "docs/**", "src/x.py"),
+        resolved(
+            &["docs/a/b/c/guide.md", "docs/z/intro.md"],
+            "docs/**",
+            "src/x.py"
+        ),
         Action::OneOf(vec!["docs/a/b/c/guide.md".into(), "docs/z/intro.md".into()])
     );
     // Hidden files and directories are not among them.
@@ -218,7 +232,9 @@ fn a_directory_named_after_the_call_ties_its_files_to_it() {
             "tests/cases/**/__snapshots__/*.snap",
             "src/lang-js/print/arrow.js"
         ),
-        Action::OneOf(vec!["tests/cases/js/arrow/__snapshots__/spec.js.snap".into()])
+        Action::OneOf(vec![
+            "tests/cases/js/arrow/__snapshots__/spec.js.snap".into()
+        ])
     );
     assert_eq!(
         resolved(
@@ -314,5 +330,13 @@ fn actions_read_as_instructions() {
         }
         .text(),
         "add a new file to changelog.d/, named like changelog.d/1.md"
+    );
+    assert_eq!(
+        Action::Matching {
+            glob: "notes/**/*.txt".into(),
+            example: Some("notes/a/x.txt".into())
+        }
+        .text(),
+        "update or add a file matching notes/**/*.txt, like notes/a/x.txt"
     );
 }
