@@ -77,7 +77,18 @@ impl Gate {
 /// action and reason.
 struct Wording {
     what: String,
-    candidates: Vec<(String, Option<Action>, Why)>,
+    candidates: Vec<Candidate>,
+}
+
+/// One companion a plain note may name.
+struct Candidate {
+    /// As the pack writes it.
+    path: String,
+    /// What the note asks of it, read from the disk.
+    action: Option<Action>,
+    /// As the call shows it (a template: its substitution).
+    shown: String,
+    why: Why,
 }
 
 impl Wording {
@@ -104,30 +115,37 @@ impl Wording {
                     None if scene.builtin_pack => Why::Builtin,
                     None => Why::Pack,
                 };
-                (r.path.clone(), action, why)
+                Candidate {
+                    path: r.path.clone(),
+                    action,
+                    shown: call.shown(&r.path).to_string(),
+                    why,
+                }
             })
             .collect();
         Some(Wording { what, candidates })
     }
 
-    /// The line of each of `rows`, in order: `None` for a companion a plain note leaves out
-    /// (a glob that stands for nothing specific, or naming only what an earlier line names).
-    fn lines(&self, rows: &[CompanionRow]) -> Vec<Option<String>> {
+    /// The line of each of `rows`, in order. Every companion has one: one whose action
+    /// names only what an earlier line names (a note never names a file twice) is named as
+    /// the pattern the pack writes, so the note, its `lines` and its gate keep every
+    /// companion the PoC's note would name.
+    fn lines(&self, rows: &[CompanionRow]) -> Vec<String> {
         let mut named: Vec<String> = Vec::new();
         rows.iter()
             .map(|r| {
-                let (_, action, why) = self.candidates.iter().find(|(p, _, _)| *p == r.path)?;
-                let action = action.as_ref()?.without(&named)?;
-                let line = plain_note::line(&action, *why)?;
+                let candidate = self.candidates.iter().find(|c| c.path == r.path);
+                let as_written = Action::Matching {
+                    glob: candidate.map_or(&r.path, |c| &c.shown).clone(),
+                    example: None,
+                };
+                let action = candidate
+                    .and_then(|c| c.action.as_ref()?.without(&named))
+                    .unwrap_or(as_written);
                 named.extend(action.named());
-                Some(line)
+                plain_note::line(&action, candidate.map_or(Why::Pack, |c| c.why))
             })
             .collect()
-    }
-
-    /// The lines of `rows`, each of which has one.
-    fn lines_of(&self, rows: &[CompanionRow]) -> Vec<String> {
-        self.lines(rows).into_iter().flatten().collect()
     }
 }
 
@@ -196,19 +214,6 @@ fn choose(
         rows = kept;
         watched = left;
     }
-    if let Some(wording) = wording {
-        // A plain note never names what its reader cannot open, nor a file twice; under the
-        // evidence model its window still watches what it leaves out.
-        let lines = wording.lines(&rows);
-        let (named, unnamed): (Vec<_>, Vec<_>) = rows
-            .into_iter()
-            .zip(lines)
-            .partition(|(_, line)| line.is_some());
-        rows = named.into_iter().map(|(r, _)| r).collect();
-        if evidence {
-            watched.extend(unnamed.into_iter().map(|(r, _)| r));
-        }
-    }
     if rows.len() > config.max_companions {
         watched.extend(rows.drain(config.max_companions..));
     }
@@ -216,7 +221,7 @@ fn choose(
         Some(wording) => plain_note::fitting(
             &wording.what,
             gauge,
-            &wording.lines_of(&rows),
+            &wording.lines(&rows),
             config.max_note_chars,
         ),
         None => {
@@ -422,7 +427,7 @@ impl Deciding<'_> {
         let gauge = self.gate.gauge;
         Some(match wording {
             Some(wording) => {
-                let lines = wording.lines_of(&chosen.rows);
+                let lines = wording.lines(&chosen.rows);
                 plain_note::compose(name, &wording.what, gauge, confidence, &named, &lines)
             }
             None => note::compose(name, gauge, confidence, &named),

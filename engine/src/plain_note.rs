@@ -53,14 +53,9 @@ fn percent(share: f64) -> u32 {
     (share.clamp(0.0, 1.0) * 100.0).round() as u32
 }
 
-/// One companion's line (without its `- `): the action, then why; `None` for a companion a
-/// plain note leaves out (a glob that stands for nothing specific).
-pub fn line(action: &Action, why: Why) -> Option<String> {
-    match action {
-        Action::Unresolved => None,
-        Action::OneOf(files) if files.is_empty() => None,
-        _ => Some(format!("{} ({})", action.text(), why.text())),
-    }
+/// One companion's line (without its `- `): the action, then why.
+pub fn line(action: &Action, why: Why) -> String {
+    format!("{} ({})", action.text(), why.text())
 }
 
 /// The kind of change a family's rule describes, in words: `.py files under src/attr/`,

@@ -85,6 +85,32 @@ fn transcript_poc_forms() {
     check_transcript("poc-forms.txt");
 }
 
+/// A test-case layout (issue 58): every file below a last `**`, tied by the directory named
+/// after the call's file, the call's language's first; a glob spread far from the call's as
+/// itself with an example; a companion an earlier line names as the pack writes it.
+#[test]
+fn transcript_plain_cases() {
+    check_transcript("plain-cases.txt");
+}
+
+/// A plain note names, watches and is gated on the same companions as the PoC's note: the
+/// two styles' transcripts of one script write the same ledger lines.
+#[test]
+fn plain_and_poc_notes_write_the_same_ledger() {
+    let ledger = |name: &str| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("golden")
+            .join(name);
+        let script = std::fs::read_to_string(&path).expect("a golden transcript");
+        run_script(&script)
+            .lines()
+            .filter(|l| l.starts_with("doc-suggester:"))
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ledger("plain-forms.txt"), ledger("poc-forms.txt"));
+}
+
 #[test]
 fn transcript_default_session() {
     check_transcript("default-session.txt");

@@ -111,6 +111,17 @@ pub(super) fn file_stem(path: &str) -> &str {
 /// The lowercase parts of a name, split at anything not a letter or digit and where a lower
 /// case letter meets an upper case one; short and generic parts left out.
 pub(super) fn parts(name: &str) -> Vec<String> {
+    pieces(name, 3)
+}
+
+/// The words of a directory's name: its parts, those of two characters kept (`js` of
+/// `lang-js`), for telling close directories apart (never to tie a file on their own).
+pub(super) fn tokens(name: &str) -> Vec<String> {
+    pieces(name, 2)
+}
+
+/// The lowercase pieces of `name` of at least `shortest` characters, generic ones left out.
+fn pieces(name: &str, shortest: usize) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut current = String::new();
     let mut previous_lower = false;
@@ -127,7 +138,7 @@ pub(super) fn parts(name: &str) -> Vec<String> {
     if !current.is_empty() {
         out.push(current);
     }
-    out.retain(|p| p.chars().count() >= 3 && !GENERIC.contains(&p.as_str()));
+    out.retain(|p| p.chars().count() >= shortest && !GENERIC.contains(&p.as_str()));
     out.dedup();
     out
 }

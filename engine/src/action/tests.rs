@@ -1,6 +1,6 @@
 //! The unit tests of the actions: names judged, globs resolved on a temporary disk, lines read.
 
-use super::names::natural_cmp;
+use super::names::{natural_cmp, parts, tokens};
 use super::*;
 
 #[test]
@@ -39,6 +39,13 @@ fn an_action_less_what_a_note_already_names() {
         Action::Create("c.py".into()).without(&named),
         Some(Action::Create("c.py".into()))
     );
+    // A glob says something new without its example; named already, nothing.
+    let matching = |example: Option<&str>| Action::Matching {
+        glob: "notes/*/*.md".into(),
+        example: example.map(String::from),
+    };
+    assert_eq!(matching(Some("a.py")).without(&named), Some(matching(None)));
+    assert_eq!(matching(None).without(&["notes/*/*.md".into()]), None);
 }
 
 #[test]
@@ -54,6 +61,8 @@ fn name_parts_split_case_and_separators() {
     assert_eq!(parts("CompletionHandlerTest"), ["completion", "handler"]);
     assert_eq!(parts("app"), ["app"]);
     assert!(parts("mod").is_empty());
+    assert_eq!(tokens("lang-js"), ["lang", "js"]);
+    assert!(tokens("src").is_empty());
 }
 
 /// Resolves `companion` for a call on `call` in a workspace holding `files`.
@@ -95,7 +104,7 @@ fn a_glob_is_named_by_the_files_tied_to_the_call() {
         resolved(
             &specs[..2],
             "rules-*/src/test/kotlin/**/*Spec.kt",
-            "a/Other.kt"
+            "a/Misc.kt"
         ),
         Action::UpdateOrAddIn {
             dir: "rules-style/src/test/kotlin/io/style".into(),
@@ -107,7 +116,7 @@ fn a_glob_is_named_by_the_files_tied_to_the_call() {
         resolved(
             &specs,
             "rules-*/src/test/kotlin/**/*Spec.kt",
-            "rules-other/src/Other.kt"
+            "rules-other/src/Misc.kt"
         ),
         Action::UpdateOrAddIn {
             dir: "rules-other/src/test/kotlin/io/other".into(),
@@ -119,7 +128,7 @@ fn a_glob_is_named_by_the_files_tied_to_the_call() {
         resolved(
             &specs[2..],
             "rules-*/src/test/kotlin/**/*Spec.kt",
-            "a/Other.kt"
+            "a/Misc.kt"
         ),
         Action::OneOf(vec![specs[3].to_string(), specs[2].to_string()])
     );
@@ -152,11 +161,97 @@ fn a_glob_is_named_by_the_files_tied_to_the_call() {
             example: Some("tests/cases/d.py".into())
         }
     );
+    // Spread far from the call's: the glob itself, with the example nearest the call's.
     assert_eq!(
         resolved(&readmes, "**/README.md", "src/linegen.py"),
-        Action::Unresolved
+        Action::Matching {
+            glob: "**/README.md".into(),
+            example: Some("README.md".into())
+        }
     );
-    assert_eq!(resolved(&[], "docs/*.rst", "src/a.py"), Action::Unresolved);
+    assert_eq!(
+        resolved(&[], "docs/*.rst", "src/a.py"),
+        Action::Matching {
+            glob: "docs/*.rst".into(),
+            example: None
+        }
+    );
+}
+
+/// The test-case layout of issue 58: a directory of cases per language and feature.
+const CASES: [&str; 9] = [
+    "tests/cases/js/arrow/spec.js",
+    "tests/cases/js/arrow/input.js",
+    "tests/cases/js/arrow/__snapshots__/spec.js.snap",
+    "tests/cases/ts/arrow/spec.js",
+    "tests/cases/ts/arrow/input.js",
+    "tests/cases/ts/arrow/__snapshots__/spec.js.snap",
+    "tests/cases/js/member/spec.js",
+    "tests/cases/js/member/input.js",
+    "tests/cases/js/member/__snapshots__/spec.js.snap",
+];
+
+#[test]
+fn a_trailing_double_star_matches_every_file_below() {
+    // Every file below, tied to the call's by the directory named after it.
+    let Action::OneOf(files) = resolved(&CASES, "tests/cases/**", "src/lang-js/print/arrow.js")
+    else {
+        panic!("the files tied to the call's");
+    };
+    assert_eq!(files.len(), MAX_NAMED);
+    assert!(
+        files.iter().all(|f| f.starts_with("tests/cases/js/arrow/")),
+        "{files:?}"
+    );
+    // Below a directory, however deep.
+    assert_eq!(
+        resolved(
+            &["docs/a/b/c/guide.md", "docs/z/intro.md"],
+            "docs/**",
+            "src/x.py"
+        ),
+        Action::OneOf(vec!["docs/a/b/c/guide.md".into(), "docs/z/intro.md".into()])
+    );
+    // Hidden files and directories are not among them.
+    assert_eq!(
+        resolved(&["docs/.keep", "docs/.git/x"], "docs/**", "src/x.py"),
+        Action::Matching {
+            glob: "docs/**".into(),
+            example: None
+        }
+    );
+}
+
+#[test]
+fn a_directory_named_after_the_call_ties_its_files_to_it() {
+    // Generic names (`spec`), tied by their feature's directory; the call's language's first,
+    // the other languages' left out.
+    assert_eq!(
+        resolved(
+            &CASES,
+            "tests/cases/**/__snapshots__/*.snap",
+            "src/lang-js/print/arrow.js"
+        ),
+        Action::OneOf(vec![
+            "tests/cases/js/arrow/__snapshots__/spec.js.snap".into()
+        ])
+    );
+    assert_eq!(
+        resolved(
+            &CASES,
+            "tests/cases/**/input.js",
+            "src/lang-ts/print/arrow.js"
+        ),
+        Action::OneOf(vec!["tests/cases/ts/arrow/input.js".into()])
+    );
+    // The glob's literal prefix ties nothing: a call named like it is not tied to every file.
+    assert_eq!(
+        resolved(&CASES, "tests/cases/**/*.js", "src/cases.js"),
+        Action::Matching {
+            glob: "tests/cases/**/*.js".into(),
+            example: Some("tests/cases/js/arrow/spec.js".into())
+        }
+    );
 }
 
 #[test]
@@ -191,7 +286,10 @@ fn a_glob_with_no_file_for_the_call_names_the_one_to_create() {
     // The call's own directory is not one the glob matches: nothing to create there.
     assert_eq!(
         resolved(&[], "tests/*.py", "src/linegen.py"),
-        Action::Unresolved
+        Action::Matching {
+            glob: "tests/*.py".into(),
+            example: None
+        }
     );
 }
 
@@ -232,5 +330,13 @@ fn actions_read_as_instructions() {
         }
         .text(),
         "add a new file to changelog.d/, named like changelog.d/1.md"
+    );
+    assert_eq!(
+        Action::Matching {
+            glob: "notes/**/*.txt".into(),
+            example: Some("notes/a/x.txt".into())
+        }
+        .text(),
+        "update or add a file matching notes/**/*.txt, like notes/a/x.txt"
     );
 }

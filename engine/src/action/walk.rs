@@ -2,7 +2,7 @@
 //! bounded in entries and files, never through a symlink, names that print other than they
 //! are skipped.
 
-use super::names::shows_as_written;
+use super::names::{file_stem, parts, shows_as_written};
 use crate::paths::is_pattern;
 use crate::probe::{EntryKind, FileProbe};
 use std::path::Path;
@@ -20,7 +20,7 @@ pub(super) enum Component {
     Literal(String),
     /// A name matched by a pattern (`*Spec.kt`, `detekt-*`).
     Pattern(globset::GlobMatcher),
-    /// `**`: any number of directories.
+    /// `**`: any number of directories (last, every file below).
     Deep,
 }
 
@@ -57,11 +57,13 @@ impl Component {
 }
 
 /// A bounded walk of the directories a glob can match, through the probe's listings (never
-/// through a symlink), the directories on the way to the call's own first.
+/// through a symlink), the directories on the way to the call's own, or named after it, first.
 pub(super) struct Walk<'a> {
     probe: &'a dyn FileProbe,
     /// The call's workspace-relative path.
     toward: &'a str,
+    /// The parts of the call's file name (`arrow` of `src/print/arrow.js`).
+    named: Vec<String>,
     visited: usize,
     files: Vec<String>,
 }
@@ -72,6 +74,7 @@ impl<'a> Walk<'a> {
         Walk {
             probe,
             toward,
+            named: parts(file_stem(toward)),
             visited: 0,
             files: Vec::new(),
         }
@@ -89,13 +92,17 @@ impl<'a> Walk<'a> {
     }
 
     /// The plain entries of `base/dir`, those whose names are directories of the call's path
-    /// first (its ancestors, or a mirrored tree's: `src/test/kotlin/io/…` for
-    /// `src/main/kotlin/io/…`).
+    /// (its ancestors, or a mirrored tree's: `src/test/kotlin/io/…` for
+    /// `src/main/kotlin/io/…`) or share a part with its file name (`tests/arrow/` for
+    /// `src/print/arrow.js`) first.
     fn entries(&mut self, base: &Path, dir: &str) -> Vec<(String, EntryKind)> {
         let mut entries = self.probe.plain_entries(&base.join(dir));
         self.visited += entries.len();
         entries.retain(|(name, _)| shows_as_written(name));
-        let on_the_way = |name: &str| self.toward.split('/').any(|c| c == name);
+        let on_the_way = |name: &str| {
+            self.toward.split('/').any(|c| c == name)
+                || parts(name).iter().any(|p| self.named.contains(p))
+        };
         entries.sort_by_key(|(name, _)| !on_the_way(name));
         entries
     }
@@ -115,14 +122,17 @@ impl<'a> Walk<'a> {
             }
         };
         if let Component::Deep = first {
-            if rest.is_empty() {
-                return;
-            }
-            // No directory, then each subdirectory again under the same `**`.
+            // No directory, then each subdirectory again under the same `**`; a last `**`
+            // matches every file below.
             self.descend(base, dir.clone(), rest);
             for (name, kind) in self.entries(base, &dir) {
-                if kind == EntryKind::Dir && !name.starts_with('.') && !self.done() {
-                    self.descend(base, join(&name), components);
+                if name.starts_with('.') || self.done() {
+                    continue;
+                }
+                match kind {
+                    EntryKind::Dir => self.descend(base, join(&name), components),
+                    EntryKind::File if rest.is_empty() => self.files.push(join(&name)),
+                    _ => {}
                 }
             }
             return;

@@ -347,7 +347,9 @@ fn a_panicking_mining_job_leaves_its_work_tree_unavailable_with_a_reason() {
 }
 
 /// What a plain line must hold: an action first, its evidence in brackets last, and nothing a
-/// reader cannot open (no glob, no placeholder, no template).
+/// reader cannot act on: a glob only as the one a companion's files match (`update or add a
+/// file matching tests/*.py`, a companion whose files no other line names), never a
+/// placeholder or a template.
 fn assert_actionable(line: &str, note: &Value) {
     let actions = ["update ", "create ", "add a new file to "];
     assert!(
@@ -362,8 +364,23 @@ fn assert_actionable(line: &str, note: &Value) {
         evidence.starts_with("changed alongside in ") && evidence.ends_with(')'),
         "no evidence: {line:?} in {note}"
     );
+    let action = line.rsplit_once(" (").map_or(line, |(action, _)| action);
+    let (glob, rest) = match action.strip_prefix("update or add a file matching ") {
+        Some(matching) => {
+            let glob = matching.split(", like ").next().unwrap_or(matching);
+            (Some(glob), &matching[glob.len()..])
+        }
+        None => (None, line),
+    };
+    if let Some(glob) = glob {
+        let companions = note["companions"].as_array().cloned().unwrap_or_default();
+        assert!(
+            companions.contains(&json!(glob)),
+            "{glob:?} is no companion: {note}"
+        );
+    }
     for pattern in ["*", "<", ">", "{}", "?"] {
-        assert!(!line.contains(pattern), "{pattern:?} in {line:?}: {note}");
+        assert!(!rest.contains(pattern), "{pattern:?} in {line:?}: {note}");
     }
 }
 
