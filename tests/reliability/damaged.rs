@@ -234,7 +234,7 @@ fn answers(path: &Path) -> Vec<(&'static str, Result<String, InspectError>)> {
     let json = |v: serde_json::Result<String>| v.expect("encodes");
     let reading = docsuggest_host::protocol::Reading {
         model: docsuggest_schema::RateModel::Evidence,
-        prune_below: docsuggest_schema::Config::default().prune_below,
+        ..docsuggest_host::protocol::Reading::of(&docsuggest_schema::Config::default())
     };
     vec![
         ("check", maintain::check(store).map(|r| r.to_string())),
