@@ -314,10 +314,14 @@ mod tests {
             .expect("the submodule");
         assert_eq!(ws.root, root.join("src"));
         std::fs::remove_file(root.join("src/.git")).expect("rm");
-        // A pack file at the root, valid or not, is its owner's word: no fallback.
+        // A pack file at the root, valid or not, is its owner's word: no fallback; one that
+        // cannot be used is said.
         std::fs::create_dir_all(root.join(".dsh")).expect("mkdir");
         std::fs::write(root.join(REPO_PACK_PATH), "not json").expect("write");
         assert!(packs.locate(&file, &OsProbe, &mut warnings).is_none());
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains(REPO_PACK_PATH), "{warnings:?}");
+        warnings.clear();
         std::fs::remove_file(root.join(REPO_PACK_PATH)).expect("rm");
         // Outside any work tree there is nothing to fall back to.
         let outside = dir.path().join("plain/x.md");
