@@ -69,6 +69,11 @@ fn names(dir: &Path) -> Vec<String> {
     names
 }
 
+/// `VERB --harness claude-code --project WS`.
+fn claude_code<'a>(verb: &'a str, ws: &'a str) -> [&'a str; 5] {
+    [verb, "--harness", "claude-code", "--project", ws]
+}
+
 #[test]
 fn a_link_at_a_staging_name_is_never_written_through() {
     let env = Env::new();
@@ -254,20 +259,10 @@ fn a_read_only_settings_file_is_refused_and_left_unchanged() {
     let config = env.ws().join(".claude/settings.json");
     std::fs::create_dir_all(config.parent().expect("a parent")).expect("mkdir");
     std::fs::write(&config, "{\"model\": \"opus\"}\n").expect("write");
-    let install = [
-        "install-hooks",
-        "--harness",
-        "claude-code",
-        "--project",
-        &ws,
-    ];
-    let uninstall = [
-        "uninstall-hooks",
-        "--harness",
-        "claude-code",
-        "--project",
-        &ws,
-    ];
+    let (install, uninstall) = (
+        claude_code("install-hooks", &ws),
+        claude_code("uninstall-hooks", &ws),
+    );
 
     // A writable file keeps its mode.
     std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o640)).expect("chmod");
@@ -382,20 +377,10 @@ fn a_link_inside_the_scope_is_edited_and_never_deleted() {
     let link = env.ws().join(".claude/settings.json");
     std::fs::create_dir_all(link.parent().expect("a parent")).expect("mkdir");
     std::os::unix::fs::symlink("../config/claude.json", &link).expect("link");
-    let install = [
-        "install-hooks",
-        "--harness",
-        "claude-code",
-        "--project",
-        &ws,
-    ];
-    let uninstall = [
-        "uninstall-hooks",
-        "--harness",
-        "claude-code",
-        "--project",
-        &ws,
-    ];
+    let (install, uninstall) = (
+        claude_code("install-hooks", &ws),
+        claude_code("uninstall-hooks", &ws),
+    );
     assert!(run(&env, &install).status.success());
     assert!(is_link(&link));
     assert!(
