@@ -210,22 +210,21 @@ impl PackCache {
         }
         // No workspace: a pack file at the git work tree's root that cannot be used is why
         // (it also turns mining off), and is said; the walk's other detours are not.
-        if let Some(root) = git_root(start, probe)
-            && let (_, Some(e)) = self.pack_at(root, probe)
-        {
+        // The walk read that pack already: its stamp is all this costs.
+        let root = git_root(start, probe)?;
+        if let (_, Some(e)) = self.pack_at(root, probe) {
             warnings.push(e.to_string());
             return None;
         }
         if !self.zero_config {
             return None;
         }
-        self.locate_mined(start, probe)
+        self.locate_mined(root, probe)
     }
 
-    /// The zero-config fallback: the git work tree `start` lies in, unless its root carries a
-    /// pack file (valid or not: the file's owner decides, and its signature did not match).
-    fn locate_mined(&mut self, start: &Path, probe: &dyn FileProbe) -> Option<Workspace> {
-        let root = git_root(start, probe)?;
+    /// The zero-config fallback: the git work tree at `root`, unless it carries a pack file
+    /// (valid or not: the file's owner decides, and its signature did not match).
+    fn locate_mined(&mut self, root: &Path, probe: &dyn FileProbe) -> Option<Workspace> {
         if probe.kind(&root.join(REPO_PACK_PATH)).is_some() {
             return None;
         }
