@@ -482,6 +482,7 @@ mod tests {
                 path: "x.md".into(),
                 prior: 1.0,
                 for_files: Vec::new(),
+                validated: None,
             }],
         }
     }
@@ -521,6 +522,7 @@ mod tests {
     fn the_more_specific_rule_wins_and_ties_are_ambiguous() {
         let pack = Pack {
             signature: vec!["S".into()],
+            mined: None,
             families: vec![
                 fam("Any", &["docs/*.md"]),
                 fam("Exact", &["docs/A.md"]),
@@ -576,6 +578,7 @@ mod tests {
         family.companions[0].path = companion.into();
         let pack = Pack {
             signature: vec!["S".into()],
+            mined: None,
             families: vec![family],
         };
         let mut pack = CompiledPack::compile(&pack, "p").expect("valid");

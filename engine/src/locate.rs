@@ -66,6 +66,7 @@ impl Default for PackCache {
     fn default() -> Self {
         let none = docsuggest_schema::Pack {
             signature: vec![GIT_ENTRY.into()],
+            mined: None,
             families: Vec::new(),
         };
         PackCache {

@@ -3,11 +3,13 @@
 //! The built-in pack describes the PoC's own doc graph; a workspace may replace it with its own
 //! file at `<root>/.dsh/doc-pack.json` ([`REPO_PACK_PATH`]).
 
+use origin::{MinedFrom, Validated, mined_problems, validated_problem};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
 
 mod fields;
+pub mod origin;
 
 /// Where a workspace's own pack lives, relative to its root.
 pub const REPO_PACK_PATH: &str = ".dsh/doc-pack.json";
@@ -38,6 +40,9 @@ pub struct Pack {
     pub signature: Vec<String>,
     /// The families, in pack order (ties rank by it).
     pub families: Vec<Family>,
+    /// A mined pack's commits (`init`); informative, never read by the engine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mined: Option<MinedFrom>,
 }
 
 /// A named class of doc paths.
@@ -71,6 +76,10 @@ pub struct Companion {
     /// mirror each other. Empty: every file of the family.
     #[serde(rename = "for", default, skip_serializing_if = "Vec::is_empty")]
     pub for_files: Vec<String>,
+    /// A mined companion's figures on the newer part of the history, which kept it
+    /// (`init`); informative, never read by the engine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validated: Option<Validated>,
 }
 
 /// A pack file that cannot be used, with every problem found.
@@ -109,6 +118,7 @@ fn family(name: &str, rules: &[&str], companions: &[(&str, f64)]) -> Family {
                 path: path.to_string(),
                 prior: *prior,
                 for_files: Vec::new(),
+                validated: None,
             })
             .collect(),
     }
@@ -119,6 +129,7 @@ impl Pack {
     pub fn builtin() -> Pack {
         Pack {
             signature: vec![DEFAULT_SIGNATURE.into()],
+            mined: None,
             families: vec![
                 family(
                     "Plan",
@@ -302,8 +313,12 @@ impl Pack {
                         out.push(format!("{at}.companions[{j}].for[{k}]: {p}"));
                     }
                 }
+                if let Some(p) = c.validated.as_ref().and_then(validated_problem) {
+                    out.push(format!("{at}.companions[{j}].validated: {p}"));
+                }
             }
         }
+        out.extend(self.mined.iter().flat_map(mined_problems));
         out
     }
 

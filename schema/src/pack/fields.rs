@@ -5,11 +5,11 @@ use crate::suggest;
 use serde_json::{Map, Value};
 
 /// The fields of the pack object.
-pub(super) const PACK: [&str; 2] = ["signature", "families"];
+pub(super) const PACK: [&str; 3] = ["signature", "families", "mined"];
 /// The fields of a family.
 pub(super) const FAMILY: [&str; 5] = ["name", "kind", "rules", "threshold", "companions"];
 /// The fields of a companion.
-pub(super) const COMPANION: [&str; 3] = ["path", "prior", "for"];
+pub(super) const COMPANION: [&str; 4] = ["path", "prior", "for", "validated"];
 
 /// Takes every unknown field out of `value` (so the shape check that follows sees only known
 /// ones) and answers a problem for each, in file order by object.

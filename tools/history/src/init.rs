@@ -92,6 +92,60 @@ pub struct InitReport {
     /// Why the report's backtest could not run (the pack is written all the same).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backtest_error: Option<String>,
+    /// What the backtest estimates the learning engine's companion precision on new commits
+    /// to be.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<Estimate>,
+}
+
+/// The report backtest's learning companion precision: out-of-sample (the pack it scores
+/// was mined from the commits before the ones scored), with a 95 % Wilson interval over the
+/// companions it named.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Estimate {
+    /// Companions named that the commit then changed, over companions named.
+    pub companion_precision: f64,
+    /// The interval's lower end.
+    pub low: f64,
+    /// Its upper end.
+    pub high: f64,
+    /// Companions named.
+    pub named: u64,
+    /// The last commit the scored pack was mined from.
+    pub mined_to: String,
+    /// Commits scored.
+    pub scored_commits: usize,
+}
+
+impl Estimate {
+    /// The estimate of a backtest report's learning run, when it named anything.
+    pub fn of(report: &Report) -> Option<Estimate> {
+        let run = report.runs.iter().find(|r| r.name == "learning")?;
+        let p = run.figures.companion_precision?;
+        let n = run.figures.companions_named;
+        let (low, high) = wilson(p, n as f64);
+        Some(Estimate {
+            companion_precision: p,
+            low,
+            high,
+            named: n,
+            mined_to: report.mined_from.as_ref()?.last_commit.clone(),
+            scored_commits: report.scored_commits,
+        })
+    }
+}
+
+/// The 95 % Wilson score interval of a share `p` of `n` trials.
+fn wilson(p: f64, n: f64) -> (f64, f64) {
+    if n <= 0.0 {
+        return (0.0, 1.0);
+    }
+    let z = 1.96f64;
+    let z2 = z * z;
+    let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / (1.0 + z2 / n);
+    // Rounding may leave `p` a hair outside its own interval at 0 or 1.
+    ((centre - half).clamp(0.0, p), (centre + half).clamp(p, 1.0))
 }
 
 /// Mines the repository holding `options.repo`; writes the pack unless printing.
@@ -146,6 +200,7 @@ pub fn init(options: &InitOptions) -> Result<InitReport, InitError> {
         pack_json,
         backtest: None,
         backtest_error: None,
+        estimate: None,
     };
     if options.print {
         return Ok(report);
@@ -169,7 +224,10 @@ pub fn init(options: &InitOptions) -> Result<InitReport, InitError> {
             ..backtest::Options::default()
         });
         match run {
-            Ok(r) => report.backtest = Some(r),
+            Ok(r) => {
+                report.estimate = Estimate::of(&r);
+                report.backtest = Some(r);
+            }
             Err(e) => report.backtest_error = Some(e.to_string()),
         }
     }
@@ -226,6 +284,31 @@ impl std::fmt::Display for InitReport {
         }
         let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
         writeln!(f, "companions by kind: {}", kinds.join(", "))?;
+        let short = |id: &str| id[..id.len().min(12)].to_string();
+        match (&self.mined.validation, &self.mined.unvalidated) {
+            (Some(v), _) => writeln!(
+                f,
+                "chosen by the history itself: {} candidates proposed by commits {}..{}, {} kept \
+                 on commits {}..{} (each followed there, shrunk toward its earlier share, at \
+                 least {:.2}: co-change's precision there{}); the percentages below are the \
+                 priors, counted on every commit; \"followed\" is out-of-sample only for what \
+                 the older commits proposed",
+                v.candidates,
+                short(&v.proposed_from),
+                short(&v.validated_from),
+                v.kept,
+                short(&v.validated_from),
+                short(&v.to),
+                v.bar,
+                match v.cochange_precision {
+                    Some(p) if p < v.bar => format!(" was {p:.2}, below the floor"),
+                    Some(_) => String::new(),
+                    None => ": none named, the floor".into(),
+                },
+            )?,
+            (None, Some(why)) => writeln!(f, "{why}")?,
+            (None, None) => {}
+        }
         for family in &self.mined.families {
             writeln!(
                 f,
@@ -238,13 +321,18 @@ impl std::fmt::Display for InitReport {
                     [one] => format!("  for {one}"),
                     [one, rest @ ..] => format!("  for {one} and {} more", rest.len()),
                 };
+                let followed = match c.validated {
+                    Some(v) => format!("  followed {}/{}", v.followed, v.named),
+                    None => String::new(),
+                };
                 writeln!(
                     f,
-                    "      {:<48} {:>4.0}%  {:>5} commits  {}{}",
+                    "      {:<48} {:>4.0}%  {:>5} commits  {}{}{}",
                     c.path,
                     c.rate * 100.0,
                     c.commits,
                     c.form,
+                    followed,
                     for_files
                 )?;
             }
@@ -252,10 +340,28 @@ impl std::fmt::Display for InitReport {
         if let Some(report) = &self.backtest {
             writeln!(
                 f,
-                "\nbacktest: a pack mined from the oldest {:.0}% of the history, scored on the rest:",
-                REPORT_TRAIN_FRACTION * 100.0
+                "\nbacktest, out-of-sample: a pack mined from the oldest {:.0}% of the history \
+                 (up to {}), scored on the {} commits after it:",
+                REPORT_TRAIN_FRACTION * 100.0,
+                report
+                    .mined_from
+                    .as_ref()
+                    .map_or(String::new(), |m| short(&m.last_commit)),
+                report.scored_commits,
             )?;
             write!(f, "{report}")?;
+        }
+        if let Some(e) = &self.estimate {
+            writeln!(
+                f,
+                "\nexpect the learning engine's named companions to be followed about {:.0}% of \
+                 the time on new commits (95% interval {:.0}-{:.0}%, from {} named on commits the \
+                 scored pack had not seen)",
+                e.companion_precision * 100.0,
+                e.low * 100.0,
+                e.high * 100.0,
+                e.named
+            )?;
         }
         if let Some(why) = &self.backtest_error {
             writeln!(f, "\nno backtest: {why}")?;

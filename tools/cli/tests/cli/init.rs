@@ -330,3 +330,72 @@ fn a_written_pack_whose_backtest_cannot_run_is_still_a_successful_init() {
     let text = env.ok(&["init", path, "--force"], b"");
     assert!(text.contains("no backtest: "), "{text}");
 }
+
+#[test]
+fn a_long_history_chooses_its_pack_on_its_newer_commits_and_a_backtest_on_them_says_so() {
+    let env = Env::new();
+    let repo = env.home().join("repo");
+    convention_history(&repo, 240);
+    let path = repo.to_str().expect("utf-8");
+    let report: serde_json::Value =
+        serde_json::from_str(&env.ok(&["init", path, "--json"], b"")).expect("JSON report");
+    let validation = &report["mined"]["validation"];
+    assert_eq!(validation["proposing_commits"], 180, "{report}");
+    assert_eq!(validation["validating_commits"], 60, "{report}");
+    let estimate = &report["estimate"];
+    let p = estimate["companion_precision"]
+        .as_f64()
+        .expect("an estimate");
+    assert!(
+        estimate["low"].as_f64() <= Some(p) && Some(p) <= estimate["high"].as_f64(),
+        "{estimate}"
+    );
+    // The pack records what it was mined from, and what each companion was kept on.
+    let pack = pack_of(&std::fs::read_to_string(repo.join(".dsh/doc-pack.json")).expect("pack"));
+    let tip = String::from_utf8(
+        std::process::Command::new("git")
+            .args(["-C", path, "rev-parse", "HEAD"])
+            .output()
+            .expect("git")
+            .stdout,
+    )
+    .expect("utf-8");
+    assert_eq!(pack["mined"]["to"], tip.trim(), "{pack}");
+    assert_eq!(pack["mined"]["validated"], validation["validated_from"]);
+    let test = pack["families"]
+        .as_array()
+        .expect("families")
+        .iter()
+        .flat_map(|f| f["companions"].as_array().expect("companions"))
+        .find(|c| c["path"] == "tests/test_{}.py")
+        .unwrap_or_else(|| panic!("{pack}"));
+    let (named, followed) = (&test["validated"]["named"], &test["validated"]["followed"]);
+    assert!(named.as_u64() > Some(20) && followed == named, "{test}");
+    // Scored on commits it was mined from, a backtest says so.
+    let scored: serde_json::Value =
+        serde_json::from_str(&env.ok(&["backtest", path, "--json"], b"")).expect("a report");
+    assert_eq!(scored["in_sample"], true, "{scored}");
+    assert!(scored["in_sample_commits"].as_u64() > Some(50), "{scored}");
+    let text = env.ok(&["backtest", path], b"");
+    assert!(text.contains("\nin-sample: "), "{text}");
+    // A pack that records nothing is never said to be in-sample.
+    let file = env.home().join("plain.json");
+    let mut plain = pack.clone();
+    plain.as_object_mut().expect("an object").remove("mined");
+    std::fs::write(&file, plain.to_string()).expect("pack");
+    let args = [
+        "backtest",
+        path,
+        "--json",
+        "--pack",
+        file.to_str().expect("utf-8"),
+    ];
+    let other: serde_json::Value = serde_json::from_str(&env.ok(&args, b"")).expect("a report");
+    assert_eq!(other["in_sample"], false, "{other}");
+    let init_text = env.ok(&["init", path, "--force"], b"");
+    assert!(
+        init_text.contains("backtest, out-of-sample: a pack mined from the oldest 75%")
+            && init_text.contains("kept on commits"),
+        "{init_text}"
+    );
+}

@@ -98,6 +98,12 @@ pub struct Report {
     /// The pack was mined from the training commits: how many, up to which.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mined_from: Option<MinedFrom>,
+    /// Whether some scored commit is one the pack in use records it was mined from: its
+    /// figures are then in-sample, not what the pack does on commits it has not seen.
+    pub in_sample: bool,
+    /// How many scored commits the pack was mined from.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub in_sample_commits: usize,
     /// The store whose learned rows the learning engine started from (`--store`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warm_start: Option<WarmStart>,
@@ -253,6 +259,8 @@ fn report(
             .and_then(|i| prepared.turns.get(i))
             .map(|t| t.id.clone()),
         mined_from: prepared.mined.clone(),
+        in_sample: prepared.in_sample > 0,
+        in_sample_commits: prepared.in_sample,
         warm_start,
         runs,
         boundary,
@@ -316,4 +324,8 @@ impl Boundary {
         ));
         self.report
     }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

@@ -41,6 +41,9 @@ pub struct Prepared {
     pub split: usize,
     /// The pack was mined from the training commits (no pack was given or found).
     pub mined: Option<MinedFrom>,
+    /// Scored commits the pack in use says it was mined from (its `mined` record): its
+    /// figures there are in-sample.
+    pub in_sample: usize,
 }
 
 impl Prepared {
@@ -87,7 +90,9 @@ pub fn prepare(options: &Options, config: &Config) -> Result<Prepared, BacktestE
         .unwrap_or_else(|| options.repo.clone());
     let neutral = neutral_file(&history.tip_paths, &pack, &config.exclude);
     let split = split_at(options, &history, &turns, chosen.mined.as_ref())?;
+    let in_sample = in_sample(&source, &history, &turns[split..]);
     Ok(Prepared {
+        in_sample,
         repo,
         pad: config.learn_window as usize,
         workspace: workspace.display().to_string(),
@@ -102,6 +107,25 @@ pub fn prepare(options: &Options, config: &Config) -> Result<Prepared, BacktestE
         split,
         mined: chosen.mined,
     })
+}
+
+/// How many of the scored `turns` lie in the commits the pack records it was mined from: from
+/// its `mined.from` (or the oldest commit read, when that one is older than the history
+/// read) to its `mined.to`, on the first-parent chain read. None when the pack records no
+/// such commits or its tip is not on the chain.
+fn in_sample(pack: &docsuggest_schema::Pack, history: &History, scored: &[Turn]) -> usize {
+    let Some(mined) = &pack.mined else {
+        return 0;
+    };
+    let at = |id: &str| history.commits.iter().position(|c| c.id == id);
+    let Some(to) = at(&mined.to) else {
+        return 0;
+    };
+    let from = at(&mined.from).unwrap_or(0);
+    scored
+        .iter()
+        .filter(|t| (from..=to).contains(&t.position))
+        .count()
 }
 
 /// Refuses `--max-files 0` and a `--train-fraction` outside [0, 1).

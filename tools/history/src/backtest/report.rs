@@ -59,6 +59,15 @@ impl Report {
         if let Some(last) = &self.last_training_commit {
             writeln!(f, "last training commit: {last}")?;
         }
+        if self.in_sample {
+            writeln!(
+                f,
+                "in-sample: {} of the {} scored commits are commits this pack was mined from; \
+                 its figures there say how well it fits them, not how it will do on new ones \
+                 (--since the commit it was mined at scores only later ones)",
+                self.in_sample_commits, self.scored_commits
+            )?;
+        }
         if let Some(w) = &self.warm_start {
             writeln!(
                 f,

@@ -83,6 +83,7 @@ impl Scratch {
             .map_err(io("cannot make a scratch work tree"))?;
         let pinned = Pack {
             signature: vec![REPO_PACK_PATH.into()],
+            mined: None,
             families: pack.families.clone(),
         };
         let text = serde_json::to_string_pretty(&pinned).map_err(|e| BacktestError::Pack {

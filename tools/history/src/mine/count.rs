@@ -191,26 +191,45 @@ pub fn dir_glob(path: &str) -> Option<String> {
 /// which `weight` answers `None` is left out.
 pub fn count(commits: &[Commit], weight: impl Fn(usize, usize) -> Option<f64>) -> Counts {
     let mut counts = Counts::default();
+    count_more(&mut counts, commits, 0, weight);
+    counts
+}
+
+/// Goes on counting into `counts` with `commits`, the first of which is commit `offset` of
+/// the history (`weight` is asked with the history's index): the counts of an older part
+/// become the whole history's without reading the older part again.
+pub fn count_more(
+    counts: &mut Counts,
+    commits: &[Commit],
+    offset: usize,
+    weight: impl Fn(usize, usize) -> Option<f64>,
+) {
     for (index, commit) in commits.iter().enumerate() {
-        let files: Vec<(Status, &str)> = commit
-            .files
-            .iter()
-            .filter(|(s, p)| *s != Status::Deleted && plain(p))
-            .map(|(s, p)| (*s, p.as_str()))
-            .collect();
-        if files.is_empty() || commit.odd || commit.bulk {
+        let index = index + offset;
+        let Some(files) = counted_files(commit) else {
             continue;
-        }
+        };
         let Some(w) = weight(index, files.len()) else {
             continue;
         };
         counts.used += 1;
-        count_commit(&mut counts, &files, w);
+        count_commit(counts, &files, w);
         if counts.pairs.len() > MAX_PAIRS {
             forget_rare_pairs(&mut counts.pairs, MAX_PAIRS / 2);
         }
     }
-    counts
+}
+
+/// The files a commit is counted by: those it added or modified, with plain paths; `None`
+/// for a commit left out (nothing left, an odd path, a bulk commit).
+pub fn counted_files(commit: &Commit) -> Option<Vec<(Status, &str)>> {
+    let files: Vec<(Status, &str)> = commit
+        .files
+        .iter()
+        .filter(|(s, p)| *s != Status::Deleted && plain(p))
+        .map(|(s, p)| (*s, p.as_str()))
+        .collect();
+    (!files.is_empty() && !commit.odd && !commit.bulk).then_some(files)
 }
 
 /// A commit of more files than this says which kinds of files change together, not which

@@ -11,14 +11,18 @@ mod count;
 mod per_file;
 mod rules;
 mod select;
+mod validate;
 
 use crate::history::Commit;
 use docsuggest_engine::compiled::CompiledPack;
+use docsuggest_schema::pack::origin::{MinedFrom, Validated};
 use docsuggest_schema::pack::{Companion, DOC_KIND, Family, MAX_PATH_BYTES, Pack, REPO_PACK_PATH};
+use select::Keep;
 use serde::Serialize;
+pub use validate::{Figures, Validation};
 
 /// The version of the mining rules: a pack mined by another version is mined again.
-pub const MINER_VERSION: u32 = 2;
+pub const MINER_VERSION: u32 = 3;
 
 /// At most this many of the newest first-parent commits are mined (by `init` and the
 /// zero-config miner): older conventions weigh next to nothing (recent commits weigh more), and
@@ -66,6 +70,9 @@ pub struct MineOptions {
     pub fragment_share: f64,
     /// Mine per-file companions too (the files one file of a family changed with).
     pub per_file: bool,
+    /// Let the newer part of the history choose what the pack says (`validate`); off, or on
+    /// a history too short to split, the fixed thresholds above do.
+    pub validate: bool,
 }
 
 impl Default for MineOptions {
@@ -84,6 +91,7 @@ impl Default for MineOptions {
             max_glob_files: 20,
             fragment_share: 0.6,
             per_file: true,
+            validate: true,
         }
     }
 }
@@ -103,6 +111,10 @@ pub struct MinedCompanion {
     /// A per-file companion's files (the pack's `for`); empty for the others.
     #[serde(rename = "for", skip_serializing_if = "Vec::is_empty")]
     pub for_files: Vec<String>,
+    /// Its figures on the newer part of the history, which kept it; `None` when the history
+    /// was too short to split.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub validated: Option<Figures>,
 }
 
 /// A mined family.
@@ -127,6 +139,16 @@ pub struct Mined {
     pub commits_read: usize,
     /// Commits counted (not empty, not sweeping, no odd path).
     pub commits_used: usize,
+    /// How the newer part of the history chose what the pack says; `None` when the history
+    /// was too short to split (`unvalidated` says so).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub validation: Option<Validation>,
+    /// Why nothing was validated: the pack is the fixed rules'.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unvalidated: Option<String>,
+    /// The commits mined, as the pack records them (`None` for no commit).
+    #[serde(skip)]
+    pub range: Option<MinedFrom>,
 }
 
 impl Mined {
@@ -135,6 +157,7 @@ impl Mined {
     pub fn pack(&self) -> Pack {
         Pack {
             signature: vec![REPO_PACK_PATH.to_string()],
+            mined: self.range.clone(),
             families: self
                 .families
                 .iter()
@@ -150,6 +173,10 @@ impl Mined {
                             path: c.path.clone(),
                             prior: (c.rate.clamp(0.05, 1.0) * 100.0).round() / 100.0,
                             for_files: c.for_files.clone(),
+                            validated: c.validated.map(|v| Validated {
+                                named: v.named,
+                                followed: v.followed,
+                            }),
                         })
                         .collect(),
                 })
@@ -170,7 +197,7 @@ pub fn mine(commits: &[Commit], tip_paths: &[String], options: &MineOptions) -> 
     let half_life = options
         .half_life
         .unwrap_or_else(|| (n as f64 / 4.0).max(200.0));
-    let counts = count::count(commits, |index, files| {
+    let weight = |index: usize, files: usize| {
         if files > options.max_files {
             return None;
         }
@@ -181,15 +208,57 @@ pub fn mine(commits: &[Commit], tip_paths: &[String], options: &MineOptions) -> 
             1.0
         };
         Some(0.5f64.powf(age / half_life) * size)
-    });
+    };
     let tip = select::Tip::new(tip_paths);
-    let mut families = select::families(&counts, &tip, options);
+    let split = validate::split(n).filter(|_| options.validate);
+    let (mut families, counts, validation) = match split {
+        Some(at) => {
+            // The older part proposes, the newer part keeps; the kept set's priors are
+            // counted on the whole history.
+            let mut counts = count::count(&commits[..at], weight);
+            let older = validate::Proposals::of(&counts, &tip, options);
+            let reference = validate::cochange_reference(&counts, &older, &commits[at..], options);
+            count::count_more(&mut counts, &commits[at..], at, weight);
+            let proposals = older.with(validate::Proposals::of(&counts, &tip, options));
+            let (kept, validation) =
+                validate::keep(&counts, &proposals, commits, at, reference, options);
+            let keeping = validate::keeping(options);
+            let families = select::families(&counts, &tip, &keeping, Keep::Only(&kept));
+            (families, counts, Some(validation))
+        }
+        None => {
+            let counts = count::count(commits, weight);
+            let families = select::families(&counts, &tip, options, Keep::All);
+            (families, counts, None)
+        }
+    };
     families.retain_mut(loadable);
+    let unvalidated = match (&validation, options.validate) {
+        (Some(_), _) => None,
+        (None, false) => Some("validation is off: mined by the fixed rules".to_string()),
+        (None, true) => Some(format!(
+            "the history is too short to validate ({n} commits; each part needs {}): mined by \
+             the fixed rules",
+            validate::MIN_PART_COMMITS
+        )),
+    };
     Mined {
         families,
         commits_read: n,
         commits_used: counts.used,
+        range: range(commits, validation.as_ref()),
+        validation,
+        unvalidated,
     }
+}
+
+/// The commits mined from, as the pack records them.
+fn range(commits: &[Commit], validation: Option<&Validation>) -> Option<MinedFrom> {
+    Some(MinedFrom {
+        from: commits.first()?.id.clone(),
+        validated: validation.map(|v| v.validated_from.clone()),
+        to: commits.last()?.id.clone(),
+    })
 }
 
 /// Makes `family` something the pack loader accepts, or answers false: a companion or `for`
@@ -210,6 +279,9 @@ fn loadable(family: &mut MinedFamily) -> bool {
         families: vec![family.clone()],
         commits_read: 0,
         commits_used: 0,
+        validation: None,
+        unvalidated: None,
+        range: None,
     }
     .pack();
     alone.problems().is_empty() && CompiledPack::compile(&alone, "mined").is_ok()
@@ -272,6 +344,8 @@ mod tests {
             noisy,
             Mined {
                 commits_read: 14,
+                unvalidated: noisy.unvalidated.clone(),
+                range: noisy.range.clone(),
                 ..clean
             }
         );

@@ -6,7 +6,7 @@
 use super::MineOptions;
 use super::count::Counts;
 use super::rules::split;
-use super::select::{Tip, manifest_extension};
+use super::select::{Keep, Tip, manifest_extension};
 use std::collections::HashMap;
 
 /// A file a tip file changed with often enough.
@@ -44,11 +44,12 @@ pub fn generated(path: &str) -> bool {
 
 /// The per-file companions of every tip file that changed in at least `min_commits` commits:
 /// the tip files it changed with in at least `min_hits` of them and at least `min_rate` of
-/// its weighted commits, not generated, best first.
+/// its weighted commits, not generated, that `keep` allows, best first.
 pub fn file_rules(
     counts: &Counts,
     tip: &Tip<'_>,
     options: &MineOptions,
+    keep: Keep<'_>,
 ) -> HashMap<u32, FileRules> {
     let mut out: HashMap<u32, FileRules> = HashMap::new();
     for (&(file, other), tally) in &counts.pairs {
@@ -71,6 +72,11 @@ pub fn file_rules(
             && (split(companion).0 != split(path).0
                 || !manifest_extension(super::rules::extension(split(path).1)));
         if !tip.holds(path) || !tip.holds(companion) || side_effect {
+            continue;
+        }
+        if let Keep::Only(kept) = keep
+            && kept.file(path, companion).is_none()
+        {
             continue;
         }
         let rules = out.entry(file).or_default();

@@ -4,6 +4,7 @@
 use super::count::{CompanionKey, Counts, Kind};
 use super::per_file::{self, FileCompanion, FileRules, generated};
 use super::rules::{Shape, proposals, split};
+use super::validate::{Figures, Kept};
 use super::{MineOptions, MinedCompanion, MinedFamily};
 use docsuggest_schema::pack::MAX_LIST;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -73,11 +74,34 @@ impl<'a> Tip<'a> {
 }
 
 /// A rule's family before the overlap check.
-struct Candidate {
-    shape: Shape,
+pub struct Candidate {
+    /// Its rule.
+    pub shape: Shape,
     commits: u32,
-    companions: Vec<MinedCompanion>,
+    /// Its pattern companions, best first.
+    pub companions: Vec<MinedCompanion>,
     value: f64,
+}
+
+/// Which companions the counts may name: every one they support, or only those the newer
+/// part of the history kept (`super::validate`).
+#[derive(Clone, Copy)]
+pub enum Keep<'k> {
+    /// Every companion the counts support.
+    All,
+    /// Only the kept ones, each with the figures it was kept on.
+    Only(&'k Kept),
+}
+
+impl Keep<'_> {
+    /// Whether the rule's companion may be named, and what validated it: `Err` when it may
+    /// not.
+    fn rule(&self, shape: &Shape, path: &str) -> Result<Option<Figures>, ()> {
+        match self {
+            Keep::All => Ok(None),
+            Keep::Only(kept) => kept.rule(shape, path).map(Some).ok_or(()),
+        }
+    }
 }
 
 /// Whether the pack companion `companion` names exactly `path` on a call whose capture is
@@ -92,7 +116,7 @@ fn names(companion: &str, capture: Option<&str>, path: &str) -> bool {
 
 /// Whether the pack companion `companion` names `path` or a glob holding it names it, on a
 /// call whose capture is `capture`.
-fn covers(companion: &str, capture: Option<&str>, path: &str) -> bool {
+pub(super) fn covers(companion: &str, capture: Option<&str>, path: &str) -> bool {
     names(companion, capture, path) || glob_match(&wildcards(companion), path)
 }
 
@@ -236,6 +260,7 @@ fn candidate(
     rule: usize,
     tip: &Tip<'_>,
     options: &MineOptions,
+    keep: Keep<'_>,
 ) -> Option<Candidate> {
     let stats = &counts.stats[rule];
     let shape = &counts.shapes[rule];
@@ -287,6 +312,9 @@ fn candidate(
         let Some((path, form)) = companion_at_tip(counts, *key, shape, tip, options) else {
             continue;
         };
+        let Ok(validated) = keep.rule(shape, &path) else {
+            continue;
+        };
         // Of companions naming the same files, the best followed one is enough.
         if companions.iter().any(|c| overlap(&c.path, &path)) {
             continue;
@@ -298,6 +326,7 @@ fn candidate(
             rate,
             commits: stats.companions[key].count,
             for_files: Vec::new(),
+            validated,
         });
     }
     // A glob of one file beside that file's literal names the file twice: the literal says
@@ -393,15 +422,45 @@ fn family_name(rule: &str) -> String {
     }
 }
 
-/// The families of `counts`, best first, no two claiming a tip file.
-pub fn families(counts: &Counts, tip: &Tip<'_>, options: &MineOptions) -> Vec<MinedFamily> {
+/// Every rule's pattern companions the counts support (each rule a family of its own, no
+/// overlap check), and each tip file's per-file companions, by path: what the newer part of
+/// the history is asked to validate.
+pub fn proposed(
+    counts: &Counts,
+    tip: &Tip<'_>,
+    options: &MineOptions,
+) -> (Vec<Candidate>, BTreeMap<String, Vec<FileCompanion>>) {
     let file_rules = if options.per_file {
-        per_file::file_rules(counts, tip, options)
+        per_file::file_rules(counts, tip, options, Keep::All)
+    } else {
+        HashMap::new()
+    };
+    let rules = (0..counts.shapes.len())
+        .filter_map(|rule| candidate(counts, &HashMap::new(), rule, tip, options, Keep::All))
+        .filter(|c| !c.companions.is_empty())
+        .collect();
+    let files = file_rules
+        .into_iter()
+        .map(|(file, rules)| (counts.texts[file as usize].clone(), rules.companions))
+        .collect();
+    (rules, files)
+}
+
+/// The families of `counts`, best first, no two claiming a tip file, naming only what `keep`
+/// allows.
+pub fn families(
+    counts: &Counts,
+    tip: &Tip<'_>,
+    options: &MineOptions,
+    keep: Keep<'_>,
+) -> Vec<MinedFamily> {
+    let file_rules = if options.per_file {
+        per_file::file_rules(counts, tip, options, keep)
     } else {
         HashMap::new()
     };
     let mut candidates: Vec<Candidate> = (0..counts.shapes.len())
-        .filter_map(|rule| candidate(counts, &file_rules, rule, tip, options))
+        .filter_map(|rule| candidate(counts, &file_rules, rule, tip, options, keep))
         .collect();
     candidates.sort_by(|a, b| {
         b.value
@@ -472,7 +531,7 @@ pub fn families(counts: &Counts, tip: &Tip<'_>, options: &MineOptions) -> Vec<Mi
         }
         names[*i] = name;
     }
-    let per_file = attach_per_file(counts, &file_rules, &chosen, tip);
+    let per_file = attach_per_file(counts, &file_rules, &chosen, tip, keep);
     chosen
         .into_iter()
         .zip(names)
@@ -500,6 +559,7 @@ fn attach_per_file(
     file_rules: &HashMap<u32, FileRules>,
     chosen: &[Candidate],
     tip: &Tip<'_>,
+    keep: Keep<'_>,
 ) -> Vec<Vec<MinedCompanion>> {
     let mut out = vec![Vec::new(); chosen.len()];
     if file_rules.is_empty() {
@@ -540,12 +600,23 @@ fn attach_per_file(
                 let weight: f64 = files.iter().map(|f| f.2).sum();
                 let mut for_files: Vec<String> = files.iter().map(|f| f.0.to_string()).collect();
                 for_files.sort();
+                // What validated it: the sum over its files.
+                let validated = match keep {
+                    Keep::All => None,
+                    Keep::Only(kept) => Some(
+                        for_files
+                            .iter()
+                            .filter_map(|f| kept.file(f, path))
+                            .fold(Figures::default(), Figures::plus),
+                    ),
+                };
                 let companion = MinedCompanion {
                     path: path.to_string(),
                     form: "per-file",
                     rate: value / weight,
                     commits: files.iter().map(|f| f.3).sum(),
                     for_files,
+                    validated,
                 };
                 (value, companion)
             })
