@@ -482,7 +482,11 @@ fn template_problem(path: &str, captures: Captures) -> Option<String> {
     let dirs = path.contains(DIR_MARK);
     let stem = path.replace(DIR_MARK, "").contains(TEMPLATE_MARK);
     let rest = path.replace(DIR_MARK, "").replace(TEMPLATE_MARK, "");
-    if dirs && path.split('/').any(|c| c != DIR_MARK && c.contains(DIR_MARK)) {
+    if dirs
+        && path
+            .split('/')
+            .any(|c| c != DIR_MARK && c.contains(DIR_MARK))
+    {
         Some("a {**} directory capture must be a whole path component".into())
     } else if rest.contains(['*', '?', '[', ']', '{', '}', '\\']) {
         Some("a {} template may not also hold glob syntax".into())
