@@ -40,23 +40,31 @@ pub fn substitute(template: &str, captured: &Captured<'_>) -> Option<String> {
     let dirs = captured
         .dirs
         .filter(|d| clean(d) && (d.is_empty() || !d.split('/').any(str::is_empty)));
-    let mut parts: Vec<String> = Vec::new();
+    let room = 2 * stem.map_or(0, str::len) + dirs.map_or(0, str::len);
+    let mut path = String::with_capacity(template.len() + room);
+    let mut first = true;
     // Component by component, so a capture's own text is never read as a mark.
     for component in template.split('/') {
+        if component == DIR_MARK && dirs?.is_empty() {
+            // No directory: the component goes, and with it one `/`.
+            continue;
+        }
+        if !std::mem::take(&mut first) {
+            path.push('/');
+        }
         if component == DIR_MARK {
-            let dirs = dirs?;
-            if !dirs.is_empty() {
-                parts.push(dirs.to_string());
-            }
+            path.push_str(dirs?);
         } else if component.contains(DIR_MARK) {
             return None;
-        } else if component.contains(TEMPLATE_MARK) {
-            parts.push(component.replace(TEMPLATE_MARK, stem?));
         } else {
-            parts.push(component.to_string());
+            for (i, piece) in component.split(TEMPLATE_MARK).enumerate() {
+                if i > 0 {
+                    path.push_str(stem?);
+                }
+                path.push_str(piece);
+            }
         }
     }
-    let path = parts.join("/");
     let climbs = path.starts_with('/') || path.split('/').any(|c| c == "." || c == "..");
     (!climbs && !path.is_empty()).then_some(path)
 }
