@@ -2,13 +2,16 @@
 
 use crate::matcher::CompanionMatcher;
 use crate::paths::is_pattern;
+use capture::RuleCaptures;
 use docsuggest_schema::pack::{
-    DOC_KIND, Pack, PackError, TEMPLATE_MARK, has_placeholder, is_template, single_stars,
+    DIR_MARK, DOC_KIND, Pack, PackError, TEMPLATE_MARK, has_placeholder, is_template,
 };
 use globset::{Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
-use regex_automata::meta::Regex;
-use regex_automata::util::syntax;
 use std::sync::Arc;
+
+mod capture;
+
+pub use capture::{Captured, substitute};
 
 /// How a companion is checked for existence (docs/PACK.md, "Companion forms and the existence filter").
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,8 +32,9 @@ pub enum CompanionForm {
     },
     /// A literal path that must exist under a base.
     Literal,
-    /// Holds `{}`: names the companion from the call's own path (each `{}` replaced by the
-    /// capture); kept when the substituted path, or its parent directory, exists under a base.
+    /// Holds `{}` or `{**}`: names the companion from the call's own path (each `{}`
+    /// replaced by the capture, each `{**}` by the directories the rule's `**` matched); kept
+    /// when the substituted path, or its parent directory, exists under a base.
     Template,
 }
 
@@ -102,13 +106,14 @@ pub struct CompiledFamily {
     rule_matchers: Vec<GlobMatcher>,
     /// Whether a companion is a template.
     templates: bool,
-    /// For a family with a template: each rule's capture, in rule order (`None`: the rule has
-    /// no single `*`). Empty otherwise: only templates read a capture.
-    captures: Vec<Option<Capture>>,
+    /// For a family with a template: each rule's captures, in rule order (each `None` where
+    /// the rule has no single `*`, or no one `**` component, or no template needs it). Empty
+    /// otherwise: only templates read a capture.
+    captures: Vec<RuleCaptures>,
 }
 
 impl CompiledFamily {
-    /// Whether one of the family's companions is a `{}` template.
+    /// Whether one of the family's companions is a template (`{}` or `{**}`).
     pub fn has_templates(&self) -> bool {
         self.templates
     }
@@ -118,11 +123,19 @@ impl CompiledFamily {
     /// matches, that rule has no single `*`, or the family has no template (its captures are
     /// not compiled).
     pub fn capture<'p>(&self, rel: &'p str) -> Option<&'p str> {
+        self.captured(rel).stem
+    }
+
+    /// Everything the family's first rule (in pack order) that matches `rel` captures for
+    /// its templates: the stem, and the directories its one `**` component matched (when a
+    /// template holds `{**}`). Nothing when no rule matches or the family has no template.
+    pub fn captured<'p>(&self, rel: &'p str) -> Captured<'p> {
         if !self.templates {
-            return None;
+            return Captured::default();
         }
-        let rule = self.rule_matchers.iter().position(|m| m.is_match(rel))?;
-        self.captures.get(rule)?.as_ref()?.of(rel)
+        let rule = self.rule_matchers.iter().position(|m| m.is_match(rel));
+        rule.and_then(|r| self.captures.get(r))
+            .map_or_else(Captured::default, |c| c.of(rel))
     }
 
     /// The first rule (in pack order) that matches the workspace-relative path `rel`.
@@ -139,81 +152,8 @@ impl CompiledFamily {
         if c.form != CompanionForm::Template {
             return None;
         }
-        substitute(&c.path, self.capture(rel)?)
+        substitute(&c.path, &self.captured(rel))
     }
-}
-
-/// `template` with every `{}` replaced by `capture`; `None` when the capture is empty or
-/// holds a control character or another code point that prints nothing, or the result has a `.` or `..` component or starts with `/`
-/// (such a companion is dropped, never emitted).
-pub fn substitute(template: &str, capture: &str) -> Option<String> {
-    // The capture reaches the note and the ledger: it must not forge a line there, nor make
-    // the text read other than it is (a right-to-left override, a line separator).
-    if capture.is_empty() || docsuggest_schema::text::has_invisible(capture) {
-        return None;
-    }
-    let path = template.replace(TEMPLATE_MARK, capture);
-    let climbs = path.starts_with('/') || path.split('/').any(|c| c == "." || c == "..");
-    (!climbs).then_some(path)
-}
-
-/// A rule's capture: globset's own regex for the rule with the last single `*` as a group,
-/// so it matches exactly what the rule matches.
-#[derive(Clone, Debug)]
-struct Capture {
-    regex: Regex,
-}
-
-/// The capture group's name.
-const GROUP: &str = "capture";
-
-impl Capture {
-    /// The capture of `rule`, when it has a single `*`.
-    fn of_rule(rule: &str) -> Option<Capture> {
-        let whole = glob(rule).ok()?;
-        // A character the rule does not hold stands in for one `*`: where its escape appears
-        // in globset's regex is where that `*`'s `[^/]*` goes.
-        let mark = ('\u{e000}'..='\u{f8ff}').find(|&c| !rule.contains(c))?;
-        let mark_re = body(glob(&mark.to_string()).ok()?.regex())?.to_string();
-        let star_re = body(glob("*").ok()?.regex())?.to_string();
-        single_stars(rule).into_iter().rev().find_map(|at| {
-            let mut marked = String::with_capacity(rule.len() + 4);
-            marked.push_str(&rule[..at]);
-            marked.push(mark);
-            marked.push_str(&rule[at + 1..]);
-            let marked = glob(&marked).ok()?;
-            let re = marked.regex();
-            // Exactly this `*` and nothing else differs from the rule's own regex: anything
-            // else (a `*` in a class, an escape) is not a wildcard and is passed over.
-            if re.matches(mark_re.as_str()).count() != 1
-                || re.replacen(mark_re.as_str(), &star_re, 1) != whole.regex()
-            {
-                return None;
-            }
-            let group = format!("(?P<{GROUP}>{star_re})");
-            let regex = Regex::builder()
-                .syntax(syntax::Config::new().utf8(false).dot_matches_new_line(true))
-                .configure(Regex::config().utf8_empty(false))
-                .build(&re.replacen(mark_re.as_str(), &group, 1))
-                .ok()?;
-            Some(Capture { regex })
-        })
-    }
-
-    /// What the group matched in `rel`, if the rule matches it (on character boundaries:
-    /// globset's `?` matches a byte).
-    fn of<'p>(&self, rel: &'p str) -> Option<&'p str> {
-        let mut caps = self.regex.create_captures();
-        self.regex.captures(rel, &mut caps);
-        let span = caps.get_group_by_name(GROUP)?;
-        rel.get(span.start..span.end)
-    }
-}
-
-/// The pattern of globset's regex for a glob, between its `^` and its `$`.
-fn body(re: &str) -> Option<&str> {
-    let start = re.find('^')? + 1;
-    re.get(start..)?.strip_suffix('$')
 }
 
 /// What detection made of a workspace-relative target.
@@ -240,6 +180,7 @@ pub struct CompiledPack {
     rule_owner: Vec<(usize, usize)>,
 }
 
+/// A pack glob as the engine compiles every one: `*` never crosses `/`.
 fn glob(text: &str) -> Result<Glob, globset::Error> {
     GlobBuilder::new(text).literal_separator(true).build()
 }
@@ -333,10 +274,10 @@ impl CompiledPack {
             let mut companions = Vec::new();
             let templates = fam.companions.iter().any(|c| is_template(&c.path));
             for (j, c) in fam.companions.iter().enumerate() {
-                // A template's glob (its `{}` as `*`) only fills the slot: a template is
-                // matched by its substitution, per call.
+                // A template's glob (its `{}` as `*`, its `{**}` as `**`) only fills the
+                // slot: a template is matched by its substitution, per call.
                 let text = if is_template(&c.path) {
-                    c.path.replace(TEMPLATE_MARK, "*")
+                    c.path.replace(DIR_MARK, "**").replace(TEMPLATE_MARK, "*")
                 } else {
                     placeholder_glob(&c.path)
                 };
@@ -348,9 +289,16 @@ impl CompiledPack {
                     )),
                 }
             }
-            // Compiled once here; the hot path only matches.
+            // Compiled once here, and only what a template reads; the hot path only matches.
             let captures = if templates {
-                fam.rules.iter().map(|r| Capture::of_rule(r)).collect()
+                let stems = fam.companions.iter().any(|c| {
+                    is_template(&c.path) && c.path.replace(DIR_MARK, "").contains(TEMPLATE_MARK)
+                });
+                let dirs = fam.companions.iter().any(|c| c.path.contains(DIR_MARK));
+                fam.rules
+                    .iter()
+                    .map(|r| RuleCaptures::of_rule(r, stems, dirs))
+                    .collect()
             } else {
                 Vec::new()
             };
@@ -470,7 +418,7 @@ mod tests {
     }
 
     use super::*;
-    use docsuggest_schema::pack::{Companion, Family};
+    use docsuggest_schema::pack::{Companion, Family, single_stars};
 
     fn fam(name: &str, rules: &[&str]) -> Family {
         Family {
@@ -630,7 +578,7 @@ mod tests {
             ("README.md", "README.md", None),
         ] {
             let matched = glob(rule).expect("a valid rule").compile_matcher();
-            let got = Capture::of_rule(rule)
+            let got = capture::Capture::of_stem(rule)
                 .filter(|_| matched.is_match(path))
                 .and_then(|c| c.of(path).map(str::to_string));
             assert_eq!(got.as_deref(), capture, "{rule} {path}");
@@ -662,20 +610,77 @@ mod tests {
     }
 
     #[test]
+    fn a_directory_capture_names_the_call_s_own_subdirectory() {
+        let family = template_family(&["lib/**/*.rb"], "spec/{**}/{}_spec.rb");
+        assert!(family.has_templates());
+        assert_eq!(
+            family
+                .substitute(0, "lib/app/rules/safety/open_call.rb")
+                .as_deref(),
+            Some("spec/app/rules/safety/open_call_spec.rb")
+        );
+        assert_eq!(
+            family.substitute(0, "lib/foo.rb").as_deref(),
+            Some("spec/foo_spec.rb")
+        );
+        // With or without `{}`.
+        let family = template_family(&["docs/**/*.md"], "site/{**}/index.html");
+        assert_eq!(
+            family.substitute(0, "docs/a/b/x.md").as_deref(),
+            Some("site/a/b/index.html")
+        );
+        assert_eq!(
+            family.substitute(0, "docs/x.md").as_deref(),
+            Some("site/index.html")
+        );
+        // The first matching rule has no `**`: no directory capture, the template is dropped.
+        let family = template_family(&["lib/special/*.rb", "lib/**/*.rb"], "spec/{**}/{}.rb");
+        assert_eq!(family.captured("lib/special/x.rb"), Captured::stem("x"));
+        assert_eq!(family.substitute(0, "lib/special/x.rb"), None);
+        assert_eq!(
+            family.substitute(0, "lib/other/x.rb").as_deref(),
+            Some("spec/other/x.rb")
+        );
+        assert_eq!(form_of("spec/{**}/x.rb"), CompanionForm::Template);
+        assert_eq!(form_of("../{**}/x.rb"), CompanionForm::Escaping);
+    }
+
+    #[test]
     fn substitution_drops_what_could_climb_or_forge_a_line() {
         assert_eq!(
-            substitute("lints/{}/meta.yaml", "abc").as_deref(),
+            substitute("lints/{}/meta.yaml", &Captured::stem("abc")).as_deref(),
             Some("lints/abc/meta.yaml")
         );
-        assert_eq!(substitute("{}/{}.txt", "a").as_deref(), Some("a/a.txt"));
-        assert_eq!(substitute("tests/{}.rs", "").as_deref(), None);
-        assert_eq!(substitute("lints/{}/meta.yaml", "..").as_deref(), None);
-        assert_eq!(substitute("lints/{}/meta.yaml", ".").as_deref(), None);
-        assert_eq!(substitute("{}/x", "..").as_deref(), None);
-        assert_eq!(substitute("tests/{}.rs", "a\nb").as_deref(), None);
+        assert_eq!(
+            substitute("{}/{}.txt", &Captured::stem("a")).as_deref(),
+            Some("a/a.txt")
+        );
+        assert_eq!(
+            substitute("tests/{}.rs", &Captured::stem("")).as_deref(),
+            None
+        );
+        assert_eq!(
+            substitute("lints/{}/meta.yaml", &Captured::stem("..")).as_deref(),
+            None
+        );
+        assert_eq!(
+            substitute("lints/{}/meta.yaml", &Captured::stem(".")).as_deref(),
+            None
+        );
+        assert_eq!(substitute("{}/x", &Captured::stem("..")).as_deref(), None);
+        assert_eq!(
+            substitute("tests/{}.rs", &Captured::stem("a\nb")).as_deref(),
+            None
+        );
         // `..x` and `.x` are names, not climbs.
-        assert_eq!(substitute("{}/x", ".hidden").as_deref(), Some(".hidden/x"));
-        assert_eq!(substitute("t/{}", "..x").as_deref(), Some("t/..x"));
+        assert_eq!(
+            substitute("{}/x", &Captured::stem(".hidden")).as_deref(),
+            Some(".hidden/x")
+        );
+        assert_eq!(
+            substitute("t/{}", &Captured::stem("..x")).as_deref(),
+            Some("t/..x")
+        );
         assert_eq!(form_of("tests/{}.rs"), CompanionForm::Template);
         assert_eq!(form_of("../{}.rs"), CompanionForm::Escaping);
     }
@@ -688,7 +693,7 @@ mod tests {
             paths in proptest::collection::vec("[ab/*.]{0,7}", 8),
         ) {
             let Ok(g) = glob(&rule) else { return Ok(()) };
-            let Some(capture) = Capture::of_rule(&rule) else { return Ok(()) };
+            let Some(capture) = capture::Capture::of_stem(&rule) else { return Ok(()) };
             let g = g.compile_matcher();
             for path in &paths {
                 proptest::prop_assert_eq!(

@@ -7,7 +7,7 @@
 //! change check, and a noted call asks it nothing beyond that either.
 
 use crate::action::{self, Action};
-use crate::compiled::{CompanionForm, CompiledFamily, Detection, substitute};
+use crate::compiled::{Captured, CompanionForm, CompiledFamily, Detection, substitute};
 use crate::filter::Bases;
 use crate::locate::{PackCache, Workspace};
 use crate::paths::{is_pattern, literal_prefix, relative_to, strip_base};
@@ -53,7 +53,7 @@ pub struct Filtered {
     pub bases: Arc<[PathBuf]>,
     /// The family's companions that exist under a base, by index, in pack order.
     pub existing: Vec<usize>,
-    /// For a family with a `{}` template: each companion's substitution for this call path
+    /// For a family with a template: each companion's substitution for this call path
     /// (`None` for other companions, or a template with no valid substitution). Empty for a
     /// family without a template.
     pub substituted: Vec<Option<String>>,
@@ -208,16 +208,16 @@ impl CompanionLookup<'_> {
             return Vec::new();
         }
         // A pattern target names no one file: it has no capture.
-        let capture = if is_pattern(self.rel) {
-            None
+        let captured = if is_pattern(self.rel) {
+            Captured::default()
         } else {
-            self.family.capture(self.rel)
+            self.family.captured(self.rel)
         };
         self.family
             .companions
             .iter()
             .map(|c| match c.form {
-                CompanionForm::Template => substitute(&c.path, capture?),
+                CompanionForm::Template => substitute(&c.path, &captured),
                 _ => None,
             })
             .collect()

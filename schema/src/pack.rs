@@ -288,7 +288,10 @@ impl Pack {
             {
                 out.push(format!("{at}.threshold: {t} is outside 0..1"));
             }
-            let captures = fam.rules.iter().any(|r| !single_stars(r).is_empty());
+            let captures = Captures {
+                stem: fam.rules.iter().any(|r| !single_stars(r).is_empty()),
+                dirs: fam.rules.iter().any(|r| double_star_split(r).is_some()),
+            };
             for (j, c) in fam.companions.iter().enumerate() {
                 if let Some(p) = path_problem(&c.path) {
                     out.push(format!("{at}.companions[{j}].path: {p}"));
@@ -355,9 +358,38 @@ fn normalise(mut value: Value) -> Value {
 /// The mark a template companion holds: each `{}` is replaced by the call's capture.
 pub const TEMPLATE_MARK: &str = "{}";
 
-/// Whether a companion path is a template (holds `{}`).
+/// The directory capture a template companion may hold as a whole path component: replaced
+/// by the directories the rule's one `**` component matched (and gone, with one adjacent
+/// `/`, where it matched none).
+pub const DIR_MARK: &str = "{**}";
+
+/// Whether a companion path is a template (holds `{}` or `{**}`).
 pub fn is_template(path: &str) -> bool {
-    path.contains(TEMPLATE_MARK)
+    path.contains(TEMPLATE_MARK) || path.contains(DIR_MARK)
+}
+
+/// Where a rule's `**` component stands when it has exactly one and it is neither the last
+/// component nor beside another `**`: `top/**/rest` (or `**/rest`) gives the byte offsets of
+/// `top` (without its `/`) and of `rest`. A `{**}` template captures what that `**` matched.
+/// (Read from the text; the engine checks it against globset's own translation.)
+pub fn double_star_split(rule: &str) -> Option<(&str, &str)> {
+    let mut at = None;
+    let mut offset = 0;
+    for component in rule.split('/') {
+        if component == "**" {
+            if at.is_some() {
+                return None;
+            }
+            at = Some(offset);
+        } else if component.contains("**") {
+            return None;
+        }
+        offset += component.len() + 1;
+    }
+    let at = at?;
+    let top = rule[..at].strip_suffix('/').unwrap_or("");
+    let rest = rule.get(at + 3..).filter(|r| !r.is_empty())?;
+    Some((top, rest))
 }
 
 /// Whether a path holds a `<placeholder>` (a `<` closed later by a `>`, with a name between).
@@ -446,20 +478,43 @@ fn class_end(bytes: &[u8], open: usize) -> usize {
     bytes.len()
 }
 
+/// What a family's rules can capture for its templates.
+#[derive(Clone, Copy)]
+struct Captures {
+    /// A rule has a single `*` (for `{}`).
+    stem: bool,
+    /// A rule has exactly one `**` component (for `{**}`).
+    dirs: bool,
+}
+
 /// What is wrong with a template companion (`None` for any other path): it may hold no glob
-/// syntax besides its `{}` and no `<placeholder>`, and its family needs a rule with a single
-/// `*` to capture from (`captures`).
-fn template_problem(path: &str, captures: bool) -> Option<String> {
+/// syntax besides its `{}` and `{**}` and no `<placeholder>`, a `{**}` must be a whole path
+/// component, and its family needs a rule to capture each mark from (`captures`).
+fn template_problem(path: &str, captures: Captures) -> Option<String> {
     if !is_template(path) {
         return None;
     }
-    let rest = path.replace(TEMPLATE_MARK, "");
-    if rest.contains(['*', '?', '[', ']', '{', '}', '\\']) {
+    let dirs = path.contains(DIR_MARK);
+    let stem = path.replace(DIR_MARK, "").contains(TEMPLATE_MARK);
+    let rest = path.replace(DIR_MARK, "").replace(TEMPLATE_MARK, "");
+    if dirs
+        && path
+            .split('/')
+            .any(|c| c != DIR_MARK && c.contains(DIR_MARK))
+    {
+        Some("a {**} directory capture must be a whole path component".into())
+    } else if rest.contains(['*', '?', '[', ']', '{', '}', '\\']) {
         Some("a {} template may not also hold glob syntax".into())
     } else if has_placeholder(path) {
         Some("a {} template may not also hold a <placeholder>".into())
-    } else if !captures {
+    } else if stem && !captures.stem {
         Some("a {} template needs a rule of its family with a single * to capture".into())
+    } else if dirs && !captures.dirs {
+        Some(
+            "a {**} template needs a rule of its family with exactly one ** component \
+             (top/**/rest) to capture"
+                .into(),
+        )
     } else {
         None
     }
@@ -623,6 +678,15 @@ mod tests {
         let mut pack = Pack::builtin();
         pack.families[0].threshold = Some(0.5);
         pack.families[0].companions[0].for_files = vec!["Documentation/Plans/a.md".into()];
+        pack.families[0].companions[0].validated = Some(origin::Validated {
+            named: 2,
+            followed: 1,
+        });
+        pack.mined = Some(origin::MinedFrom {
+            from: "00ab".into(),
+            validated: None,
+            to: "01cd".into(),
+        });
         let value = serde_json::to_value(&pack).expect("serialises");
         let keys = |v: &Value| -> Vec<String> {
             let mut k: Vec<String> = v.as_object().expect("object").keys().cloned().collect();
@@ -681,6 +745,26 @@ mod tests {
     }
 
     #[test]
+    fn the_double_star_of_a_rule_splits_it() {
+        for (rule, split) in [
+            ("lib/**/*.rb", Some(("lib", "*.rb"))),
+            ("a/b/**/c/*.md", Some(("a/b", "c/*.md"))),
+            ("**/*.rs", Some(("", "*.rs"))),
+            ("lib/**", None),
+            ("**", None),
+            ("a/**/b/**/c", None),
+            ("a**/b", None),
+            ("a/x**/b", None),
+            ("src/*.rs", None),
+        ] {
+            assert_eq!(double_star_split(rule), split, "{rule}");
+        }
+        // Old packs read as before: a path without `{**}` is a template only by its `{}`.
+        assert!(!is_template("spec/**/x.rb"));
+        assert!(is_template("spec/{**}/x.rb"));
+    }
+
+    #[test]
     fn template_companions_are_checked() {
         let pack = |rules: &str, companion: &str| {
             format!(
@@ -693,6 +777,10 @@ mod tests {
             (r#"["**/*.rs"]"#, "tests/ui/{}.rs"),
             (r#"["lints/*/README.md"]"#, "lints/{}/meta.yaml"),
             (r#"["a/**", "b/*.md"]"#, "{}/{}.txt"),
+            (r#"["lib/**/*.rb"]"#, "spec/{**}/{}_spec.rb"),
+            (r#"["**/*.rb"]"#, "{**}/{}_test.rb"),
+            (r#"["docs/**/*.md"]"#, "site/{**}/index.html"),
+            (r#"["src/*.rs", "a/**/b/*.md"]"#, "x/{**}/{**}/{}"),
         ] {
             let text = pack(rules, companion);
             assert!(Pack::from_json_str(&text, "p.json").is_ok(), "{text}");
@@ -721,6 +809,37 @@ mod tests {
             (
                 r#"["src/**", "README.md", "x/\\*.md"]"#,
                 "tests/{}.py",
+                "a {} template needs a rule of its family with a single * to capture",
+            ),
+            (
+                r#"["lib/**/*.rb"]"#,
+                "spec/x{**}/{}_spec.rb",
+                "a {**} directory capture must be a whole path component",
+            ),
+            (
+                r#"["lib/**/*.rb"]"#,
+                "spec/{**}.rb",
+                "a {**} directory capture must be a whole path component",
+            ),
+            (
+                r#"["lib/**/*.rb"]"#,
+                "spec/{**}/*_spec.rb",
+                "a {} template may not also hold glob syntax",
+            ),
+            (
+                r#"["lib/**/*.rb"]"#,
+                "spec/{**}/<Name>.rb",
+                "a {} template may not also hold a <placeholder>",
+            ),
+            (
+                r#"["lib/*.rb", "lib/**", "a/**/b/**/*.md", "c/x**/*.md"]"#,
+                "spec/{**}/{}_spec.rb",
+                "a {**} template needs a rule of its family with exactly one ** component \
+                 (top/**/rest) to capture",
+            ),
+            (
+                r#"["lib/**/x.rb"]"#,
+                "spec/{**}/{}_spec.rb",
                 "a {} template needs a rule of its family with a single * to capture",
             ),
         ] {

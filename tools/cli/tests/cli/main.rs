@@ -13,6 +13,7 @@ mod daemon;
 mod damaged;
 mod deep;
 mod demo;
+mod dir_capture;
 mod fleet;
 mod fleet_copies;
 mod fleet_hostile;

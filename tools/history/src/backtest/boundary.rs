@@ -16,6 +16,7 @@
 
 use super::score::{Bases, CommitFamilies, ranked};
 use docsuggest_engine::compiled::{CompiledPack, change_covers, companion_matcher};
+use docsuggest_schema::pack::DIR_MARK;
 use globset::GlobMatcher;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -83,9 +84,17 @@ pub fn score_by_rates(peeked: &mut [Peeked], rates: &serde_json::Value) {
     }
 }
 
-/// Whether the companion a note shows is the pack's `text`: itself, or a `{}` template's
-/// substitution.
+/// Whether the companion a note shows is the pack's `text`: itself, or a template's
+/// substitution (a `{}` standing for a name, a `{**}` component for any directories).
 fn names_as(text: &str, shown: &str) -> bool {
+    if text.contains(DIR_MARK) {
+        return components_as(text, shown);
+    }
+    one_stem_as(text, shown)
+}
+
+/// `shown` against a text with at most one `{}`, which stands for a non-empty name.
+fn one_stem_as(text: &str, shown: &str) -> bool {
     match text.split_once("{}") {
         None => text == shown,
         Some((before, after)) => {
@@ -95,6 +104,34 @@ fn names_as(text: &str, shown: &str) -> bool {
                 && shown.ends_with(after)
         }
     }
+}
+
+/// `shown` against a `{**}` template, component by component: a `{**}` takes any number of
+/// them, any other is matched as [`one_stem_as`] (one row per template component: linear in
+/// both, however many `{**}` the pack writes).
+fn components_as(text: &str, shown: &str) -> bool {
+    let template: Vec<&str> = text.split('/').collect();
+    let parts: Vec<&str> = shown.split('/').collect();
+    // `reach[j]`: the first components of the template read so far can stand for the first
+    // `j` of `shown`.
+    let mut reach = vec![false; parts.len() + 1];
+    reach[0] = true;
+    for component in template {
+        let mut next = vec![false; parts.len() + 1];
+        if component == DIR_MARK {
+            let mut any = false;
+            for j in 0..=parts.len() {
+                any |= reach[j];
+                next[j] = any;
+            }
+        } else {
+            for j in 0..parts.len() {
+                next[j + 1] = reach[j] && one_stem_as(component, parts[j]);
+            }
+        }
+        reach = next;
+    }
+    reach[parts.len()]
 }
 
 /// A check's figures at one bar.
@@ -505,6 +542,23 @@ mod tests {
         score_by_rates(&mut peeked, &rates);
         assert_eq!(peeked[0].scores, vec![0.9, 0.2, 0.7]);
         assert!(!names_as("tests/test_{}.py", "tests/test_.py"));
+    }
+
+    #[test]
+    fn a_directory_capture_names_any_subdirectory() {
+        let text = "spec/{**}/{}_spec.rb";
+        for (shown, expect) in [
+            ("spec/app/rules/safety/open_call_spec.rb", true),
+            ("spec/foo_spec.rb", true),
+            ("spec/a/_spec.rb", false),
+            ("lib/a/foo_spec.rb", false),
+            ("spec/a/foo.rb", false),
+        ] {
+            assert_eq!(names_as(text, shown), expect, "{shown}");
+        }
+        assert!(names_as("site/{**}/index.html", "site/index.html"));
+        assert!(names_as("{**}/x/{**}", "a/x/b/c"));
+        assert!(!names_as("{**}/x/{**}", "a/y/b"));
     }
 
     #[test]

@@ -654,6 +654,30 @@ mod tests {
     }
 
     #[test]
+    fn a_directory_template_covers_the_spec_in_the_file_s_own_subdirectory() {
+        let text = r#"{"families": [{"name": "Lib", "rules": ["lib/**/*.rb"], "companions": [
+            {"path": "spec/{**}/{}_spec.rb", "prior": 1.0}]}]}"#;
+        let pack = Pack::from_json_str(text, "p.json").expect("a valid pack");
+        let pack = CompiledPack::compile(&pack, "p.json").expect("it compiles");
+        let matchers = Matchers::new(&pack);
+        let paths = vec![
+            strings(&["lib/a/b/x.rb", "spec/a/b/x_spec.rb"]),
+            strings(&["lib/a/x.rb", "spec/b/x_spec.rb"]),
+            strings(&["lib/x.rb", "spec/x_spec.rb"]),
+        ];
+        let mut bases = Bases::new(&[]);
+        let (trigger_cov, _) = coverable(&paths, &pack, &matchers, &mut bases);
+        assert_eq!(
+            trigger_cov,
+            [BTreeSet::from([1]), BTreeSet::new(), BTreeSet::from([1])]
+        );
+        assert_eq!(
+            matchers.template_of("Lib", "lib/a/b/x.rb", "spec/a/b/x_spec.rb"),
+            Some("spec/{**}/{}_spec.rb")
+        );
+    }
+
+    #[test]
     fn names_outside_the_pack_are_literal_paths() {
         let pack = pack();
         let matchers = Matchers::new(&pack);

@@ -3,6 +3,7 @@
 
 use super::rules::{Shape, plain, proposals, split};
 use crate::history::{Commit, Status};
+use docsuggest_schema::pack::DIR_MARK;
 use std::collections::{BTreeSet, HashMap};
 
 /// How a candidate companion is named.
@@ -15,7 +16,7 @@ pub enum Kind {
     /// A file of a directory, by the directory: a new file there (`dir/<name>.<ext>`) when
     /// the directory's changes are mostly new files.
     NewFile,
-    /// A path built from the call's capture: `tests/test_{}.py`.
+    /// A path built from the call's capture: `tests/test_{}.py`, `spec/{**}/{}_spec.rb`.
     Template,
 }
 
@@ -346,7 +347,13 @@ fn count_rule(
 ) {
     let inside: BTreeSet<usize> = group.iter().map(|(i, _)| *i).collect();
     let hits = companions_outside(files, ids, &inside);
-    let shares = template_shares(counts, files, group, &inside, w);
+    // A subtree rule's members capture their directories below its top too.
+    let shape = &counts.shapes[rule as usize];
+    let dirs: Vec<Option<&str>> = group
+        .iter()
+        .map(|(i, _)| shape.capture(files[*i].1).and_then(|c| c.dirs))
+        .collect();
+    let shares = template_shares(counts, files, group, &dirs, &inside, w);
     let stats = &mut counts.stats[rule as usize];
     let event = stats.events.count;
     stats.events.add(w);
@@ -397,17 +404,19 @@ fn companions_outside(
 }
 
 /// Templates: each member's share of the commit's weight goes to the templates its capture
-/// spells in the other files.
+/// spells in the other files — its stem as `{}`, and the directories a subtree rule's member
+/// lies in below the top (`dirs`, by member) as `{**}`.
 fn template_shares(
     counts: &mut Counts,
     files: &[(Status, &str)],
     group: &[(usize, &str)],
+    dirs: &[Option<&str>],
     inside: &BTreeSet<usize>,
     w: f64,
 ) -> HashMap<u32, f64> {
     let mut shares: HashMap<u32, f64> = HashMap::new();
     let share = w / group.len() as f64;
-    for (member, capture) in group {
+    for ((member, capture), dirs) in group.iter().zip(dirs) {
         if capture.len() < MIN_CAPTURE {
             continue;
         }
@@ -416,21 +425,49 @@ fn template_shares(
             if i == *member || inside.contains(&i) {
                 continue;
             }
-            let Some(template) = template_of(other, capture) else {
-                continue;
-            };
-            if seen.insert(template.clone()) {
-                let id = counts.intern(&template);
-                *shares.entry(id).or_default() += share;
+            let plain = template_of(other, capture);
+            let deep = dirs.and_then(|dirs| dir_template_of(other, dirs, capture));
+            for template in plain.into_iter().chain(deep) {
+                if seen.insert(template.clone()) {
+                    let id = counts.intern(&template);
+                    *shares.entry(id).or_default() += share;
+                }
             }
         }
     }
     shares
 }
 
+/// `path` with the one run of its directory's whole components that spells `dirs` replaced
+/// by `{**}`, and `stem`'s words by `{}` (as [`template_of`]). `None` when `dirs` is empty
+/// (directly in the rule's top, a `{**}` could stand anywhere), is not there, or is there
+/// more than once (which one the template means would be a guess), or the stem is not there:
+/// a directory alone is met in too many paths to say which file goes with which.
+pub fn dir_template_of(path: &str, dirs: &str, stem: &str) -> Option<String> {
+    if dirs.is_empty() {
+        return None;
+    }
+    let (dir, name) = split(path);
+    let components: Vec<&str> = dir.split('/').collect();
+    let wanted: Vec<&str> = dirs.split('/').collect();
+    let mut at = components
+        .windows(wanted.len())
+        .enumerate()
+        .filter(|(_, w)| *w == wanted.as_slice())
+        .map(|(i, _)| i);
+    let (Some(start), None) = (at.next(), at.next()) else {
+        return None;
+    };
+    let mut parts: Vec<&str> = components[..start].to_vec();
+    parts.push(DIR_MARK);
+    parts.extend(&components[start + wanted.len()..]);
+    parts.push(name);
+    template_of(&parts.join("/"), stem)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{HashMap, Tally, forget_rare_pairs, template_of};
+    use super::{HashMap, Tally, dir_template_of, forget_rare_pairs, template_of};
 
     #[test]
     fn the_rarest_pairs_are_forgotten_first() {
@@ -453,6 +490,43 @@ mod tests {
             pairs.is_empty(),
             "nothing above the floor is kept past the bound"
         );
+    }
+
+    #[test]
+    fn a_directory_template_replaces_whole_components_once() {
+        for (path, dirs, expect) in [
+            (
+                "spec/app/rules/safety/open_call_spec.rb",
+                "app/rules/safety",
+                Some("spec/{**}/{}_spec.rb"),
+            ),
+            (
+                "spec/app/rules/safety/open_call_spec.rb",
+                "rules/safety",
+                Some("spec/app/{**}/{}_spec.rb"),
+            ),
+            ("site/io/open_call.html", "io", Some("site/{**}/{}.html")),
+            (
+                "spec/open_call/x/open_call_spec.rb",
+                "open_call",
+                Some("spec/{**}/x/{}_spec.rb"),
+            ),
+            // The stem must be there too: a directory alone says too little.
+            ("spec/app/rules/helper.rb", "app/rules", None),
+            ("spec/open_call_spec.rb", "", None),
+            // Whole components only, in the directory only, once only.
+            ("spec/apps/open_call_spec.rb", "app", None),
+            ("spec/xapp/open_call_spec.rb", "app", None),
+            ("spec/open_call", "open_call", None),
+            ("a/x/a/open_call.rb", "a", None),
+        ] {
+            let stem = "open_call";
+            assert_eq!(
+                dir_template_of(path, dirs, stem).as_deref(),
+                expect,
+                "{path} {dirs}"
+            );
+        }
     }
 
     #[test]

@@ -8,6 +8,8 @@
 //! engine's zero-config path.
 
 mod count;
+#[cfg(test)]
+mod dir_capture_tests;
 mod per_file;
 mod rules;
 mod select;

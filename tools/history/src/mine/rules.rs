@@ -4,7 +4,8 @@
 //! (`src/attr/*.py`), a subtree and extension (`clippy_lints/src/**/*.rs`), one item
 //! directory among its siblings (`packages/*/package.json`) — so a family generalises over the
 //! files of a convention, not one file. Each shape has exactly one single `*`, and a template
-//! companion's `{}` is what that `*` matched (the engine's capture rule: the last single `*`).
+//! companion's `{}` is what that `*` matched (the engine's capture rule: the last single `*`);
+//! a subtree rule's `**` captures the directories below its top (a template's `{**}`).
 
 /// Characters that would make a path mean more than itself inside a glob or a template: a
 /// path holding one proposes no rule and no companion.
@@ -105,18 +106,25 @@ impl Shape {
             .count()
     }
 
-    /// What the rule's `*` matches in `path`, when the rule matches it.
-    pub fn capture<'p>(&self, path: &'p str) -> Option<&'p str> {
+    /// What the rule captures of `path`, when the rule matches it: what its `*` matches,
+    /// and for a subtree rule the directories its `**` matches.
+    pub fn capture<'p>(&self, path: &'p str) -> Option<Capture<'p>> {
         let (dir, name) = split(path);
-        match self {
+        let stem = match self {
             Shape::DirExt { dir: d, ext } => {
                 (dir == d).then_some(())?;
-                stem_of(name, ext)
+                stem_of(name, ext)?
             }
             Shape::Deep { top, ext } => {
-                let below = dir == top || dir.strip_prefix(top.as_str())?.starts_with('/');
-                below.then_some(())?;
-                stem_of(name, ext)
+                let dirs = if dir == top {
+                    ""
+                } else {
+                    dir.strip_prefix(top.as_str())?.strip_prefix('/')?
+                };
+                return Some(Capture {
+                    stem: stem_of(name, ext)?,
+                    dirs: Some(dirs),
+                });
             }
             Shape::Affix {
                 dir: d,
@@ -128,20 +136,31 @@ impl Shape {
                 let inner = stem_of(name, ext)?
                     .strip_prefix(prefix.as_str())?
                     .strip_suffix(suffix.as_str())?;
-                (!inner.is_empty()).then_some(inner)
+                (!inner.is_empty()).then_some(inner)?
             }
             Shape::Item { parent, name: n } => {
                 (name == n).then_some(())?;
                 let (grand, item) = split(dir);
-                (grand == parent && !item.is_empty()).then_some(item)
+                (grand == parent && !item.is_empty()).then_some(item)?
             }
-        }
+        };
+        Some(Capture { stem, dirs: None })
     }
 
     /// Whether the rule matches `path`.
     pub fn matches(&self, path: &str) -> bool {
         self.capture(path).is_some()
     }
+}
+
+/// What a rule captures of one of its files, as a template names companions from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Capture<'p> {
+    /// What its `*` matched (`{}`).
+    pub stem: &'p str,
+    /// For a subtree rule (`top/**/*.ext`): the directories between `top` and the file,
+    /// `""` directly in `top` (`{**}`). `None` for the other rules.
+    pub dirs: Option<&'p str>,
 }
 
 /// A naming convention's literal part is short and ends (or starts) at a separator.
@@ -325,22 +344,29 @@ mod tests {
             "a.md",
         ] {
             for (shape, capture) in proposals(path) {
-                assert_eq!(shape.capture(path), Some(capture), "{}", shape.glob());
+                let got = shape.capture(path).map(|c| c.stem);
+                assert_eq!(got, Some(capture), "{}", shape.glob());
             }
         }
         let deep = Shape::Deep {
             top: "src".into(),
             ext: "rs".into(),
         };
-        assert_eq!(deep.capture("src/lib.rs"), Some("lib"));
-        assert_eq!(deep.capture("src/a/b/c.rs"), Some("c"));
+        let both = |stem, dirs| Capture {
+            stem,
+            dirs: Some(dirs),
+        };
+        assert_eq!(deep.capture("src/lib.rs"), Some(both("lib", "")));
+        assert_eq!(deep.capture("src/a/b/c.rs"), Some(both("c", "a/b")));
         assert_eq!(deep.capture("srcx/lib.rs"), None);
+        assert_eq!(deep.capture("srcx/a/lib.rs"), None);
         assert_eq!(deep.capture("src/lib.rsx"), None);
         let item = Shape::Item {
             parent: String::new(),
             name: "README.md".into(),
         };
-        assert_eq!(item.capture("x/README.md"), Some("x"));
+        let stem = |stem| Capture { stem, dirs: None };
+        assert_eq!(item.capture("x/README.md"), Some(stem("x")));
         assert_eq!(item.capture("x/y/README.md"), None);
         assert_eq!(item.capture("README.md"), None);
     }

@@ -3,10 +3,11 @@
 
 use super::count::{CompanionKey, Counts, Kind};
 use super::per_file::{self, FileCompanion, FileRules, generated};
-use super::rules::{Shape, proposals, split};
+use super::rules::{Capture, Shape, proposals, split};
 use super::validate::{Figures, Kept};
 use super::{MineOptions, MinedCompanion, MinedFamily};
-use docsuggest_schema::pack::MAX_LIST;
+use docsuggest_engine::compiled::{Captured, substitute};
+use docsuggest_schema::pack::{DIR_MARK, MAX_LIST, is_template};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// What the tip holds, indexed for the existence checks.
@@ -107,26 +108,27 @@ impl Keep<'_> {
 /// Whether the pack companion `companion` names exactly `path` on a call whose capture is
 /// `capture`: equal, or its template's substitution. (A glob holding `path` does not: the
 /// file says which one, as a literal beside its glob does.)
-fn names(companion: &str, capture: Option<&str>, path: &str) -> bool {
-    match capture {
-        Some(c) if companion.contains("{}") => companion.replace("{}", c) == path,
-        _ => companion == path,
-    }
+fn names(companion: &str, capture: Option<Capture<'_>>, path: &str) -> bool {
+    resolved(companion, capture) == path
 }
 
 /// Whether the pack companion `companion` names `path` or a glob holding it names it, on a
 /// call whose capture is `capture`.
-pub(super) fn covers(companion: &str, capture: Option<&str>, path: &str) -> bool {
+pub(super) fn covers(companion: &str, capture: Option<Capture<'_>>, path: &str) -> bool {
     names(companion, capture, path) || glob_match(&wildcards(companion), path)
 }
 
-/// What a companion names on a call whose capture is `capture`: a template its substitution,
-/// any other companion as written.
-fn resolved(companion: &str, capture: Option<&str>) -> String {
-    match capture {
-        Some(c) if companion.contains("{}") => companion.replace("{}", c),
-        _ => companion.to_string(),
-    }
+/// What a companion names on a call whose capture is `capture`: a template its substitution
+/// as the engine makes it, any other companion (or a template without one) as written.
+fn resolved(companion: &str, capture: Option<Capture<'_>>) -> String {
+    let substituted = capture.filter(|_| is_template(companion)).and_then(|c| {
+        let captured = Captured {
+            stem: Some(c.stem),
+            dirs: c.dirs,
+        };
+        substitute(companion, &captured)
+    });
+    substituted.unwrap_or_else(|| companion.to_string())
 }
 
 /// The per-file companions `file` keeps in a family of rule `shape` whose pattern companions
@@ -176,7 +178,7 @@ fn beside_its_files(shape: &Shape, companion: &str) -> bool {
         Shape::DirExt { dir: d, .. } | Shape::Affix { dir: d, .. } => dir == d,
         Shape::Item { parent, .. } if parent.is_empty() => dir == "{}",
         Shape::Item { parent, .. } => dir == format!("{parent}/{{}}"),
-        Shape::Deep { .. } => false,
+        Shape::Deep { top, .. } => dir == format!("{top}/{DIR_MARK}"),
     }
 }
 
@@ -249,7 +251,12 @@ fn companion_at_tip(
         }
         Kind::Template => {
             let (dir, _) = split(text);
-            (dir.contains("{}") || tip.dir_exists(dir)).then(|| (text.to_string(), "template"))
+            // Below a `{**}` lie the call's own directories: the ones above it must be there.
+            let fixed = match dir.split_once(DIR_MARK) {
+                Some((above, _)) => tip.dir_exists(above.trim_end_matches('/')),
+                None => dir.contains("{}") || tip.dir_exists(dir),
+            };
+            fixed.then(|| (text.to_string(), "template"))
         }
     }
 }
@@ -367,10 +374,12 @@ fn overlap(a: &str, b: &str) -> bool {
     // A file and a glob holding it are both worth naming (the glob says where, the file
     // which one is likeliest; leaving either out cost a third of the hits on three of the
     // development repositories); two globs, or a template and one of its files, say it
-    // twice.
-    let broad = |p: &str| p.contains('*') || p.contains('<');
+    // twice. A `{**}` template names files, as any template does.
+    let broad = |p: &str| p.replace(DIR_MARK, "").contains(['*', '<']);
     if broad(a) != broad(b) {
-        return false;
+        // But a glob of one of the directories a `{**}` template stands for names the
+        // files of that one where the template names the call's own: one is enough.
+        return in_one_instance(a, b) || in_one_instance(b, a);
     }
     let (pa, pb) = (pattern(a), pattern(b));
     a == b
@@ -380,9 +389,21 @@ fn overlap(a: &str, b: &str) -> bool {
         || glob_match(&pb, &pa)
 }
 
-/// A companion as a `*`-only glob: each `{}` and `<placeholder>` as `*`.
+/// Whether `glob` (a glob or new-file companion) names files of one directory the `{**}`
+/// template `template` stands for, of a name the template could give.
+fn in_one_instance(template: &str, glob: &str) -> bool {
+    if !template.contains(DIR_MARK) {
+        return false;
+    }
+    let ((template_dir, template_name), (glob_dir, glob_name)) = (split(template), split(glob));
+    glob_match(&wildcards(template_dir), glob_dir)
+        && component_match(&wildcards(glob_name), &template_name.replace("{}", "x"))
+}
+
+/// A companion as a `*`-and-`**` glob: each `{}` and `<placeholder>` as `*`, each `{**}` as
+/// `**`.
 fn wildcards(companion: &str) -> String {
-    let mut out = companion.replace("{}", "*");
+    let mut out = companion.replace(DIR_MARK, "**").replace("{}", "*");
     while let (Some(open), Some(close)) = (out.find('<'), out.find('>')) {
         if close < open {
             break;
@@ -392,10 +413,33 @@ fn wildcards(companion: &str) -> String {
     out
 }
 
-/// A `*`-only glob (never crossing `/`) against a text, `*` in the text taken literally.
+/// A glob of `*` (never crossing `/`) and `**` components (any number of whole components,
+/// none included) against a text, `*` and `**` in the text taken literally.
 fn glob_match(pattern: &str, text: &str) -> bool {
     let (p, t): (Vec<&str>, Vec<&str>) = (pattern.split('/').collect(), text.split('/').collect());
-    p.len() == t.len() && p.iter().zip(&t).all(|(p, t)| component_match(p, t))
+    if !p.contains(&"**") {
+        return p.len() == t.len() && p.iter().zip(&t).all(|(p, t)| component_match(p, t));
+    }
+    // `reach[j]`: the pattern's components read so far match the text's first `j` (one row
+    // per pattern component: no backtracking however many `**` there are).
+    let mut reach = vec![false; t.len() + 1];
+    reach[0] = true;
+    for component in p {
+        let mut next = vec![false; t.len() + 1];
+        if component == "**" {
+            let mut any = false;
+            for j in 0..=t.len() {
+                any |= reach[j];
+                next[j] = any;
+            }
+        } else {
+            for j in 0..t.len() {
+                next[j + 1] = reach[j] && component_match(component, t[j]);
+            }
+        }
+        reach = next;
+    }
+    reach[t.len()]
 }
 
 fn component_match(pattern: &str, text: &str) -> bool {

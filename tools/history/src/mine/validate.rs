@@ -315,25 +315,22 @@ fn score_rules(
     figures: &mut [Vec<Figures>],
     changed: &[(Status, &str)],
 ) {
-    // Per proposed rule: its members in the commit, the first one's capture.
+    // Per proposed rule: its members in the commit, the first one the call.
     let mut members: BTreeMap<usize, (Vec<usize>, &str)> = BTreeMap::new();
     for (i, (_, path)) in changed.iter().enumerate() {
-        for (shape, capture) in proposals(path) {
+        for (shape, _) in proposals(path) {
             if let Some(&rule) = index.get(&shape) {
-                members
-                    .entry(rule)
-                    .or_insert((Vec::new(), capture))
-                    .0
-                    .push(i);
+                members.entry(rule).or_insert((Vec::new(), path)).0.push(i);
             }
         }
     }
-    for (rule, (inside, capture)) in members {
+    for (rule, (inside, call)) in members {
+        let capture = rules[rule].shape.capture(call);
         for (c, f) in rules[rule].companions.iter().zip(figures[rule].iter_mut()) {
             let followed = changed
                 .iter()
                 .enumerate()
-                .any(|(j, (_, p))| !inside.contains(&j) && covers(&c.path, Some(capture), p));
+                .any(|(j, (_, p))| !inside.contains(&j) && covers(&c.path, capture, p));
             f.count(followed);
         }
     }
