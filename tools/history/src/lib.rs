@@ -31,6 +31,7 @@
 #![deny(missing_docs)]
 
 pub mod backtest;
+mod components;
 pub mod history;
 pub mod init;
 pub mod mine;

@@ -110,28 +110,7 @@ fn one_stem_as(text: &str, shown: &str) -> bool {
 /// them, any other is matched as [`one_stem_as`] (one row per template component: linear in
 /// both, however many `{**}` the pack writes).
 fn components_as(text: &str, shown: &str) -> bool {
-    let template: Vec<&str> = text.split('/').collect();
-    let parts: Vec<&str> = shown.split('/').collect();
-    // `reach[j]`: the first components of the template read so far can stand for the first
-    // `j` of `shown`.
-    let mut reach = vec![false; parts.len() + 1];
-    reach[0] = true;
-    for component in template {
-        let mut next = vec![false; parts.len() + 1];
-        if component == DIR_MARK {
-            let mut any = false;
-            for j in 0..=parts.len() {
-                any |= reach[j];
-                next[j] = any;
-            }
-        } else {
-            for j in 0..parts.len() {
-                next[j + 1] = reach[j] && one_stem_as(component, parts[j]);
-            }
-        }
-        reach = next;
-    }
-    reach[parts.len()]
+    crate::components::components_match(text, DIR_MARK, shown, one_stem_as)
 }
 
 /// A check's figures at one bar.

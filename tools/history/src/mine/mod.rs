@@ -3,6 +3,8 @@
 //! touched — a file, a template named from the changed file (`tests/test_{}.py`), a new file of
 //! a directory (`changelog.d/<name>.md`) or a small glob.
 //!
+//! What the thresholds propose, the newest quarter of the history keeps or drops (`validate`).
+//!
 //! It is not the engine: it never judges a call. It counts; the pack it makes is an ordinary
 //! pack (`docs/PACK.md`), used by `docsuggest init`, `backtest` without a pack and the
 //! engine's zero-config path.

@@ -420,26 +420,7 @@ fn glob_match(pattern: &str, text: &str) -> bool {
     if !p.contains(&"**") {
         return p.len() == t.len() && p.iter().zip(&t).all(|(p, t)| component_match(p, t));
     }
-    // `reach[j]`: the pattern's components read so far match the text's first `j` (one row
-    // per pattern component: no backtracking however many `**` there are).
-    let mut reach = vec![false; t.len() + 1];
-    reach[0] = true;
-    for component in p {
-        let mut next = vec![false; t.len() + 1];
-        if component == "**" {
-            let mut any = false;
-            for j in 0..=t.len() {
-                any |= reach[j];
-                next[j] = any;
-            }
-        } else {
-            for j in 0..t.len() {
-                next[j + 1] = reach[j] && component_match(component, t[j]);
-            }
-        }
-        reach = next;
-    }
-    reach[t.len()]
+    crate::components::components_match(pattern, "**", text, component_match)
 }
 
 fn component_match(pattern: &str, text: &str) -> bool {
