@@ -5,7 +5,7 @@
 //! plain co-change — is a candidate; each is then scored on the newer part the way `backtest`
 //! scores a note (named when a file of its rule changes, followed when the commit changes it
 //! too) and kept only when it does better there than plain co-change does on the same
-//! commits. The bar is that co-change precision, measured on the repository itself, not a
+//! commits (and never below the fixed rules' 40 % floor). The bar is that co-change precision, measured on the repository itself, not a
 //! constant: where co-change is precise the pack must be more so, and where it is not, weaker
 //! companions the agent still follows may speak. The kept set is then counted again on the
 //! whole history for the priors (`super::mine`).
