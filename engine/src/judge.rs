@@ -60,6 +60,64 @@ struct Measured {
     companion_observed: bool,
 }
 
+/// Step 9's stage: what the note may name, what its window only watches, and the companions
+/// the evidence model left out for being rarely followed (as the call shows them).
+struct Chosen {
+    rows: Vec<CompanionRow>,
+    watched: Vec<CompanionRow>,
+    left_out: Vec<String>,
+}
+
+/// How a judged call ended.
+#[derive(Debug)]
+pub enum Outcome {
+    /// No note could be considered: no family, no companion there, none that fits.
+    Abstained,
+    /// The gate kept it silent (too little confidence, or every companion touched already).
+    Silenced,
+    /// It passed the gate but is due no emission now (cooldown, dedupe, cap).
+    Suppressed,
+    /// The note.
+    Emitted(Note),
+}
+
+/// Why a call ended before its note: the step that ended it wrote its line.
+#[derive(Clone, Copy, Debug)]
+enum End {
+    Abstained,
+    Silenced,
+    Suppressed,
+}
+
+impl From<End> for Outcome {
+    fn from(end: End) -> Outcome {
+        match end {
+            End::Abstained => Outcome::Abstained,
+            End::Silenced => Outcome::Silenced,
+            End::Suppressed => Outcome::Suppressed,
+        }
+    }
+}
+
+/// A judged call's end: its outcome, and the companions left out for being rarely followed.
+#[derive(Debug)]
+pub struct Decided {
+    /// Left out by the evidence model, as the call shows them.
+    pub left_out: Vec<String>,
+    /// How the call ended.
+    pub outcome: Outcome,
+}
+
+impl Decided {
+    /// The note, when the call ended in one.
+    pub fn note(self) -> Option<Note> {
+        match self.outcome {
+            Outcome::Emitted(note) => Some(note),
+            _ => None,
+        }
+    }
+}
+
 /// Steps 9–12's shared inputs once the call is measured: the settings, the call and its gate.
 struct Deciding<'a> {
     settings: &'a Settings<'a>,
@@ -76,7 +134,24 @@ pub fn decide(
     located: &Located<'_>,
     ledger: &mut Ledger,
     effects: &mut Effects,
-) -> Option<Note> {
+) -> Decided {
+    let mut left_out = Vec::new();
+    let outcome = match flow(settings, state, located, ledger, effects, &mut left_out) {
+        Ok(note) => Outcome::Emitted(note),
+        Err(end) => end.into(),
+    };
+    Decided { left_out, outcome }
+}
+
+/// The stages in order; each step ends the call with its outcome when it must.
+fn flow(
+    settings: &Settings<'_>,
+    state: &mut AgentState,
+    located: &Located<'_>,
+    ledger: &mut Ledger,
+    effects: &mut Effects,
+    left_out: &mut Vec<String>,
+) -> Result<Note, End> {
     let config = settings.config;
     let detected = detect::detect(located, ledger)?;
     let candidates = untouched::untouched(&detected, state);
@@ -100,12 +175,12 @@ pub fn decide(
     };
     if candidates.all_touched {
         deciding.already_touched(measured.rows, state, ledger, effects);
-        return None;
+        return Err(End::Silenced);
     }
     let wording = Wording::of(call, &measured.rows, &rates);
     let gauge = deciding.gate.gauge;
     let claims = state.boundary.then_some(&rates);
-    let (rows, watched) = choose::choose(
+    let chosen = choose::choose(
         call,
         measured.rows,
         gauge,
@@ -114,15 +189,16 @@ pub fn decide(
         config,
         ledger,
     )?;
+    *left_out = chosen.left_out;
     let chosen = DecisionCompanions {
-        kappa: deciding.gate.confidence(&rows),
-        rows,
-        watched,
+        kappa: deciding.gate.confidence(&chosen.rows),
+        rows: chosen.rows,
+        watched: chosen.watched,
     };
     let cooling = suppress::is_cooling(state, config, &call.family.name);
     let chosen = deciding.pass_gate(chosen, cooling, state, ledger, effects)?;
     let note =
         deciding.suppress_or_emit(&chosen, cooling, wording.as_ref(), state, ledger, effects)?;
     deciding.record_note(chosen, state, effects);
-    Some(note)
+    Ok(note)
 }

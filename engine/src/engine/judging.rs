@@ -129,7 +129,7 @@ impl<P: FileProbe> Engine<P> {
             agent: &call.agent,
         };
         let ledger = &mut verdict.ledger;
-        verdict.note = judge::decide(&settings, state, &located, ledger, &mut effects);
+        verdict.note = judge::decide(&settings, state, &located, ledger, &mut effects).note();
         if !peek {
             self.finish(&call.agent, mode, &mut verdict, effects);
         }

@@ -2,6 +2,7 @@
 
 use super::rates::SnapshotRates;
 use super::wording::Wording;
+use super::{Chosen, End};
 use crate::call_ledger::Ledger;
 use crate::decision::JudgedCall;
 use crate::line_format::{self, Abstain};
@@ -12,7 +13,8 @@ use docsuggest_schema::{CompanionRow, Config, Heuristic, RateModel, RateRow};
 
 /// Step 9, choose: what the note may name and what its window only watches — under the
 /// evidence model the rows weighed by their rates and the rarely followed left out — cut to
-/// `maxCompanions` and to what fits the note. `None` when not even one companion line fits.
+/// `maxCompanions` and to what fits the note; the abstention when not even one companion
+/// line fits.
 pub(super) fn choose(
     call: &JudgedCall<'_>,
     mut rows: Vec<CompanionRow>,
@@ -21,10 +23,11 @@ pub(super) fn choose(
     claims: Option<&SnapshotRates<'_>>,
     config: &Config,
     ledger: &mut Ledger,
-) -> Option<(Vec<CompanionRow>, Vec<CompanionRow>)> {
+) -> Result<Chosen, End> {
     let name = call.family.name.as_str();
     let evidence = config.learn && config.rate_model == RateModel::Evidence;
     let mut watched = Vec::new();
+    let mut left_out = Vec::new();
     if evidence {
         measure::weigh_evidence(&mut rows, config.evidence_exponent);
         let (kept, left) = match claims {
@@ -34,6 +37,7 @@ pub(super) fn choose(
         if !left.is_empty() {
             let names: Vec<&str> = left.iter().map(|r| call.shown(&r.path)).collect();
             ledger.push(line_format::left_out(name, &names));
+            left_out = names.into_iter().map(str::to_string).collect();
         }
         rows = kept;
         watched = left;
@@ -59,14 +63,18 @@ pub(super) fn choose(
             Some(name),
             0.0,
         ));
-        return None;
+        return Err(End::Abstained);
     }
     if evidence {
         watched.extend(rows.drain(fit..));
     } else {
         rows.truncate(fit);
     }
-    Some((rows, watched))
+    Ok(Chosen {
+        rows,
+        watched,
+        left_out,
+    })
 }
 
 /// At a change boundary each companion named is a claim of its own — this file is missing —

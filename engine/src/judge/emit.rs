@@ -2,9 +2,9 @@
 //! cap; the older window closed as a soft reject). The only step that changes the agent's
 //! state.
 
-use super::Deciding;
 use super::suppress::suppression;
 use super::wording::Wording;
+use super::{Deciding, End};
 use crate::agent::AgentState;
 use crate::call_ledger::Ledger;
 use crate::decision::{DecisionCompanions, push_decided};
@@ -25,7 +25,7 @@ impl Deciding<'_> {
         state: &mut AgentState,
         ledger: &mut Ledger,
         effects: &mut Effects,
-    ) -> Option<Note> {
+    ) -> Result<Note, End> {
         let config = self.settings.config;
         let name = self.call.family.name.as_str();
         let confidence = chosen.kappa;
@@ -36,7 +36,7 @@ impl Deciding<'_> {
             .collect();
         if let Some(kind) = suppression(state, config, name, &named, cooling) {
             ledger.push(line_format::suppressed(kind, name, confidence));
-            return None;
+            return Err(End::Suppressed);
         }
         // Step 12, emit: the agent remembers the note for its cooldown, dedupe and cap.
         state.last_noted.insert(name.to_string(), state.calls);
@@ -52,7 +52,7 @@ impl Deciding<'_> {
         ledger.push(line_format::suggest(name, confidence, &named));
         push_decided(self.settings, self.call, confidence, &chosen.rows, ledger);
         let gauge = self.gate.gauge;
-        Some(match wording {
+        Ok(match wording {
             Some(wording) => {
                 let lines = wording.lines(&chosen.rows);
                 plain_note::compose(name, &wording.what, gauge, confidence, &named, &lines)

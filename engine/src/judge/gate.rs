@@ -1,8 +1,8 @@
 //! Step 10, gate: how a note is gauged, the bar it must meet, and what an open note of the
 //! agent already names (not named again).
 
-use super::Deciding;
 use super::rates::SnapshotRates;
+use super::{Deciding, End};
 use crate::agent::AgentState;
 use crate::call_ledger::Ledger;
 use crate::compiled::CompiledFamily;
@@ -76,8 +76,8 @@ impl Gate {
 }
 
 impl Deciding<'_> {
-    /// Step 10, gate: the chosen companions if their confidence meets the bar, else `None`
-    /// once the call's silence (or, for a repeat, its `dedupe` suppression) is written.
+    /// Step 10, gate: the chosen companions if their confidence meets the bar, else the
+    /// call's silence (or, for a repeat, its `dedupe` suppression) once it is written.
     pub(super) fn pass_gate(
         &self,
         mut chosen: DecisionCompanions,
@@ -85,11 +85,13 @@ impl Deciding<'_> {
         state: &AgentState,
         ledger: &mut Ledger,
         effects: &mut Effects,
-    ) -> Option<DecisionCompanions> {
+    ) -> Result<DecisionCompanions, End> {
         let passes = !chosen.rows.is_empty() && chosen.kappa >= self.gate.bar;
         // A note held back by its cooldown is suppressed as such, not as a repeat.
         if self.evidence && passes && !cooling {
-            chosen = self.without_open_names(chosen, state, ledger)?;
+            chosen = self
+                .without_open_names(chosen, state, ledger)
+                .ok_or(End::Suppressed)?;
         }
         if chosen.rows.is_empty() || chosen.kappa < self.gate.bar {
             silence(
@@ -101,9 +103,9 @@ impl Deciding<'_> {
                 ledger,
                 effects,
             );
-            return None;
+            return Err(End::Silenced);
         }
-        Some(chosen)
+        Ok(chosen)
     }
 
     /// What an open note of this agent already names is not named again: a note left with
