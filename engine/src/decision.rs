@@ -134,11 +134,11 @@ pub(crate) fn silence(
     let kappa = chosen.kappa;
     ledger.push(line_format::abstained(abstain, Some(family), kappa));
     push_decided(settings, call, kappa, &chosen.rows, ledger);
-    let config = settings.config;
-    if config.learn {
+    let view = settings.views.record;
+    if view.learn {
         // Companions touched already say nothing about whether the agent would follow them.
         let evidence =
-            config.rate_model == RateModel::Evidence && reason == SilenceReason::LowConfidence;
+            view.rate_model == RateModel::Evidence && reason == SilenceReason::LowConfidence;
         let window = call.window(state, &chosen, true, evidence);
         let decision = decision(settings, call, chosen.rows, kappa, Some(reason));
         effects.record = Some(Record { decision, window });
@@ -161,7 +161,7 @@ pub(crate) fn decision(
         kappa,
         companions,
         weights: settings.weights,
-        enabled: settings.config.heuristics.clone(),
+        enabled: settings.heuristics.to_vec(),
         outcome: Outcome::Pending,
         silence,
         accepted: None,

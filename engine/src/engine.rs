@@ -94,6 +94,8 @@ pub struct Engine<P: FileProbe = OsProbe> {
     weights: docsuggest_schema::Table,
     /// `weights` as every `decided` line writes them.
     weights_text: String,
+    /// What each judge step reads of the config.
+    views: crate::judge::Views,
     packs: PackCache,
     agents: Agents,
     store: BoxedStore,
@@ -120,6 +122,7 @@ impl<P: FileProbe> Engine<P> {
         let weights = config.effective_weights();
         Engine {
             weights_text: line_format::table_text(&weights),
+            views: crate::judge::Views::of(&config),
             weights,
             config,
             packs: PackCache::default(),
@@ -304,6 +307,7 @@ impl<P: FileProbe> Engine<P> {
             .set_zero_config(self.mined.is_some() && next.zero_config);
         self.weights = next.effective_weights();
         self.weights_text = line_format::table_text(&self.weights);
+        self.views = crate::judge::Views::of(&next);
         self.config = next;
         let mut lines = Vec::new();
         if announce {

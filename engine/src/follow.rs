@@ -102,14 +102,14 @@ fn follow_note(
         return None;
     }
     let window = state.window.take()?;
-    Some(soft_reject(window, config, ledger))
+    Some(soft_reject(window, config.reject_penalty, ledger))
 }
 
 /// Closes a window untouched: every named companion and the family move down.
-pub fn soft_reject(window: Window, config: &Config, ledger: &mut Ledger) -> Resolution {
+pub fn soft_reject(window: Window, reject_penalty: f64, ledger: &mut Ledger) -> Resolution {
     let names: Vec<&str> = window.companions.iter().map(|c| c.path()).collect();
     ledger.push(line_format::rejected(&window.family, &names));
-    let step = -config.reject_penalty;
+    let step = -reject_penalty;
     let mut moves: Vec<RateMove> = window
         .companions
         .iter()

@@ -12,7 +12,7 @@ use crate::call_ledger::Ledger;
 use crate::decision::{DecisionCompanions, JudgedCall};
 use crate::note::Note;
 pub use crate::pipeline::{Effects, Located, Record, Settings};
-use docsuggest_schema::{CompanionRow, RateKey, RateModel};
+use docsuggest_schema::{CompanionRow, RateKey};
 use gate::Gate;
 use rates::{SnapshotRates, open_snapshot};
 use wording::Wording;
@@ -28,7 +28,10 @@ mod rates;
 mod record;
 mod suppress;
 mod untouched;
+mod views;
 mod wording;
+
+pub use views::{ChooseView, GateView, RatesView, RecordView, SuppressView, Views};
 
 /// Step 6's stage: the call's family, with companions that exist.
 struct Detected<'a> {
@@ -152,13 +155,13 @@ fn flow(
     effects: &mut Effects,
     left_out: &mut Vec<String>,
 ) -> Result<Note, End> {
-    let config = settings.config;
+    let views = settings.views;
     let detected = detect::detect(located, ledger)?;
     let candidates = untouched::untouched(&detected, state);
     let call = &detected.call;
     let snapshot = open_snapshot(settings);
     let key = RateKey::family(&located.workspace.key, &call.family.name);
-    let rates = SnapshotRates::new(snapshot.as_deref(), config, key);
+    let rates = SnapshotRates::new(snapshot.as_deref(), views.rates, key);
     let measured = rank::rank(settings, &detected, &candidates, &rates);
     let gate = Gate::new(
         &measured.rows,
@@ -171,7 +174,7 @@ fn flow(
         settings,
         call,
         gate,
-        evidence: config.learn && config.rate_model == RateModel::Evidence,
+        evidence: views.record.evidence,
     };
     if candidates.all_touched {
         deciding.already_touched(measured.rows, state, ledger, effects);
@@ -186,7 +189,7 @@ fn flow(
         gauge,
         wording.as_ref(),
         claims,
-        config,
+        views.choose,
         ledger,
     )?;
     *left_out = chosen.left_out;
@@ -195,7 +198,7 @@ fn flow(
         rows: chosen.rows,
         watched: chosen.watched,
     };
-    let cooling = suppress::is_cooling(state, config, &call.family.name);
+    let cooling = suppress::is_cooling(state, views.suppress, &call.family.name);
     let chosen = deciding.pass_gate(chosen, cooling, state, ledger, effects)?;
     let note =
         deciding.suppress_or_emit(&chosen, cooling, wording.as_ref(), state, ledger, effects)?;

@@ -122,7 +122,8 @@ impl<P: FileProbe> Engine<P> {
         }
         let mut effects = Effects::default();
         let settings = Settings {
-            config: &self.config,
+            views: self.views,
+            heuristics: &self.config.heuristics,
             weights: self.weights,
             weights_text: &self.weights_text,
             store: self.store.as_ref(),

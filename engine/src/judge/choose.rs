@@ -1,6 +1,7 @@
 //! Step 9, choose: what the note may name and what its window only watches.
 
 use super::rates::SnapshotRates;
+use super::views::ChooseView;
 use super::wording::Wording;
 use super::{Chosen, End};
 use crate::call_ledger::Ledger;
@@ -9,7 +10,7 @@ use crate::line_format::{self, Abstain};
 use crate::measure;
 use crate::note::{self, Gauge};
 use crate::plain_note;
-use docsuggest_schema::{CompanionRow, Config, Heuristic, RateModel, RateRow};
+use docsuggest_schema::{CompanionRow, Heuristic, RateRow};
 
 /// Step 9, choose: what the note may name and what its window only watches — under the
 /// evidence model the rows weighed by their rates and the rarely followed left out — cut to
@@ -21,18 +22,17 @@ pub(super) fn choose(
     gauge: Gauge,
     wording: Option<&Wording>,
     claims: Option<&SnapshotRates<'_>>,
-    config: &Config,
+    view: ChooseView,
     ledger: &mut Ledger,
 ) -> Result<Chosen, End> {
     let name = call.family.name.as_str();
-    let evidence = config.learn && config.rate_model == RateModel::Evidence;
     let mut watched = Vec::new();
     let mut left_out = Vec::new();
-    if evidence {
-        measure::weigh_evidence(&mut rows, config.evidence_exponent);
+    if view.evidence {
+        measure::weigh_evidence(&mut rows, view.evidence_exponent);
         let (kept, left) = match claims {
-            None => measure::prune(rows, config.prune_below),
-            Some(rates) => boundary_claims(rows, rates, config),
+            None => measure::prune(rows, view.prune_below),
+            Some(rates) => boundary_claims(rows, rates, view),
         };
         if !left.is_empty() {
             let names: Vec<&str> = left.iter().map(|r| call.shown(&r.path)).collect();
@@ -42,19 +42,19 @@ pub(super) fn choose(
         rows = kept;
         watched = left;
     }
-    if rows.len() > config.max_companions {
-        watched.extend(rows.drain(config.max_companions..));
+    if rows.len() > view.max_companions {
+        watched.extend(rows.drain(view.max_companions..));
     }
     let fit = match wording {
         Some(wording) => plain_note::fitting(
             &wording.what,
             gauge,
             &wording.lines(&rows),
-            config.max_note_chars,
+            view.max_note_chars,
         ),
         None => {
             let paths: Vec<&str> = rows.iter().map(|r| call.shown(&r.path)).collect();
-            note::fitting(name, gauge, &paths, config.max_note_chars)
+            note::fitting(name, gauge, &paths, view.max_note_chars)
         }
     };
     if fit == 0 && !rows.is_empty() {
@@ -65,7 +65,7 @@ pub(super) fn choose(
         ));
         return Err(End::Abstained);
     }
-    if evidence {
+    if view.evidence {
         watched.extend(rows.drain(fit..));
     } else {
         rows.truncate(fit);
@@ -87,7 +87,7 @@ pub(super) fn choose(
 fn boundary_claims(
     rows: Vec<CompanionRow>,
     rates: &SnapshotRates<'_>,
-    config: &Config,
+    view: ChooseView,
 ) -> (Vec<CompanionRow>, Vec<CompanionRow>) {
     rows.into_iter().partition(|r| {
         let rate = r.values.get(Heuristic::History);
@@ -95,8 +95,7 @@ fn boundary_claims(
             .boundary_row(&r.path)
             .filter(RateRow::outweighs_prior)
             .or_else(|| rates.row(&r.path).filter(RateRow::outweighs_prior));
-        let declined =
-            claim.is_some_and(|row| row.rate(config.rate_model) < config.follow_threshold);
-        rate >= config.prune_below && !declined
+        let declined = claim.is_some_and(|row| row.rate(view.rate_model) < view.follow_threshold);
+        rate >= view.prune_below && !declined
     })
 }

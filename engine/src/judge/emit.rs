@@ -26,7 +26,7 @@ impl Deciding<'_> {
         ledger: &mut Ledger,
         effects: &mut Effects,
     ) -> Result<Note, End> {
-        let config = self.settings.config;
+        let views = self.settings.views;
         let name = self.call.family.name.as_str();
         let confidence = chosen.kappa;
         let named: Vec<&str> = chosen
@@ -34,7 +34,7 @@ impl Deciding<'_> {
             .iter()
             .map(|r| self.call.shown(&r.path))
             .collect();
-        if let Some(kind) = suppression(state, config, name, &named, cooling) {
+        if let Some(kind) = suppression(state, views.suppress, name, &named, cooling) {
             ledger.push(line_format::suppressed(kind, name, confidence));
             return Err(End::Suppressed);
         }
@@ -42,12 +42,14 @@ impl Deciding<'_> {
         state.last_noted.insert(name.to_string(), state.calls);
         state.emitted.insert(name, &named);
         state.notes += 1;
-        if config.learn
+        if views.record.learn
             && let Some(older) = state.window.take()
         {
             // The older window closes as a soft reject before the newer one opens. (Under the
             // evidence model note windows live beside each other and none is closed early.)
-            effects.resolutions.push(soft_reject(older, config, ledger));
+            effects
+                .resolutions
+                .push(soft_reject(older, views.record.reject_penalty, ledger));
         }
         ledger.push(line_format::suggest(name, confidence, &named));
         push_decided(self.settings, self.call, confidence, &chosen.rows, ledger);

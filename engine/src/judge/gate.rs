@@ -11,7 +11,7 @@ use crate::line_format::{self, Suppress};
 use crate::measure;
 use crate::note::Gauge;
 use crate::pipeline::{Effects, Settings};
-use docsuggest_schema::{CompanionRow, RateModel, SilenceReason};
+use docsuggest_schema::{CompanionRow, SilenceReason};
 
 /// The gate a note must pass: how it is gauged (the PoC's kappa until the family has evidence,
 /// then, under the evidence model, the probability that the note is followed) and the bar its
@@ -35,8 +35,7 @@ impl Gate {
         settings: &Settings<'_>,
         family: &CompiledFamily,
     ) -> Gate {
-        let config = settings.config;
-        let evidence = config.learn && config.rate_model == RateModel::Evidence;
+        let view = settings.views.gate;
         // The family has evidence once its notes have an outcome or a companion ranked here
         // was seen (a silence's windows observe only companions): from then on the evidence
         // model gates on the probability that a note is followed instead of the PoC's kappa,
@@ -44,20 +43,20 @@ impl Gate {
         // followed.
         let family_observed =
             companion_observed || rates.family_row().is_some_and(|row| row.observations() > 0);
-        let gauge = if evidence && family_observed {
+        let gauge = if view.evidence && family_observed {
             Gauge::Followed
         } else {
             Gauge::Kappa
         };
-        let pack_kappa = measure::pack_kappa(rows, &settings.weights, config.max_companions);
+        let pack_kappa = measure::pack_kappa(rows, &settings.weights, view.max_companions);
         let family_followed = rates
             .family_row()
             .map_or(pack_kappa, |row| measure::family_follow(&row, pack_kappa));
-        let pack_gate = family.threshold.unwrap_or(config.threshold);
+        let pack_gate = family.threshold.unwrap_or(view.threshold);
         let bar = match gauge {
             Gauge::Kappa => pack_gate,
-            Gauge::Followed if pack_kappa >= pack_gate => config.follow_threshold,
-            Gauge::Followed => config.unprompted_threshold,
+            Gauge::Followed if pack_kappa >= pack_gate => view.follow_threshold,
+            Gauge::Followed => view.unprompted_threshold,
         };
         Gate {
             gauge,

@@ -1,14 +1,14 @@
 //! Step 11, suppress: a note that passed the gate but is due no emission now (its
 //! family's cooldown, a repeat, the turn's cap).
 
+use super::views::SuppressView;
 use crate::agent::AgentState;
 use crate::line_format::Suppress;
-use docsuggest_schema::Config;
 
 /// Step 11, suppress: a note that passed the gate but is due no emission now.
 pub(super) fn suppression(
     state: &AgentState,
-    config: &Config,
+    view: SuppressView,
     name: &str,
     named: &[&str],
     cooling: bool,
@@ -17,7 +17,7 @@ pub(super) fn suppression(
         Some(Suppress::Cooldown)
     } else if state.emitted.contains(name, named) {
         Some(Suppress::Dedupe)
-    } else if state.notes >= config.max_notes_per_turn && !state.boundary {
+    } else if state.notes >= view.max_notes_per_turn && !state.boundary {
         Some(Suppress::Cap)
     } else {
         None
@@ -25,10 +25,10 @@ pub(super) fn suppression(
 }
 
 /// Whether the family was noted within `cooldownCalls` (a boundary has no cooldown).
-pub(super) fn is_cooling(state: &AgentState, config: &Config, name: &str) -> bool {
+pub(super) fn is_cooling(state: &AgentState, view: SuppressView, name: &str) -> bool {
     !state.boundary
         && state
             .last_noted
             .get(name)
-            .is_some_and(|&at| state.calls - at <= u64::from(config.cooldown_calls))
+            .is_some_and(|&at| state.calls - at <= u64::from(view.cooldown_calls))
 }
