@@ -4,7 +4,8 @@
 use crate::agent::{AgentState, Window};
 use crate::call_ledger::Ledger;
 use crate::compiled::{CompanionForm, CompiledFamily};
-use crate::line_format::{self, Abstain};
+use crate::judge::lines;
+use crate::line_format::Abstain;
 use crate::matcher::CompanionMatcher;
 use crate::pipeline::{Effects, Located, Record, Settings};
 use crate::scene::Filtered;
@@ -104,14 +105,15 @@ pub(crate) fn push_decided(
     ledger: &mut Ledger,
 ) {
     if let Some(head) = rows.first() {
-        ledger.push(line_format::decided_weighted(
+        lines::decided(
+            ledger,
             &call.family.name,
             kappa,
             call.shown(&head.path),
             &head.values,
             settings.weights_text,
             settings.store.kind(),
-        ));
+        );
     }
 }
 
@@ -132,7 +134,7 @@ pub(crate) fn silence(
     };
     let family = call.family.name.as_str();
     let kappa = chosen.kappa;
-    ledger.push(line_format::abstained(abstain, Some(family), kappa));
+    lines::abstained(ledger, abstain, Some(family), kappa);
     push_decided(settings, call, kappa, &chosen.rows, ledger);
     let view = settings.views.record;
     if view.learn {

@@ -10,7 +10,7 @@
 
 use crate::agent::{AgentState, CallUnder, Window};
 use crate::call_ledger::Ledger;
-use crate::line_format;
+use crate::judge::lines;
 use crate::pipeline::Located;
 use docsuggest_schema::{Config, Outcome, RateEvent, RateKey, RateMove, Resolution};
 
@@ -38,7 +38,7 @@ pub fn follow(
             if shadow.observe(under.under(&shadow.bases))
                 && let Some(companion) = &shadow.accepted
             {
-                ledger.push(line_format::accepted(&shadow.family, companion));
+                lines::accepted(ledger, &shadow.family, companion);
             }
             shadow.age += 1;
             if shadow.age >= config.learn_window || shadow.all_touched() {
@@ -82,7 +82,7 @@ fn follow_note(
     }
     if let Some(named) = window.named_by(under.under(&window.bases)) {
         // The line shows what was touched; the rate and the record use the pack's text.
-        ledger.push(line_format::accepted(&window.family, named.path()));
+        lines::accepted(ledger, &window.family, named.path());
         let companion = named.key().to_string();
         let window = state.window.take()?;
         let step = config.accept_bonus;
@@ -108,7 +108,7 @@ fn follow_note(
 /// Closes a window untouched: every named companion and the family move down.
 pub fn soft_reject(window: Window, reject_penalty: f64, ledger: &mut Ledger) -> Resolution {
     let names: Vec<&str> = window.companions.iter().map(|c| c.path()).collect();
-    ledger.push(line_format::rejected(&window.family, &names));
+    lines::rejected(ledger, &window.family, &names);
     let step = -reject_penalty;
     let mut moves: Vec<RateMove> = window
         .companions
@@ -166,7 +166,7 @@ pub fn close_with_evidence(window: Window, config: &Config, ledger: &mut Ledger)
         ),
         None => {
             let names: Vec<&str> = window.companions.iter().map(|c| c.path()).collect();
-            ledger.push(line_format::rejected(&window.family, &names));
+            lines::rejected(ledger, &window.family, &names);
             (Outcome::Rejected, None)
         }
     };

@@ -14,7 +14,8 @@ use crate::note::Note;
 pub use crate::pipeline::{Effects, Located, Record, Settings};
 use docsuggest_schema::{CompanionRow, RateKey};
 use gate::Gate;
-use rates::{SnapshotRates, open_snapshot};
+use rank::open_snapshot;
+use rates::SnapshotRates;
 use wording::Wording;
 
 pub use crate::follow::{abandon, close_with_evidence, cut_short, follow, soft_reject};
@@ -23,6 +24,7 @@ mod choose;
 mod detect;
 mod emit;
 mod gate;
+pub(crate) mod lines;
 mod rank;
 mod rates;
 mod record;

@@ -6,7 +6,7 @@ use super::{Call, Engine, Mode, Verdict, resolve};
 use crate::agent::{AgentState, MAX_EVIDENCE_WINDOWS, MAX_SHADOWS};
 use crate::call_ledger::Ledger;
 use crate::judge;
-use crate::line_format::{self, Abstain};
+use crate::line_format::Abstain;
 use crate::locate::Workspace;
 use crate::mined::Resolved;
 use crate::paths::{self, CallError};
@@ -99,7 +99,7 @@ impl<P: FileProbe> Engine<P> {
             if reason == Abstain::PackMining {
                 state.touch(path);
             }
-            let entry = line_format::abstained(reason, None, 0.0);
+            let entry = judge::lines::abstained_entry(reason, None, 0.0);
             if !peek {
                 self.stats.observe(entry.event());
             }

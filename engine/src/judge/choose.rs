@@ -1,12 +1,13 @@
 //! Step 9, choose: what the note may name and what its window only watches.
 
+use super::lines;
 use super::rates::SnapshotRates;
 use super::views::ChooseView;
 use super::wording::Wording;
 use super::{Chosen, End};
 use crate::call_ledger::Ledger;
 use crate::decision::JudgedCall;
-use crate::line_format::{self, Abstain};
+use crate::line_format::Abstain;
 use crate::measure;
 use crate::note::{self, Gauge};
 use crate::plain_note;
@@ -36,7 +37,7 @@ pub(super) fn choose(
         };
         if !left.is_empty() {
             let names: Vec<&str> = left.iter().map(|r| call.shown(&r.path)).collect();
-            ledger.push(line_format::left_out(name, &names));
+            lines::left_out(ledger, name, &names);
             left_out = names.into_iter().map(str::to_string).collect();
         }
         rows = kept;
@@ -58,11 +59,7 @@ pub(super) fn choose(
         }
     };
     if fit == 0 && !rows.is_empty() {
-        ledger.push(line_format::abstained(
-            Abstain::NoCompanions,
-            Some(name),
-            0.0,
-        ));
+        lines::abstained(ledger, Abstain::NoCompanions, Some(name), 0.0);
         return Err(End::Abstained);
     }
     if view.evidence {

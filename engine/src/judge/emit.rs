@@ -2,6 +2,7 @@
 //! cap; the older window closed as a soft reject). The only step that changes the agent's
 //! state.
 
+use super::lines;
 use super::suppress::suppression;
 use super::wording::Wording;
 use super::{Deciding, End};
@@ -9,7 +10,6 @@ use crate::agent::AgentState;
 use crate::call_ledger::Ledger;
 use crate::decision::{DecisionCompanions, push_decided};
 use crate::follow::soft_reject;
-use crate::line_format;
 use crate::note::{self, Note};
 use crate::pipeline::Effects;
 use crate::plain_note;
@@ -35,7 +35,7 @@ impl Deciding<'_> {
             .map(|r| self.call.shown(&r.path))
             .collect();
         if let Some(kind) = suppression(state, views.suppress, name, &named, cooling) {
-            ledger.push(line_format::suppressed(kind, name, confidence));
+            lines::suppressed(ledger, kind, name, confidence);
             return Err(End::Suppressed);
         }
         // Step 12, emit: the agent remembers the note for its cooldown, dedupe and cap.
@@ -51,7 +51,7 @@ impl Deciding<'_> {
                 .resolutions
                 .push(soft_reject(older, views.record.reject_penalty, ledger));
         }
-        ledger.push(line_format::suggest(name, confidence, &named));
+        lines::suggest(ledger, name, confidence, &named);
         push_decided(self.settings, self.call, confidence, &chosen.rows, ledger);
         let gauge = self.gate.gauge;
         Ok(match wording {

@@ -1,13 +1,14 @@
 //! Step 10, gate: how a note is gauged, the bar it must meet, and what an open note of the
 //! agent already names (not named again).
 
+use super::lines;
 use super::rates::SnapshotRates;
 use super::{Deciding, End};
 use crate::agent::AgentState;
 use crate::call_ledger::Ledger;
 use crate::compiled::CompiledFamily;
 use crate::decision::{DecisionCompanions, silence};
-use crate::line_format::{self, Suppress};
+use crate::line_format::Suppress;
 use crate::measure;
 use crate::note::Gauge;
 use crate::pipeline::{Effects, Settings};
@@ -124,11 +125,7 @@ impl Deciding<'_> {
             });
         if fresh.is_empty() {
             let family = call.family.name.as_str();
-            ledger.push(line_format::suppressed(
-                Suppress::Dedupe,
-                family,
-                chosen.kappa,
-            ));
+            lines::suppressed(ledger, Suppress::Dedupe, family, chosen.kappa);
             return None;
         }
         let mut watched = chosen.watched;

@@ -2,7 +2,6 @@
 
 use super::views::RatesView;
 use crate::measure::Rates;
-use crate::pipeline::Settings;
 use docsuggest_schema::rate::{BOUNDARY_MARK, NEUTRAL};
 use docsuggest_schema::{RateKey, RateRow, RateSnapshot};
 
@@ -84,16 +83,4 @@ impl Rates for SnapshotRates<'_> {
     fn companion(&self, path: &str) -> f64 {
         self.read(path)
     }
-}
-
-/// Step 8's snapshot: every rate the call reads comes through one (none when not learning).
-pub(super) fn open_snapshot<'s>(settings: &Settings<'s>) -> Option<Box<dyn RateSnapshot + 's>> {
-    if !settings.views.rates.learn {
-        return None;
-    }
-    settings
-        .store
-        .snapshot()
-        .map_err(|e| tracing::error!(error = %e, "snapshot failed; using neutral rates"))
-        .ok()
 }
