@@ -123,6 +123,25 @@ impl Decided {
     }
 }
 
+/// Step 10's stage: the companions whose note passed the gate.
+struct Gated {
+    chosen: DecisionCompanions,
+    /// Whether the family was noted within its cooldown (step 11 suppresses it).
+    cooling: bool,
+}
+
+/// Step 11's stage: the gated note, due an emission now, with what it names as the call
+/// shows it.
+struct Cleared<'g> {
+    chosen: &'g DecisionCompanions,
+    named: Vec<&'g str>,
+}
+
+/// Step 12's stage: the note (its record follows, when learning).
+struct Emitted {
+    note: Note,
+}
+
 /// Steps 9–12's shared inputs once the call is measured: the settings, the call and its gate.
 struct Deciding<'a> {
     settings: &'a Settings<'a>,
@@ -201,9 +220,9 @@ fn flow(
         watched: chosen.watched,
     };
     let cooling = suppress::is_cooling(state, views.suppress, &call.family.name);
-    let chosen = deciding.pass_gate(chosen, cooling, state, ledger, effects)?;
-    let note =
-        deciding.suppress_or_emit(&chosen, cooling, wording.as_ref(), state, ledger, effects)?;
-    deciding.record_note(chosen, state, effects);
-    Ok(note)
+    let gated = deciding.pass_gate(chosen, cooling, state, ledger, effects)?;
+    let cleared = suppress::clear(&deciding, &gated, state, ledger)?;
+    let emitted = deciding.emit(cleared, wording.as_ref(), state, ledger, effects);
+    deciding.record_note(gated.chosen, state, effects);
+    Ok(emitted.note)
 }

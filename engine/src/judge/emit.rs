@@ -3,42 +3,31 @@
 //! state.
 
 use super::lines;
-use super::suppress::suppression;
 use super::wording::Wording;
-use super::{Deciding, End};
+use super::{Cleared, Deciding, Emitted};
 use crate::agent::AgentState;
 use crate::call_ledger::Ledger;
-use crate::decision::{DecisionCompanions, push_decided};
+use crate::decision::push_decided;
 use crate::follow::soft_reject;
-use crate::note::{self, Note};
+use crate::note;
 use crate::pipeline::Effects;
 use crate::plain_note;
 
 impl Deciding<'_> {
-    /// Steps 11 and 12, suppress or emit: the note naming `chosen`, unless it is due no
-    /// emission now (its suppression is written instead).
-    pub(super) fn suppress_or_emit(
+    /// Step 12, emit: the note naming what `cleared` names; the agent remembers it for its
+    /// cooldown, dedupe and cap, and (learning) its older note's window closes.
+    pub(super) fn emit(
         &self,
-        chosen: &DecisionCompanions,
-        cooling: bool,
+        cleared: Cleared<'_>,
         wording: Option<&Wording>,
         state: &mut AgentState,
         ledger: &mut Ledger,
         effects: &mut Effects,
-    ) -> Result<Note, End> {
+    ) -> Emitted {
         let views = self.settings.views;
         let name = self.call.family.name.as_str();
+        let Cleared { chosen, named } = cleared;
         let confidence = chosen.kappa;
-        let named: Vec<&str> = chosen
-            .rows
-            .iter()
-            .map(|r| self.call.shown(&r.path))
-            .collect();
-        if let Some(kind) = suppression(state, views.suppress, name, &named, cooling) {
-            lines::suppressed(ledger, kind, name, confidence);
-            return Err(End::Suppressed);
-        }
-        // Step 12, emit: the agent remembers the note for its cooldown, dedupe and cap.
         state.last_noted.insert(name.to_string(), state.calls);
         state.emitted.insert(name, &named);
         state.notes += 1;
@@ -54,12 +43,13 @@ impl Deciding<'_> {
         lines::suggest(ledger, name, confidence, &named);
         push_decided(self.settings, self.call, confidence, &chosen.rows, ledger);
         let gauge = self.gate.gauge;
-        Ok(match wording {
+        let note = match wording {
             Some(wording) => {
                 let lines = wording.lines(&chosen.rows);
                 plain_note::compose(name, &wording.what, gauge, confidence, &named, &lines)
             }
             None => note::compose(name, gauge, confidence, &named),
-        })
+        };
+        Emitted { note }
     }
 }

@@ -3,7 +3,7 @@
 
 use super::lines;
 use super::rates::SnapshotRates;
-use super::{Deciding, End};
+use super::{Deciding, End, Gated};
 use crate::agent::AgentState;
 use crate::call_ledger::Ledger;
 use crate::compiled::CompiledFamily;
@@ -85,7 +85,7 @@ impl Deciding<'_> {
         state: &AgentState,
         ledger: &mut Ledger,
         effects: &mut Effects,
-    ) -> Result<DecisionCompanions, End> {
+    ) -> Result<Gated, End> {
         let passes = !chosen.rows.is_empty() && chosen.kappa >= self.gate.bar;
         // A note held back by its cooldown is suppressed as such, not as a repeat.
         if self.evidence && passes && !cooling {
@@ -105,7 +105,7 @@ impl Deciding<'_> {
             );
             return Err(End::Silenced);
         }
-        Ok(chosen)
+        Ok(Gated { chosen, cooling })
     }
 
     /// What an open note of this agent already names is not named again: a note left with
