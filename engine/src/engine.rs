@@ -7,6 +7,7 @@ mod judging;
 use crate::agent::{AgentState, Window};
 use crate::agents::Agents;
 use crate::call_ledger::{Entry, Ledger};
+use crate::follow::FollowView;
 use crate::identity::{KeySource, RepoIdentifier};
 use crate::judge;
 use crate::line_format;
@@ -282,7 +283,11 @@ impl<P: FileProbe> Engine<P> {
         let (ended, cut): (Vec<Window>, Vec<Window>) =
             windows.into_iter().partition(|w| w.evidence);
         for window in ended {
-            let resolution = judge::close_with_evidence(window, &self.config, &mut verdict.ledger);
+            let resolution = judge::close_with_evidence(
+                window,
+                FollowView::of(&self.config),
+                &mut verdict.ledger,
+            );
             resolve(self.store.as_mut(), resolution);
         }
         self.abandon(cut);
@@ -347,7 +352,7 @@ impl<P: FileProbe> Engine<P> {
     fn abandon(&mut self, windows: Vec<Window>) {
         for window in windows {
             let note = !window.observe_only;
-            let resolution = judge::cut_short(window, &self.config);
+            let resolution = judge::cut_short(window, FollowView::of(&self.config));
             if note && resolution.outcome == docsuggest_schema::Outcome::Abandoned {
                 self.stats.abandoned += 1;
             }

@@ -5,6 +5,7 @@
 use super::{Call, Engine, Mode, Verdict, resolve};
 use crate::agent::{AgentState, MAX_EVIDENCE_WINDOWS, MAX_SHADOWS};
 use crate::call_ledger::Ledger;
+use crate::follow::FollowView;
 use crate::judge;
 use crate::line_format::Abstain;
 use crate::locate::Workspace;
@@ -296,13 +297,13 @@ fn follow_through(
 ) -> Vec<Resolution> {
     match mode {
         _ if !config.learn => Vec::new(),
-        Mode::Judge | Mode::Peek => judge::follow(state, located, config, ledger),
+        Mode::Judge | Mode::Peek => judge::follow(state, located, FollowView::of(config), ledger),
         Mode::Settle => {
-            let unbounded = Config {
+            let unbounded = FollowView {
                 learn_window: u32::MAX,
-                ..config.clone()
+                ..FollowView::of(config)
             };
-            judge::follow(state, located, &unbounded, ledger)
+            judge::follow(state, located, unbounded, ledger)
         }
         Mode::Boundary | Mode::BoundaryPeek => Vec::new(),
     }
