@@ -58,7 +58,7 @@ pub struct Record {
 /// Everything one call is judged with besides the agent's state.
 pub struct Settings<'a> {
     /// What each step reads of the config in force.
-    pub views: Views,
+    pub views: &'a Views,
     /// The config's enabled heuristics, as a decision records them.
     pub heuristics: &'a [Heuristic],
     /// Its effective weights.

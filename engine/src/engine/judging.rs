@@ -123,7 +123,7 @@ impl<P: FileProbe> Engine<P> {
         }
         let mut effects = Effects::default();
         let settings = Settings {
-            views: self.views,
+            views: &self.views,
             heuristics: &self.config.heuristics,
             weights: self.weights,
             weights_text: &self.weights_text,
