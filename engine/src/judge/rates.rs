@@ -1,20 +1,18 @@
 //! Step 8's rates: one family's learned rates, read through one store snapshot per call.
 
+use super::views::RatesView;
 use crate::measure::Rates;
-use crate::pipeline::Settings;
 use docsuggest_schema::rate::{BOUNDARY_MARK, NEUTRAL};
-use docsuggest_schema::{Config, RateKey, RateRow, RateSnapshot};
+use docsuggest_schema::{RateKey, RateRow, RateSnapshot};
 
 /// The learned rates of one family, read through one snapshot (neutral when not learning).
 pub(super) struct SnapshotRates<'a> {
     snapshot: Option<&'a dyn RateSnapshot>,
-    config: &'a Config,
+    view: RatesView,
     /// The family's key, reused for each companion's (one allocation per call, not per read).
     key: std::cell::RefCell<RateKey>,
     /// The family's row, read once: every companion's `accept` value is the same row.
     family: std::cell::OnceCell<Option<RateRow>>,
-    /// Whether a companion row read so far holds an observation.
-    companion_observed: std::cell::Cell<bool>,
     /// The companion rows read so far: a plain note's wording reads them again.
     rows: std::cell::RefCell<Vec<(String, Option<RateRow>)>>,
 }
@@ -24,22 +22,21 @@ impl<'a> SnapshotRates<'a> {
     /// family's with the companion filled in).
     pub(super) fn new(
         snapshot: Option<&'a dyn RateSnapshot>,
-        config: &'a Config,
+        view: RatesView,
         key: RateKey,
     ) -> Self {
         SnapshotRates {
             snapshot,
-            config,
+            view,
             key: std::cell::RefCell::new(key),
             family: std::cell::OnceCell::new(),
-            companion_observed: std::cell::Cell::new(false),
             rows: std::cell::RefCell::new(Vec::new()),
         }
     }
 
     pub(super) fn row(&self, companion: &str) -> Option<RateRow> {
         // Not learning: nothing to read, nothing to keep.
-        self.snapshot.filter(|_| self.config.learn)?;
+        self.snapshot.filter(|_| self.view.learn)?;
         if let Some((_, row)) = self.rows.borrow().iter().find(|(c, _)| c == companion) {
             return *row;
         }
@@ -57,7 +54,7 @@ impl<'a> SnapshotRates<'a> {
     }
 
     fn read_row(&self, companion: &str) -> Option<RateRow> {
-        let snapshot = self.snapshot.filter(|_| self.config.learn)?;
+        let snapshot = self.snapshot.filter(|_| self.view.learn)?;
         let mut key = self.key.borrow_mut();
         key.companion.clear();
         key.companion.push_str(companion);
@@ -69,45 +66,21 @@ impl<'a> SnapshotRates<'a> {
     }
 
     fn read(&self, companion: &str) -> f64 {
-        let row = self.row(companion);
-        if row.is_some_and(|row| row.observations() > 0) {
-            self.companion_observed.set(true);
-        }
-        row.map_or(NEUTRAL, |row| row.rate(self.config.rate_model))
+        self.row(companion)
+            .map_or(NEUTRAL, |row| row.rate(self.view.rate_model))
     }
 
     pub(super) fn family_row(&self) -> Option<RateRow> {
         *self.family.get_or_init(|| self.row(""))
-    }
-
-    /// Whether the family has evidence — an outcome of its notes, or of a companion read so
-    /// far (the ones ranked; a silence's windows observe only companions): from then on the
-    /// evidence model gates on the probability that a note is followed instead of the PoC's
-    /// kappa, so a family the PoC's gate keeps silent can still speak once its companions are
-    /// seen followed.
-    pub(super) fn family_observed(&self) -> bool {
-        self.companion_observed.get() || self.family_row().is_some_and(|row| row.observations() > 0)
     }
 }
 
 impl Rates for SnapshotRates<'_> {
     fn family(&self) -> f64 {
         self.family_row()
-            .map_or(NEUTRAL, |row| row.rate(self.config.rate_model))
+            .map_or(NEUTRAL, |row| row.rate(self.view.rate_model))
     }
     fn companion(&self, path: &str) -> f64 {
         self.read(path)
     }
-}
-
-/// Step 8's snapshot: every rate the call reads comes through one (none when not learning).
-pub(super) fn open_snapshot<'s>(settings: &Settings<'s>) -> Option<Box<dyn RateSnapshot + 's>> {
-    if !settings.config.learn {
-        return None;
-    }
-    settings
-        .store
-        .snapshot()
-        .map_err(|e| tracing::error!(error = %e, "snapshot failed; using neutral rates"))
-        .ok()
 }
