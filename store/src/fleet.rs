@@ -126,8 +126,10 @@ impl RedbStore {
         if let Some(id) = self.meta_value(STORE_ID)? {
             return Ok(id);
         }
-        self.write("drawing the store id", |tx| tx.draw_store_id(lineage::fresh_id()))
-            .and_then(|id| self.flush().map(|_| id))
+        self.write("drawing the store id", |tx| {
+            tx.draw_store_id(lineage::fresh_id())
+        })
+        .and_then(|id| self.flush().map(|_| id))
     }
 
     /// This store's id if one was drawn (`None`: it never exported).

@@ -139,12 +139,13 @@ fn lookup(krate: &Crate, at: usize, name: &str, depth: usize) -> Option<Named> {
     if let Some(path) = module.uses.get(name) {
         return resolve(krate, at, path, depth + 1);
     }
-    module.globs.iter().find_map(|glob| {
-        match resolve(krate, at, glob, depth + 1)? {
+    module
+        .globs
+        .iter()
+        .find_map(|glob| match resolve(krate, at, glob, depth + 1)? {
             Named::Module(m) if m != at => lookup(krate, m, name, depth + 1),
             _ => None,
-        }
-    })
+        })
 }
 
 /// The paths an item names, each with its line.
@@ -185,7 +186,8 @@ impl<'ast> Visit<'ast> for Paths {
 fn anchored_paths(tokens: proc_macro2::TokenStream, found: &mut Vec<(usize, Vec<String>)>) {
     use proc_macro2::TokenTree;
     let tokens: Vec<TokenTree> = tokens.into_iter().collect();
-    let is_colon = |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == ':');
+    let is_colon =
+        |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == ':');
     let mut i = 0;
     while i < tokens.len() {
         match &tokens[i] {
@@ -340,9 +342,15 @@ fn a_planted_loop_is_named() {
     let dir = plant(&[
         ("Cargo.toml", text("[workspace]\nmembers = [\"k\"]\n")),
         ("k/Cargo.toml", text("[package]\nname = \"k\"\n")),
-        ("k/src/lib.rs", text("mod a;\nmod b;\nmod p;\npub use b::B;\n")),
+        (
+            "k/src/lib.rs",
+            text("mod a;\nmod b;\nmod p;\npub use b::B;\n"),
+        ),
         // a → b, through the root's re-export.
-        ("k/src/a.rs", text("pub struct A;\npub fn b() -> crate::B { todo!() }\n")),
+        (
+            "k/src/a.rs",
+            text("pub struct A;\npub fn b() -> crate::B { todo!() }\n"),
+        ),
         // b → a, inside a macro call; b → p only in test code.
         (
             "k/src/b.rs",

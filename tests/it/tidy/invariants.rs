@@ -20,7 +20,6 @@ fn hits(text: &str, comments: bool, matches: impl Fn(&str) -> bool) -> Vec<(usiz
         .collect()
 }
 
-
 #[test]
 fn bincode_only_in_the_codec() {
     let root = root();

@@ -25,7 +25,10 @@ fn long_functions(root: &Path) -> Vec<String> {
             for item in &module.items {
                 for (name, lines, line) in functions(item) {
                     if lines > MOST_LINES {
-                        found.push(format!("{}:{line}: fn {name} is {lines} lines", module.file));
+                        found.push(format!(
+                            "{}:{line}: fn {name} is {lines} lines",
+                            module.file
+                        ));
                     }
                 }
             }
@@ -88,7 +91,10 @@ fn no_production_function_is_over_100_lines() {
 
 /// A function of `lines` lines.
 fn function(name: &str, lines: usize) -> String {
-    format!("fn {name}() {{\n{}}}\n", "    let _ = 0;\n".repeat(lines - 2))
+    format!(
+        "fn {name}() {{\n{}}}\n",
+        "    let _ = 0;\n".repeat(lines - 2)
+    )
 }
 
 /// The check itself, on a planted crate: a free function and a method of 101 lines are named;
@@ -99,7 +105,10 @@ fn a_planted_long_function_is_named() {
         function("hundred", 100),
         function("long", 101),
         format!("struct S;\nimpl S {{\n{}}}\n", function("method", 101)),
-        format!("#[cfg(test)]\nmod tests {{\n{}}}\n", function("in_tests", 101)),
+        format!(
+            "#[cfg(test)]\nmod tests {{\n{}}}\n",
+            function("in_tests", 101)
+        ),
         format!("#[test]\n{}", function("a_test", 101)),
     ]
     .concat();

@@ -284,7 +284,10 @@ fn bind(module: &mut Module, item: &syn::Item) {
 
 /// The paths a `use` tree names, each with the name it binds (`None` for a glob), `prefix`
 /// before each.
-pub(super) fn use_paths(tree: &syn::UseTree, prefix: Vec<String>) -> Vec<(Option<String>, Vec<String>)> {
+pub(super) fn use_paths(
+    tree: &syn::UseTree,
+    prefix: Vec<String>,
+) -> Vec<(Option<String>, Vec<String>)> {
     let joined = |ident: &syn::Ident| {
         let mut path = prefix.clone();
         if ident != "self" {

@@ -23,9 +23,9 @@ use crate::history::Commit;
 use docsuggest_engine::compiled::CompiledPack;
 use docsuggest_schema::pack::origin::{MinedFrom, Validated};
 use docsuggest_schema::pack::{Companion, DOC_KIND, Family, MAX_PATH_BYTES, Pack, REPO_PACK_PATH};
+pub use kept::Figures;
 use kept::Keep;
 use serde::Serialize;
-pub use kept::Figures;
 pub use validate::Validation;
 
 /// The version of the mining rules: a pack mined by another version is mined again.
