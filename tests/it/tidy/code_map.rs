@@ -26,7 +26,7 @@
 use std::collections::BTreeSet;
 use std::ops::Range;
 
-use super::{architecture, code_spans, flat, members, rel, root, rust_files};
+use super::{architecture, code_spans, members, rel, root, rust_files};
 
 /// One list item with its continuation lines, or one paragraph, or one heading.
 struct Unit {

@@ -83,7 +83,7 @@ const HEADLINE_RIGS: [(Backend, u64); 5] = [
 
 /// The headline's cells, measured interleaved on five rigs (the target ratios are judged from
 /// them), each as a figure, and sustained learning.
-pub(crate) fn headline() -> Result<(Vec<Cell>, Vec<HeadlineFigure>, SustainedHeadline)> {
+pub(crate) fn headline() -> Result<([Cell; 12], Vec<HeadlineFigure>, SustainedHeadline)> {
     eprintln!("headline: filling five stores…");
     let mut rigs = headline_rigs()?;
     let mut cells = headline_cells();
