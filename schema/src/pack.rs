@@ -228,9 +228,6 @@ impl Pack {
         if self.signature.is_empty() {
             out.push("signature: must list at least one file".into());
         }
-        let too_many = |field: &str, n: usize, max: usize| {
-            format!("{field}: {n} entries, more than the limit of {max}")
-        };
         if self.signature.len() > MAX_LIST {
             out.push(too_many("signature", self.signature.len(), MAX_LIST));
         }
@@ -250,76 +247,7 @@ impl Pack {
         }
         let mut seen = std::collections::HashSet::new();
         for (i, fam) in self.families.iter().enumerate() {
-            let at = format!("families[{i}]");
-            if fam.name.is_empty()
-                || fam
-                    .name
-                    .contains(|c: char| c.is_whitespace() || crate::text::is_invisible(c))
-            {
-                out.push(format!(
-                    "{at}.name: must be a non-empty word without spaces"
-                ));
-            } else if !seen.insert(fam.name.as_str()) {
-                out.push(format!("{at}.name: {:?} is used twice", fam.name));
-            }
-            if fam.kind.is_empty() {
-                out.push(format!("{at}.kind: must not be empty"));
-            }
-            if fam.kind == DOC_KIND && fam.rules.is_empty() {
-                out.push(format!("{at}.rules: a doc family needs at least one rule"));
-            }
-            if fam.rules.len() > MAX_LIST {
-                out.push(too_many(&format!("{at}.rules"), fam.rules.len(), MAX_LIST));
-            }
-            if fam.companions.len() > MAX_LIST {
-                out.push(too_many(
-                    &format!("{at}.companions"),
-                    fam.companions.len(),
-                    MAX_LIST,
-                ));
-            }
-            for (j, r) in fam.rules.iter().enumerate() {
-                if let Some(p) = path_problem(r) {
-                    out.push(format!("{at}.rules[{j}]: {p}"));
-                }
-            }
-            if let Some(t) = fam.threshold
-                && !(0.0..=1.0).contains(&t)
-            {
-                out.push(format!("{at}.threshold: {t} is outside 0..1"));
-            }
-            let captures = Captures {
-                stem: fam.rules.iter().any(|r| !single_stars(r).is_empty()),
-                dirs: fam.rules.iter().any(|r| double_star_split(r).is_some()),
-            };
-            for (j, c) in fam.companions.iter().enumerate() {
-                if let Some(p) = path_problem(&c.path) {
-                    out.push(format!("{at}.companions[{j}].path: {p}"));
-                } else if let Some(p) = template_problem(&c.path, captures) {
-                    out.push(format!("{at}.companions[{j}].path: {p}"));
-                }
-                if !(0.0..=1.0).contains(&c.prior) {
-                    out.push(format!(
-                        "{at}.companions[{j}].prior: {} is outside 0..1",
-                        c.prior
-                    ));
-                }
-                if c.for_files.len() > MAX_LIST {
-                    out.push(too_many(
-                        &format!("{at}.companions[{j}].for"),
-                        c.for_files.len(),
-                        MAX_LIST,
-                    ));
-                }
-                for (k, f) in c.for_files.iter().enumerate() {
-                    if let Some(p) = path_problem(f).or_else(|| file_problem(f)) {
-                        out.push(format!("{at}.companions[{j}].for[{k}]: {p}"));
-                    }
-                }
-                if let Some(p) = c.validated.as_ref().and_then(validated_problem) {
-                    out.push(format!("{at}.companions[{j}].validated: {p}"));
-                }
-            }
+            family_problems(fam, &format!("families[{i}]"), &mut seen, &mut out);
         }
         out.extend(self.mined.iter().flat_map(mined_problems));
         out
@@ -328,6 +256,88 @@ impl Pack {
     /// The families that drive detection, in pack order.
     pub fn doc_families(&self) -> impl Iterator<Item = &Family> {
         self.families.iter().filter(|f| f.kind == DOC_KIND)
+    }
+}
+
+/// A list longer than its limit.
+fn too_many(field: &str, n: usize, max: usize) -> String {
+    format!("{field}: {n} entries, more than the limit of {max}")
+}
+
+/// The problems of one family, `at` its place in the pack (`families[2]`); `seen` holds the
+/// names of the families before it.
+fn family_problems<'f>(
+    fam: &'f Family,
+    at: &str,
+    seen: &mut std::collections::HashSet<&'f str>,
+    out: &mut Vec<String>,
+) {
+    if fam.name.is_empty()
+        || fam
+            .name
+            .contains(|c: char| c.is_whitespace() || crate::text::is_invisible(c))
+    {
+        out.push(format!(
+            "{at}.name: must be a non-empty word without spaces"
+        ));
+    } else if !seen.insert(fam.name.as_str()) {
+        out.push(format!("{at}.name: {:?} is used twice", fam.name));
+    }
+    if fam.kind.is_empty() {
+        out.push(format!("{at}.kind: must not be empty"));
+    }
+    if fam.kind == DOC_KIND && fam.rules.is_empty() {
+        out.push(format!("{at}.rules: a doc family needs at least one rule"));
+    }
+    if fam.rules.len() > MAX_LIST {
+        out.push(too_many(&format!("{at}.rules"), fam.rules.len(), MAX_LIST));
+    }
+    if fam.companions.len() > MAX_LIST {
+        out.push(too_many(
+            &format!("{at}.companions"),
+            fam.companions.len(),
+            MAX_LIST,
+        ));
+    }
+    for (j, r) in fam.rules.iter().enumerate() {
+        if let Some(p) = path_problem(r) {
+            out.push(format!("{at}.rules[{j}]: {p}"));
+        }
+    }
+    if let Some(t) = fam.threshold
+        && !(0.0..=1.0).contains(&t)
+    {
+        out.push(format!("{at}.threshold: {t} is outside 0..1"));
+    }
+    let captures = Captures {
+        stem: fam.rules.iter().any(|r| !single_stars(r).is_empty()),
+        dirs: fam.rules.iter().any(|r| double_star_split(r).is_some()),
+    };
+    for (j, c) in fam.companions.iter().enumerate() {
+        companion_problems(c, &format!("{at}.companions[{j}]"), captures, out);
+    }
+}
+
+/// The problems of one companion, `at` its place in the pack (`families[2].companions[0]`).
+fn companion_problems(c: &Companion, at: &str, captures: Captures, out: &mut Vec<String>) {
+    if let Some(p) = path_problem(&c.path) {
+        out.push(format!("{at}.path: {p}"));
+    } else if let Some(p) = template_problem(&c.path, captures) {
+        out.push(format!("{at}.path: {p}"));
+    }
+    if !(0.0..=1.0).contains(&c.prior) {
+        out.push(format!("{at}.prior: {} is outside 0..1", c.prior));
+    }
+    if c.for_files.len() > MAX_LIST {
+        out.push(too_many(&format!("{at}.for"), c.for_files.len(), MAX_LIST));
+    }
+    for (k, f) in c.for_files.iter().enumerate() {
+        if let Some(p) = path_problem(f).or_else(|| file_problem(f)) {
+            out.push(format!("{at}.for[{k}]: {p}"));
+        }
+    }
+    if let Some(p) = c.validated.as_ref().and_then(validated_problem) {
+        out.push(format!("{at}.validated: {p}"));
     }
 }
 

@@ -61,42 +61,6 @@ pub(crate) fn open_database(
     builder.create_with_backend(backend).at(label, "opening")
 }
 
-/// The schema version an existing file declares, read through a read-only handle, so a file
-/// this build must refuse (a newer schema) is refused before a writable open has written a
-/// byte of it (redb marks the header on a writable open). A file left unclean is read through
-/// a private repaired copy, as `ReadOnlyStore` reads one (only after a crash). `None` when it
-/// cannot be read so — no file, an empty one, a writer holding it, not a store: the writable
-/// open then decides, as before.
-pub(crate) fn version_read_only(path: &Path, label: &str) -> Option<u32> {
-    if std::fs::metadata(path).ok()?.len() == 0 {
-        return None;
-    }
-    // Unverified reads of a damaged file may panic inside redb: such a file is left to the
-    // writable open, which verifies every page first and calls it corrupt.
-    crate::errors::catch_damage(label, "reading the schema version", || {
-        Ok(peek_version(path, label))
-    })
-    .ok()
-    .flatten()
-}
-
-fn peek_version(path: &Path, label: &str) -> Option<u32> {
-    let db = match Builder::new().open_read_only(path) {
-        Ok(db) => db,
-        Err(redb::DatabaseError::RepairAborted) => {
-            return match crate::ReadOnlyStore::open(path) {
-                Err(StoreError::TooNew { found, .. }) => Some(found),
-                _ => None,
-            };
-        }
-        Err(_) => return None,
-    };
-    match crate::migrate::inspect(&db, label) {
-        Ok(crate::migrate::FileState::Version(v)) => Some(v),
-        _ => None,
-    }
-}
-
 /// Creates a new, empty redb file at `path`: built under a temporary name, then linked in
 /// place, so `path` is only ever missing or a complete redb file. Another process creating
 /// the same file at the same time wins or loses the link; both then open the one that won.

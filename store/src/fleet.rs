@@ -9,6 +9,7 @@
 //! file as it was.
 
 use crate::errors::ResultExt;
+use crate::lineage;
 use crate::redb_store::RedbStore;
 use crate::tables::{META, ShowKey, key_tuple, read_history};
 use crate::tx::Tx;
@@ -125,8 +126,10 @@ impl RedbStore {
         if let Some(id) = self.meta_value(STORE_ID)? {
             return Ok(id);
         }
-        self.write("drawing the store id", |tx| tx.draw_store_id(fresh_id()))
-            .and_then(|id| self.flush().map(|_| id))
+        self.write("drawing the store id", |tx| {
+            tx.draw_store_id(lineage::fresh_id())
+        })
+        .and_then(|id| self.flush().map(|_| id))
     }
 
     /// This store's id if one was drawn (`None`: it never exported).
@@ -170,19 +173,6 @@ impl RedbStore {
         let table = txn.open_table(META).at(label, "reading meta")?;
         Ok(table.get(key).at(label, "reading meta")?.map(|v| v.value()))
     }
-}
-
-/// A store id: random enough that two machines never draw the same (std's per-process
-/// random hash keys, the clock and the process id, mixed).
-pub(crate) fn fresh_id() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    if let Ok(since) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
-        hasher.write_u128(since.as_nanos());
-    }
-    hasher.write_u32(std::process::id());
-    // Never 0, so a reader can tell "no id" from an id.
-    hasher.finish().max(1)
 }
 
 #[cfg(test)]

@@ -31,10 +31,23 @@ impl Run {
     /// The run `id`, or a fresh random one.
     pub(crate) fn new(id: Option<u64>) -> Run {
         Run {
-            id: id.unwrap_or_else(crate::fleet::fresh_id),
+            id: id.unwrap_or_else(fresh_id),
             recorded: false,
         }
     }
+}
+
+/// A run id, or a store id (`fleet.rs`): random enough that two machines never draw the same
+/// (std's per-process random hash keys, the clock and the process id, mixed).
+pub(crate) fn fresh_id() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    if let Ok(since) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+        hasher.write_u128(since.as_nanos());
+    }
+    hasher.write_u32(std::process::id());
+    // Never 0, so a reader can tell "no id" from an id.
+    hasher.finish().max(1)
 }
 
 /// Records that run `id` starts at resolution `first` (in the commit's transaction).

@@ -10,7 +10,8 @@ use crate::migrate::{self, FileState, Plan};
 use crate::options::StoreOptions;
 use crate::record::SeqMarks;
 use docsuggest_schema::StoreError;
-use std::path::PathBuf;
+use redb::Builder;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -70,7 +71,7 @@ impl RedbStore {
         let crash = CrashHook::from_env();
         let mut report = OpenReport::default();
         if options.backend.is_none()
-            && let Some(found) = file::version_read_only(&options.path, &label)
+            && let Some(found) = version_read_only(&options.path, &label)
             && found > plan.current
         {
             return Err(too_new(&label, found, plan));
@@ -166,5 +167,41 @@ fn too_new(label: &str, found: u32, plan: &Plan<'_>) -> StoreError {
         path: label.to_string(),
         found,
         supported: plan.current,
+    }
+}
+
+/// The schema version an existing file declares, read through a read-only handle, so a file
+/// this build must refuse (a newer schema) is refused before a writable open has written a
+/// byte of it (redb marks the header on a writable open). A file left unclean is read through
+/// a private repaired copy, as `ReadOnlyStore` reads one (only after a crash). `None` when it
+/// cannot be read so — no file, an empty one, a writer holding it, not a store: the writable
+/// open then decides, as before.
+fn version_read_only(path: &Path, label: &str) -> Option<u32> {
+    if std::fs::metadata(path).ok()?.len() == 0 {
+        return None;
+    }
+    // Unverified reads of a damaged file may panic inside redb: such a file is left to the
+    // writable open, which verifies every page first and calls it corrupt.
+    crate::errors::catch_damage(label, "reading the schema version", || {
+        Ok(peek_version(path, label))
+    })
+    .ok()
+    .flatten()
+}
+
+fn peek_version(path: &Path, label: &str) -> Option<u32> {
+    let db = match Builder::new().open_read_only(path) {
+        Ok(db) => db,
+        Err(redb::DatabaseError::RepairAborted) => {
+            return match crate::ReadOnlyStore::open(path) {
+                Err(StoreError::TooNew { found, .. }) => Some(found),
+                _ => None,
+            };
+        }
+        Err(_) => return None,
+    };
+    match migrate::inspect(&db, label) {
+        Ok(FileState::Version(v)) => Some(v),
+        _ => None,
     }
 }

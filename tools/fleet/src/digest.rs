@@ -105,7 +105,7 @@ fn encode(column: &dyn Array, i: usize, out: &mut Vec<u8>) -> Result<(), FleetEr
                 encode(items.as_ref(), j, out)?;
             }
         }
-        other => return Err(crate::merge_fold::unexpected(&format!("a {other} column"))),
+        other => return Err(FleetError::unexpected(&format!("a {other} column"))),
     }
     Ok(())
 }

@@ -126,6 +126,15 @@ pub enum FleetError {
     Query(#[source] Box<datafusion::error::DataFusionError>),
 }
 
+impl FleetError {
+    /// A result column the query was expected to shape otherwise (a bug, not bad input).
+    pub(crate) fn unexpected(what: &str) -> FleetError {
+        FleetError::Query(Box::new(datafusion::error::DataFusionError::Internal(
+            format!("the merge query answered {what} of an unexpected type"),
+        )))
+    }
+}
+
 impl From<datafusion::error::DataFusionError> for FleetError {
     fn from(e: datafusion::error::DataFusionError) -> FleetError {
         FleetError::Query(Box::new(e))

@@ -221,13 +221,6 @@ impl KeyFold {
     }
 }
 
-/// A result column the query was expected to shape otherwise (a bug, not bad input).
-pub(crate) fn unexpected(what: &str) -> FleetError {
-    FleetError::Query(Box::new(datafusion::error::DataFusionError::Internal(
-        format!("the merge query answered {what} of an unexpected type"),
-    )))
-}
-
 /// A text column as plain Utf8, whatever string type the query answered.
 fn text(array: &ArrayRef) -> Result<ArrayRef, FleetError> {
     cast(array, &DataType::Utf8).map_err(|e| FleetError::Query(Box::new(e.into())))
@@ -236,7 +229,7 @@ fn text(array: &ArrayRef) -> Result<ArrayRef, FleetError> {
 fn strings(array: &ArrayRef) -> Result<&StringArray, FleetError> {
     array
         .as_string_opt::<i32>()
-        .ok_or_else(|| unexpected("text"))
+        .ok_or_else(|| FleetError::unexpected("text"))
 }
 
 fn primitive<T: datafusion::arrow::datatypes::ArrowPrimitiveType>(
@@ -245,5 +238,5 @@ fn primitive<T: datafusion::arrow::datatypes::ArrowPrimitiveType>(
     array
         .as_primitive_opt::<T>()
         .filter(|a| a.null_count() == 0)
-        .ok_or_else(|| unexpected("a number column"))
+        .ok_or_else(|| FleetError::unexpected("a number column"))
 }

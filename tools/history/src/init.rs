@@ -284,7 +284,20 @@ impl std::fmt::Display for InitReport {
         }
         let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
         writeln!(f, "companions by kind: {}", kinds.join(", "))?;
-        let short = |id: &str| id[..id.len().min(12)].to_string();
+        self.write_validation(f)?;
+        self.write_families(f)?;
+        self.write_backtest(f)
+    }
+}
+
+/// A commit id cut to its first twelve characters.
+fn short(id: &str) -> String {
+    id[..id.len().min(12)].to_string()
+}
+
+impl InitReport {
+    /// How the history chose the pack's companions, or why it did not.
+    fn write_validation(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match (&self.mined.validation, &self.mined.unvalidated) {
             (Some(v), _) => writeln!(
                 f,
@@ -305,10 +318,14 @@ impl std::fmt::Display for InitReport {
                     Some(_) => String::new(),
                     None => ": none named, the floor".into(),
                 },
-            )?,
-            (None, Some(why)) => writeln!(f, "{why}")?,
-            (None, None) => {}
+            ),
+            (None, Some(why)) => writeln!(f, "{why}"),
+            (None, None) => Ok(()),
         }
+    }
+
+    /// Each mined family with its companions.
+    fn write_families(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         for family in &self.mined.families {
             writeln!(
                 f,
@@ -337,6 +354,11 @@ impl std::fmt::Display for InitReport {
                 )?;
             }
         }
+        Ok(())
+    }
+
+    /// The out-of-sample backtest, the estimate drawn from it, or why there was none.
+    fn write_backtest(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if let Some(report) = &self.backtest {
             writeln!(
                 f,

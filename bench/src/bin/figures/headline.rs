@@ -2,7 +2,6 @@
 //! so a change of load affects them alike, sustained learning a slice per round, and the
 //! `headline` object of `results.json`.
 
-use crate::ratios::target_ratios;
 use crate::{LARGE, SMALL};
 use docsuggest_bench::measure::{self, Budget};
 use docsuggest_bench::probe::ProbeMode;
@@ -82,16 +81,16 @@ const HEADLINE_RIGS: [(Backend, u64); 5] = [
     (Backend::Redb, SMALL),
 ];
 
-/// The ten target ratios, from cells measured interleaved on five rigs.
-pub(crate) fn headline() -> Result<(Vec<HeadlineFigure>, SustainedHeadline, Vec<Ratio>)> {
+/// The headline's cells, measured interleaved on five rigs (the target ratios are judged from
+/// them), each as a figure, and sustained learning.
+pub(crate) fn headline() -> Result<([Cell; 12], Vec<HeadlineFigure>, SustainedHeadline)> {
     eprintln!("headline: filling five stores…");
     let mut rigs = headline_rigs()?;
     let mut cells = headline_cells();
     let hot = measure::plan_reads(rigs[1].workspace_key());
     let sustained = measure_rounds(&mut rigs, &mut cells, &hot)?;
-    let ratios = target_ratios(&cells, &sustained)?;
     let figures = headline_figures(&cells, &rigs);
-    Ok((figures, sustained, ratios))
+    Ok((cells, figures, sustained))
 }
 
 /// Fills the headline's stores, in rig order.

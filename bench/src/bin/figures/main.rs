@@ -22,9 +22,9 @@ mod ratios;
 use docsuggest_bench::fill;
 use docsuggest_bench::measure::Budget;
 use docsuggest_bench::recompute;
-use docsuggest_bench::report::{self, Machine};
+use docsuggest_bench::report::{self, Machine, Ratio};
 use docsuggest_bench::rig::Result;
-use headline::{headline, headline_json};
+use headline::{HeadlineFigure, SustainedHeadline, headline_json};
 use print::{print_headline, print_markdown, print_recompute};
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -58,6 +58,13 @@ fn args() -> Result<Args> {
         }
     }
     Ok(parsed)
+}
+
+/// The interleaved headline and the target ratios judged from its cells.
+fn headline() -> Result<(Vec<HeadlineFigure>, SustainedHeadline, Vec<Ratio>)> {
+    let (cells, figures, sustained) = headline::headline()?;
+    let ratios = ratios::target_ratios(&cells, &sustained)?;
+    Ok((figures, sustained, ratios))
 }
 
 fn default_out() -> PathBuf {

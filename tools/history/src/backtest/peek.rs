@@ -4,8 +4,7 @@
 
 use super::boundary;
 use super::prepare::Prepared;
-use super::run::note_companions;
-use super::score;
+use super::score::{self, note_companions};
 use super::trace::Turn;
 use docsuggest_host::protocol::Dispatcher;
 use serde_json::Value;

@@ -7,7 +7,7 @@ use super::error::BacktestError;
 use super::peek::peek_turn;
 use super::prepare::Prepared;
 use super::rekey;
-use super::score::Note;
+use super::score::{Note, note_companions};
 use super::trace::{self, Turn};
 use docsuggest_engine::BoxedStore;
 use docsuggest_host::host;
@@ -158,17 +158,4 @@ pub fn run_engine(
         dispatcher,
         peeks,
     })
-}
-
-/// A note's companions, in rank order.
-pub(super) fn note_companions(note: &Value) -> Vec<String> {
-    note.get("companions")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(String::from)
-                .collect()
-        })
-        .unwrap_or_default()
 }

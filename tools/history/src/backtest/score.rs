@@ -9,6 +9,7 @@ use super::trace::{Turn, family_of};
 use docsuggest_engine::compiled::{CompanionForm, CompiledFamily, CompiledPack};
 use docsuggest_engine::evaluate::{Calibration, CalibrationBin};
 use globset::GlobMatcher;
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// One note the engine made during a backtest.
@@ -27,6 +28,19 @@ pub struct Note {
     pub family: String,
     /// The companions it named, in rank order.
     pub companions: Vec<String>,
+}
+
+/// A note's companions, in rank order.
+pub(super) fn note_companions(note: &Value) -> Vec<String> {
+    note.get("companions")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The scoring bases of a path: the root, its package root and package parent.

@@ -12,18 +12,21 @@
 mod count;
 #[cfg(test)]
 mod dir_capture_tests;
+mod kept;
 mod per_file;
 mod rules;
 mod select;
+mod tip;
 mod validate;
 
 use crate::history::Commit;
 use docsuggest_engine::compiled::CompiledPack;
 use docsuggest_schema::pack::origin::{MinedFrom, Validated};
 use docsuggest_schema::pack::{Companion, DOC_KIND, Family, MAX_PATH_BYTES, Pack, REPO_PACK_PATH};
-use select::Keep;
+pub use kept::Figures;
+use kept::Keep;
 use serde::Serialize;
-pub use validate::{Figures, Validation};
+pub use validate::Validation;
 
 /// The version of the mining rules: a pack mined by another version is mined again.
 pub const MINER_VERSION: u32 = 3;
@@ -213,7 +216,7 @@ pub fn mine(commits: &[Commit], tip_paths: &[String], options: &MineOptions) -> 
         };
         Some(0.5f64.powf(age / half_life) * size)
     };
-    let tip = select::Tip::new(tip_paths);
+    let tip = tip::Tip::new(tip_paths);
     let split = validate::split(n).filter(|_| options.validate);
     let (mut families, counts, validation) = match split {
         Some(at) => {

@@ -5,8 +5,9 @@
 
 use super::MineOptions;
 use super::count::Counts;
-use super::rules::split;
-use super::select::{Keep, Tip, manifest_extension};
+use super::kept::Keep;
+use super::rules::{extension, manifest_extension, split};
+use super::tip::Tip;
 use std::collections::HashMap;
 
 /// A file a tip file changed with often enough.
@@ -70,7 +71,7 @@ pub fn file_rules(
         // A lock file is a companion of its manifest only (the file beside it).
         let side_effect = generated(companion)
             && (split(companion).0 != split(path).0
-                || !manifest_extension(super::rules::extension(split(path).1)));
+                || !manifest_extension(extension(split(path).1)));
         if !tip.holds(path) || !tip.holds(companion) || side_effect {
             continue;
         }

@@ -34,6 +34,17 @@ pub fn extension(name: &str) -> Option<&str> {
     (dot > 0 && dot + 1 < name.len()).then(|| &name[dot + 1..])
 }
 
+/// Whether a file of this extension is a manifest (configuration a lock file is generated
+/// from, not code): `.toml`, `.json`, `.mod`, `.yaml`, `.cfg`, `.gemspec`, or none (`Gemfile`).
+pub fn manifest_extension(ext: Option<&str>) -> bool {
+    ext.is_none_or(|e| {
+        matches!(
+            e,
+            "toml" | "json" | "mod" | "yaml" | "yml" | "cfg" | "gemspec"
+        )
+    })
+}
+
 /// One mined rule's shape.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Shape {

@@ -1,78 +1,15 @@
 //! From counts to a pack: the companions each rule's commits followed often enough, the
 //! rules worth a family, and no two families claiming the same file.
 
-use super::count::{CompanionKey, Counts, Kind};
+use super::count::{CompanionKey, Counts, Kind, RuleStats};
+use super::kept::{Figures, Keep};
 use super::per_file::{self, FileCompanion, FileRules, generated};
-use super::rules::{Capture, Shape, proposals, split};
-use super::validate::{Figures, Kept};
+use super::rules::{Capture, Shape, extension, manifest_extension, split};
+use super::tip::Tip;
 use super::{MineOptions, MinedCompanion, MinedFamily};
 use docsuggest_engine::compiled::{Captured, substitute};
 use docsuggest_schema::pack::{DIR_MARK, MAX_LIST, is_template};
 use std::collections::{BTreeMap, HashMap, HashSet};
-
-/// What the tip holds, indexed for the existence checks.
-pub struct Tip<'a> {
-    list: &'a [String],
-    paths: HashSet<&'a str>,
-    dirs: HashSet<&'a str>,
-    /// Files per `dir/*.ext`, counting every directory whose path ends with `dir` (a glob
-    /// companion is looked up under the package roots too).
-    dir_files: HashMap<String, usize>,
-    /// Tip files per proposed rule.
-    rule_files: HashMap<Shape, Vec<usize>>,
-}
-
-impl<'a> Tip<'a> {
-    /// Indexes the tip's paths.
-    pub fn new(tip_paths: &'a [String]) -> Tip<'a> {
-        let mut tip = Tip {
-            list: tip_paths,
-            paths: HashSet::new(),
-            dirs: HashSet::new(),
-            dir_files: HashMap::new(),
-            rule_files: HashMap::new(),
-        };
-        for (i, path) in tip_paths.iter().enumerate() {
-            tip.paths.insert(path);
-            let mut dir = split(path).0;
-            while !dir.is_empty() && tip.dirs.insert(dir) {
-                dir = split(dir).0;
-            }
-            let (dir, name) = split(path);
-            if let Some(ext) = super::rules::extension(name) {
-                // Every tail of the directory: `a/b/c/x.rs` counts for `c/*.rs`, `b/c/*.rs`, …
-                let mut tail = dir;
-                while !tail.is_empty() {
-                    *tip.dir_files.entry(format!("{tail}/*.{ext}")).or_default() += 1;
-                    tail = tail.split_once('/').map_or("", |(_, t)| t);
-                }
-            }
-            for (shape, _) in proposals(path) {
-                tip.rule_files.entry(shape).or_default().push(i);
-            }
-        }
-        tip
-    }
-
-    fn dir_exists(&self, dir: &str) -> bool {
-        dir.is_empty() || self.dirs.contains(dir)
-    }
-
-    /// Whether the tip holds the file `path`.
-    pub fn holds(&self, path: &str) -> bool {
-        self.paths.contains(path)
-    }
-
-    /// The tip files a rule matches.
-    fn files_of<'s>(&'s self, shape: &Shape) -> impl Iterator<Item = &'a str> + 's {
-        let list = self.list;
-        self.rule_files
-            .get(shape)
-            .into_iter()
-            .flatten()
-            .map(move |&i| list[i].as_str())
-    }
-}
 
 /// A rule's family before the overlap check.
 pub struct Candidate {
@@ -82,27 +19,6 @@ pub struct Candidate {
     /// Its pattern companions, best first.
     pub companions: Vec<MinedCompanion>,
     value: f64,
-}
-
-/// Which companions the counts may name: every one they support, or only those the newer
-/// part of the history kept (`super::validate`).
-#[derive(Clone, Copy)]
-pub enum Keep<'k> {
-    /// Every companion the counts support.
-    All,
-    /// Only the kept ones, each with the figures it was kept on.
-    Only(&'k Kept),
-}
-
-impl Keep<'_> {
-    /// Whether the rule's companion may be named, and what validated it: `Err` when it may
-    /// not.
-    fn rule(&self, shape: &Shape, path: &str) -> Result<Option<Figures>, ()> {
-        match self {
-            Keep::All => Ok(None),
-            Keep::Only(kept) => kept.rule(shape, path).map(Some).ok_or(()),
-        }
-    }
 }
 
 /// Whether the pack companion `companion` names exactly `path` on a call whose capture is
@@ -182,24 +98,13 @@ fn beside_its_files(shape: &Shape, companion: &str) -> bool {
     }
 }
 
-/// Whether a file of this extension is a manifest (configuration a lock file is generated
-/// from, not code): `.toml`, `.json`, `.mod`, `.yaml`, `.cfg`, `.gemspec`, or none (`Gemfile`).
-pub fn manifest_extension(ext: Option<&str>) -> bool {
-    ext.is_none_or(|e| {
-        matches!(
-            e,
-            "toml" | "json" | "mod" | "yaml" | "yml" | "cfg" | "gemspec"
-        )
-    })
-}
-
 /// Whether a rule's files are manifests ([`manifest_extension`]).
 fn manifest_like(shape: &Shape) -> bool {
     match shape {
         Shape::DirExt { ext, .. } | Shape::Affix { ext, .. } | Shape::Deep { ext, .. } => {
             manifest_extension(Some(ext))
         }
-        Shape::Item { name, .. } => manifest_extension(super::rules::extension(name)),
+        Shape::Item { name, .. } => manifest_extension(extension(name)),
     }
 }
 
@@ -261,23 +166,13 @@ fn companion_at_tip(
     }
 }
 
-fn candidate(
+/// The rule's companions followed often enough, each with its recency-weighted rate, best
+/// first.
+fn ranked_keys<'c>(
     counts: &Counts,
-    file_rules: &HashMap<u32, FileRules>,
-    rule: usize,
-    tip: &Tip<'_>,
+    stats: &'c RuleStats,
     options: &MineOptions,
-    keep: Keep<'_>,
-) -> Option<Candidate> {
-    let stats = &counts.stats[rule];
-    let shape = &counts.shapes[rule];
-    // A family generalises over files: one file changing with others is a pair, not a
-    // convention.
-    let tip_files = tip.rule_files.get(shape).map_or(0, Vec::len);
-    if (stats.events.count as usize) < options.min_commits || tip_files < 2 || !stats.several_files
-    {
-        return None;
-    }
+) -> Vec<(&'c CompanionKey, f64)> {
     let events = stats.events.count;
     let recent = |key: &CompanionKey| -> f64 {
         // Each of the rule's commits weighs half as much `recent_half_life` commits later.
@@ -310,6 +205,27 @@ fn candidate(
             .then_with(|| b.0.0.cmp(&a.0.0))
             .then_with(|| counts.text(*a.0).cmp(counts.text(*b.0)))
     });
+    keys
+}
+
+fn candidate(
+    counts: &Counts,
+    file_rules: &HashMap<u32, FileRules>,
+    rule: usize,
+    tip: &Tip<'_>,
+    options: &MineOptions,
+    keep: Keep<'_>,
+) -> Option<Candidate> {
+    let stats = &counts.stats[rule];
+    let shape = &counts.shapes[rule];
+    // A family generalises over files: one file changing with others is a pair, not a
+    // convention.
+    let tip_files = tip.rule_files.get(shape).map_or(0, Vec::len);
+    if (stats.events.count as usize) < options.min_commits || tip_files < 2 || !stats.several_files
+    {
+        return None;
+    }
+    let keys = ranked_keys(counts, stats, options);
     let mut companions: Vec<MinedCompanion> = Vec::new();
     let mut value = 0.0;
     for (key, rate) in keys {
@@ -539,23 +455,7 @@ pub fn families(
         }
         chosen.push(c);
     }
-    // Names: from the rule, made unique in rule order so they do not depend on the ranking.
-    let mut by_rule: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, c) in chosen.iter().enumerate() {
-        by_rule.insert(c.shape.glob(), i);
-    }
-    let mut names = vec![String::new(); chosen.len()];
-    let mut used: HashSet<String> = HashSet::new();
-    for (rule, i) in &by_rule {
-        let base = family_name(rule);
-        let mut name = base.clone();
-        let mut n = 2;
-        while !used.insert(name.clone()) {
-            name = format!("{base}-{n}");
-            n += 1;
-        }
-        names[*i] = name;
-    }
+    let names = unique_names(&chosen);
     let per_file = attach_per_file(counts, &file_rules, &chosen, tip, keep);
     chosen
         .into_iter()
@@ -573,6 +473,28 @@ pub fn families(
         })
         .filter(|f| !f.companions.is_empty())
         .collect()
+}
+
+/// The chosen families' names: from the rule, made unique in rule order so they do not
+/// depend on the ranking.
+fn unique_names(chosen: &[Candidate]) -> Vec<String> {
+    let mut by_rule: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, c) in chosen.iter().enumerate() {
+        by_rule.insert(c.shape.glob(), i);
+    }
+    let mut names = vec![String::new(); chosen.len()];
+    let mut used: HashSet<String> = HashSet::new();
+    for (rule, i) in &by_rule {
+        let base = family_name(rule);
+        let mut name = base.clone();
+        let mut n = 2;
+        while !used.insert(name.clone()) {
+            name = format!("{base}-{n}");
+            n += 1;
+        }
+        names[*i] = name;
+    }
+    names
 }
 
 /// Each chosen family's per-file companions: for every tip file the family owns (the most

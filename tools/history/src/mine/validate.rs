@@ -12,9 +12,11 @@
 
 use super::MineOptions;
 use super::count::{Counts, counted_files};
+use super::kept::{Figures, Kept};
 use super::per_file::FileCompanion;
 use super::rules::{Shape, proposals};
-use super::select::{self, Candidate, Tip, covers};
+use super::select::{self, Candidate, covers};
+use super::tip::Tip;
 use crate::history::{Commit, Status};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -34,25 +36,8 @@ const PSEUDO_COMMITS: f64 = 2.0;
 /// (`backtest`'s `co-change k2 c0.5`).
 const COCHANGE: (u32, f64, usize) = (2, 0.5, 7);
 
-/// How often a companion was named on the newer part and how often the commit then changed
-/// it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Figures {
-    /// Commits of the newer part whose change named it.
-    pub named: u32,
-    /// Of those, the commits that changed it too.
-    pub followed: u32,
-}
-
+// Counting and scoring are validation's own: the figures are plain data elsewhere.
 impl Figures {
-    /// Both figures added.
-    pub fn plus(self, other: Figures) -> Figures {
-        Figures {
-            named: self.named + other.named,
-            followed: self.followed + other.followed,
-        }
-    }
-
     fn count(&mut self, followed: bool) {
         self.named += 1;
         self.followed += u32::from(followed);
@@ -62,25 +47,6 @@ impl Figures {
     fn score(&self, rate: f64) -> f64 {
         (f64::from(self.followed) + PSEUDO_COMMITS * rate)
             / (f64::from(self.named) + PSEUDO_COMMITS)
-    }
-}
-
-/// The companions the newer part kept, each with its figures there.
-#[derive(Debug, Default)]
-pub struct Kept {
-    rules: HashMap<Shape, HashMap<String, Figures>>,
-    files: HashMap<String, HashMap<String, Figures>>,
-}
-
-impl Kept {
-    /// The figures a rule's companion was kept on, if it was.
-    pub fn rule(&self, shape: &Shape, path: &str) -> Option<Figures> {
-        self.rules.get(shape)?.get(path).copied()
-    }
-
-    /// The figures a file's per-file companion was kept on, if it was.
-    pub fn file(&self, file: &str, companion: &str) -> Option<Figures> {
-        self.files.get(file)?.get(companion).copied()
     }
 }
 
