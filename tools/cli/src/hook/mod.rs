@@ -127,7 +127,8 @@ fn daemon_gone(e: &TransportError) -> bool {
 
 /// Connects to the daemon (starting one when none runs) and answers `action` through it.
 fn ask(options: &HookOptions, action: &Action, deadline: Instant) -> Asked {
-    let mut connected = match transport::connect_or_start(&options.daemon(), deadline) {
+    let mut connected = match transport::connect_or_start(&transport::Daemon::of(options), deadline)
+    {
         Ok(connected) => connected,
         Err(e @ TransportError::Client(docsuggest_host::client::ClientError::Untrusted { .. })) => {
             log(options, "untrusted", &e.to_string());

@@ -2,7 +2,6 @@
 //! its state sits, the store a daemon it starts opens, its time budget, the idle timeout of
 //! that daemon, and what a Stop hook does about a change's missing companions ([`Boundary`]).
 
-use super::transport::Daemon;
 use docsuggest_host::daemon::default_socket;
 use docsuggest_schema::beside::beside;
 use std::path::PathBuf;
@@ -94,17 +93,6 @@ impl HookOptions {
     /// The hook log, where every silence for a reason is recorded.
     pub fn log(&self) -> PathBuf {
         beside(&self.socket, ".log")
-    }
-
-    /// The daemon this hook connects to, or starts when none answers.
-    pub fn daemon(&self) -> Daemon {
-        Daemon {
-            socket: self.socket.clone(),
-            store: self.store.clone(),
-            idle_timeout: self.idle_timeout,
-            log: beside(&self.socket, ".daemon.log"),
-            program: self.program.clone(),
-        }
     }
 }
 

@@ -7,10 +7,12 @@
 //! only the holder that still finds no server, and no live daemon holding the socket's owner
 //! lock (one whose socket file was removed re-creates it), starts one.
 
+use super::options::HookOptions;
 use super::{Open, private_file};
 use docsuggest_host::client::{Client, ClientError};
 use docsuggest_host::protocol::socket::owner_file;
 use docsuggest_host::protocol::{Dispatcher, Line};
+use docsuggest_schema::beside::beside;
 use serde_json::Value;
 use std::fs::File;
 use std::io;
@@ -102,6 +104,19 @@ pub struct Daemon {
     pub log: PathBuf,
     /// The `docsuggest` executable it is started from (`None`: this executable).
     pub program: Option<PathBuf>,
+}
+
+impl Daemon {
+    /// The daemon the hook run with `options` connects to, or starts when none answers.
+    pub fn of(options: &HookOptions) -> Daemon {
+        Daemon {
+            socket: options.socket.clone(),
+            store: options.store.clone(),
+            idle_timeout: options.idle_timeout,
+            log: beside(&options.socket, ".daemon.log"),
+            program: options.program.clone(),
+        }
+    }
 }
 
 /// What [`connect_or_start`] did.

@@ -127,7 +127,8 @@ impl Reach {
         let deadline = Instant::now() + self.timeout;
         // Nothing is written (no lock, no daemon) where the state directory is not ours alone.
         let connected = hook::state_dir(&self.hook).and_then(|_| {
-            transport::connect_or_start(&self.hook.daemon(), deadline).map_err(|e| e.to_string())
+            transport::connect_or_start(&transport::Daemon::of(&self.hook), deadline)
+                .map_err(|e| e.to_string())
         });
         let mut connected = match connected {
             Ok(connected) => connected,
