@@ -96,6 +96,14 @@ export class ScriptedModel {
     return this.requests.filter((r) => r.main);
   }
 
+  /** Whether the script has run to its end: the model's last answer was its stop, and the
+   * reminder, when the script has steps for one, had arrived before it. */
+  finished() {
+    const last = this.agentRequests().at(-1);
+    if (!last || last.step?.text !== DONE_TEXT) return false;
+    return this.script.after.length === 0 || JSON.stringify(last.body).includes(REMINDER);
+  }
+
   handle(req, res) {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
