@@ -511,3 +511,33 @@ impl DecisionStore for Wrapped {
         }
     }
 }
+
+/// A file touched while its repository's pack is still being mined is this turn's all the
+/// same: the turn's first note, once the pack is there, does not ask for it again.
+#[test]
+fn a_file_touched_while_the_pack_is_mined_is_not_asked_for_by_the_turns_next_note() {
+    let f = repo();
+    f.write("CHANGELOG.md", "");
+    f.write("docs/a.md", "");
+    let pack = MinedPack {
+        pack: json!({"families": [{"name": "Src", "rules": ["src/*.py"], "threshold": 0.5,
+            "companions": [{"path": "tests/test_a.py", "prior": 1.0},
+                {"path": "CHANGELOG.md", "prior": 1.0}, {"path": "docs/a.md", "prior": 1.0}]}]})
+        .to_string(),
+        ..mined()
+    };
+    let mut engine = engine_on(Box::new(MemoryStore::new(64)), config(json!({})));
+    script(
+        &mut engine,
+        vec![MinedAnswer::Pending, MinedAnswer::Mined(pack)],
+    );
+    let first = judge(&mut engine, &f, "a", "tests/test_a.py");
+    assert_eq!(lines(&first), [PACK_MINING]);
+    let next = judge(&mut engine, &f, "a", "src/a.py");
+    assert_eq!(
+        noted(&next),
+        ["CHANGELOG.md", "docs/a.md"],
+        "{:?}",
+        lines(&next)
+    );
+}

@@ -94,6 +94,11 @@ impl<P: FileProbe> Engine<P> {
         };
         let Some(located) = located else {
             let reason = abstain.unwrap_or(Abstain::ForeignWorkspace);
+            // A file touched while its repository's pack is mined is still this turn's: the
+            // turn's later notes do not ask for it.
+            if reason == Abstain::PackMining {
+                state.touch(path);
+            }
             let entry = line_format::abstained(reason, None, 0.0);
             if !peek {
                 self.stats.observe(entry.event());

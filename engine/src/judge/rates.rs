@@ -13,8 +13,6 @@ pub(super) struct SnapshotRates<'a> {
     key: std::cell::RefCell<RateKey>,
     /// The family's row, read once: every companion's `accept` value is the same row.
     family: std::cell::OnceCell<Option<RateRow>>,
-    /// Whether a companion row read so far holds an observation.
-    companion_observed: std::cell::Cell<bool>,
     /// The companion rows read so far: a plain note's wording reads them again.
     rows: std::cell::RefCell<Vec<(String, Option<RateRow>)>>,
 }
@@ -32,7 +30,6 @@ impl<'a> SnapshotRates<'a> {
             config,
             key: std::cell::RefCell::new(key),
             family: std::cell::OnceCell::new(),
-            companion_observed: std::cell::Cell::new(false),
             rows: std::cell::RefCell::new(Vec::new()),
         }
     }
@@ -69,24 +66,12 @@ impl<'a> SnapshotRates<'a> {
     }
 
     fn read(&self, companion: &str) -> f64 {
-        let row = self.row(companion);
-        if row.is_some_and(|row| row.observations() > 0) {
-            self.companion_observed.set(true);
-        }
-        row.map_or(NEUTRAL, |row| row.rate(self.config.rate_model))
+        self.row(companion)
+            .map_or(NEUTRAL, |row| row.rate(self.config.rate_model))
     }
 
     pub(super) fn family_row(&self) -> Option<RateRow> {
         *self.family.get_or_init(|| self.row(""))
-    }
-
-    /// Whether the family has evidence — an outcome of its notes, or of a companion read so
-    /// far (the ones ranked; a silence's windows observe only companions): from then on the
-    /// evidence model gates on the probability that a note is followed instead of the PoC's
-    /// kappa, so a family the PoC's gate keeps silent can still speak once its companions are
-    /// seen followed.
-    pub(super) fn family_observed(&self) -> bool {
-        self.companion_observed.get() || self.family_row().is_some_and(|row| row.observations() > 0)
     }
 }
 

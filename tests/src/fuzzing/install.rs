@@ -194,12 +194,18 @@ impl World {
                 install::install(&claude, &scope, Harness::ClaudeCode, COMMAND, dry).map(drop),
                 0,
             ),
-            1 => (install::uninstall(&claude, &scope, dry).map(drop), 0),
+            1 => (
+                install::uninstall(&claude, &scope, Harness::ClaudeCode, dry).map(drop),
+                0,
+            ),
             2 => (
                 install::install(&codex, &scope, Harness::Codex, COMMAND, dry).map(drop),
                 2,
             ),
-            3 => (install::uninstall(&codex, &scope, dry).map(drop), 2),
+            3 => (
+                install::uninstall(&codex, &scope, Harness::Codex, dry).map(drop),
+                2,
+            ),
             4 => (git::install_at(&hook, "docsuggest", dry).map(drop), 4),
             _ => (git::uninstall_at(&hook, dry).map(drop), 4),
         }

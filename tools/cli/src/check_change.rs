@@ -331,7 +331,7 @@ struct Answered {
 }
 
 /// Whether an answer's ledger says the repository's pack is still being mined.
-fn mining(answer: &Value) -> bool {
+pub(crate) fn mining(answer: &Value) -> bool {
     answer["ledger"].as_array().into_iter().flatten().any(|l| {
         l.as_str()
             .is_some_and(|l| l.contains("abstained pack-mining"))
@@ -344,7 +344,7 @@ fn note_of(answer: &Value) -> Option<Value> {
 }
 
 /// Asks `request` until the repository's pack is no longer being mined, or `deadline`.
-fn ask_waiting(
+pub(crate) fn ask_waiting(
     request: &Value,
     deadline: Instant,
     ask: &mut impl FnMut(&Value) -> Result<Value, CheckError>,

@@ -15,6 +15,13 @@ pub enum InstallHarnessArg {
     #[value(alias = "claude")]
     ClaudeCode,
     Codex,
+    /// GitHub Copilot CLI (`.github/hooks/docsuggest.json`).
+    Copilot,
+    /// Cursor (`.cursor/hooks.json`).
+    Cursor,
+    /// OpenCode (a plugin, `.opencode/plugins/docsuggest.js`).
+    #[value(name = "opencode")]
+    OpenCode,
     /// A `pre-commit` hook in the repository (`--project`), where git runs hooks.
     Git,
 }
@@ -70,6 +77,9 @@ impl ConfigArgs {
         let harness = match self.harness {
             InstallHarnessArg::ClaudeCode => hook::Harness::ClaudeCode,
             InstallHarnessArg::Codex => hook::Harness::Codex,
+            InstallHarnessArg::Copilot => hook::Harness::Copilot,
+            InstallHarnessArg::Cursor => hook::Harness::Cursor,
+            InstallHarnessArg::OpenCode => hook::Harness::OpenCode,
             InstallHarnessArg::Git => bail!("git's hook is not a harness config"),
         };
         Ok(install::Request {

@@ -7,7 +7,9 @@ use super::log::log;
 use super::options::{Boundary, Harness, HookOptions};
 use super::transport::{Transport, TransportError};
 use super::turns::Turns;
-use crate::check_change::{ANSWER_LIMIT, ChangeSet, CheckError, CheckReport, Deadlines};
+use crate::check_change::{
+    ANSWER_LIMIT, ChangeSet, CheckError, CheckReport, Deadlines, ask_waiting, mining,
+};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -24,11 +26,12 @@ struct Answering<'a> {
 }
 
 impl Answering<'_> {
-    /// A check made now: git within the hook's budget; a pack being mined is not waited for.
+    /// A check made now: git, and a pack being mined (a small history's finishes in time),
+    /// waited for within the hook's budget.
     fn deadlines(&self) -> Deadlines {
         Deadlines {
             git: self.git_deadline,
-            mining: Instant::now(),
+            mining: self.git_deadline,
         }
     }
 
@@ -48,13 +51,15 @@ pub fn answer(
     let reserve = ENGINE_RESERVE.min(options.budget / 4);
     let answering = Answering {
         options,
-        turns: options.turns(),
+        turns: Turns::of(options),
         git_deadline: deadline.checked_sub(reserve).unwrap_or(deadline),
     };
     let (harness, turns) = (options.harness, &answering.turns);
     match action {
         Action::Turn { agent, turn_id } => {
             engine.request(json!({"op": "turn", "agent": agent}))?;
+            // A new turn: the session may be reminded again at its end.
+            turns.forget(&reminded(agent));
             if let Some(id) = turn_id {
                 turns.remember(agent, id);
             }
@@ -65,9 +70,17 @@ pub fn answer(
             Ok(None)
         }
         Action::Stop { agent, cwd, active } => {
-            let answer = at_boundary(&answering, engine, agent.as_deref(), cwd, *active);
+            let answer = stop(&answering, engine, agent.as_deref(), cwd, *active);
             engine.request(json!({"op": "flush"}))?;
             Ok(answer)
+        }
+        Action::Peek { cwd, calls } => {
+            for call in calls {
+                engine.request(json!({
+                    "op": "peek", "agent": "peek", "tool": call.tool, "path": call.path, "cwd": cwd,
+                }))?;
+            }
+            Ok(None)
         }
         Action::Judge {
             agent,
@@ -84,9 +97,14 @@ pub fn answer(
             }
             let mut notes = Vec::new();
             for call in calls {
-                let answer = engine.request(json!({
+                let judge = json!({
                     "op": "judge", "agent": agent, "tool": call.tool, "path": call.path, "cwd": cwd,
-                }))?;
+                });
+                let mut answer = engine.request(judge.clone())?;
+                if mining(&answer) && mined_in_time(engine, &judge, answering.git_deadline) {
+                    // The repository's first call is not lost to mining a small history.
+                    answer = engine.request(judge)?;
+                }
                 if let Some(text) = answer["note"]["text"].as_str() {
                     notes.push(text.to_string());
                 }
@@ -101,6 +119,14 @@ pub fn answer(
             Ok(note.and_then(|text| output(harness, "PreToolUse", &[text])))
         }
     }
+}
+
+/// Whether the pack `judge`'s repository is being mined is ready by `deadline` (asked with
+/// peeks, which record nothing).
+fn mined_in_time(engine: &mut dyn Transport, judge: &Value, deadline: Instant) -> bool {
+    let mut peek = judge.clone();
+    peek["op"] = json!("peek");
+    ask_waiting(&peek, deadline, &mut asker(engine)).is_ok_and(|answer| !mining(&answer))
 }
 
 /// Asks the engine through `engine`, in `check_change`'s terms.
@@ -198,6 +224,42 @@ fn commit_agent(session: &str) -> String {
     format!("{session}/commit")
 }
 
+/// A Stop: its change boundary, once per turn. An event that does not say whether the agent
+/// already goes on from a stop hook (`active` is `None`: Copilot CLI) is answered from what
+/// this hook remembers: the session's reminder given at its last stop in this turn.
+fn stop(
+    answering: &Answering<'_>,
+    engine: &mut dyn Transport,
+    agent: Option<&str>,
+    cwd: &Option<String>,
+    active: Option<bool>,
+) -> Option<String> {
+    let (Some(session), None) = (agent, active) else {
+        return at_boundary(answering, engine, agent, cwd, active.unwrap_or(false));
+    };
+    let marker = reminded(session);
+    let active = answering.turns.recall(&marker).is_some();
+    answering.turns.forget(&marker);
+    let answer = at_boundary(answering, engine, agent, cwd, active);
+    if !active && answer.as_deref().is_some_and(blocks) {
+        answering.turns.remember(&marker, "reminded");
+    }
+    answer
+}
+
+/// Whether a Stop hook's answer keeps the agent going.
+fn blocks(answer: &str) -> bool {
+    serde_json::from_str::<Value>(answer).is_ok_and(|v| {
+        v.get("decision").and_then(Value::as_str) == Some("block")
+            || v.get("followup_message").is_some()
+    })
+}
+
+/// The remembered mark of a session's reminder in the turn.
+fn reminded(session: &str) -> String {
+    format!("{session}/reminded")
+}
+
 /// A Stop's change boundary: the reminder the work tree's change calls for (`None`: nothing
 /// to say), or, at the stop after a reminder (`active`), the reminder settled against what
 /// was done since. What cannot be checked or settled is not: a stop is never held up.
@@ -242,12 +304,13 @@ fn at_boundary(
         }
         return None;
     }
+    let harness = answering.options.harness;
     let said = |report: &CheckReport| match report.at_stop() {
-        Some(reminder) => Some(at_stop(boundary, &reminder)),
+        Some(reminder) => at_stop(harness, boundary, &reminder),
         // Told to the user, never the agent held up for it.
         None => report
             .cannot_check()
-            .map(|why| at_stop(Boundary::Inform, &why)),
+            .and_then(|why| at_stop(harness, Boundary::Inform, &why)),
     };
     check_remembering_head(
         answering,
@@ -266,11 +329,14 @@ fn boundary_agent(session: &str) -> String {
 }
 
 /// A Stop hook's answer: the harness's documented way to keep the agent going with a reason
-/// (`remind`), or a message for the user alone (`inform`).
-fn at_stop(boundary: Boundary, text: &str) -> String {
-    match boundary {
-        Boundary::Remind => json!({"decision": "block", "reason": text}).to_string(),
-        Boundary::Inform | Boundary::Off => json!({"systemMessage": text}).to_string(),
+/// (`remind`: Cursor's is a follow-up message), or a message for the user alone (`inform`;
+/// Cursor's stop hook has none, so it says nothing).
+fn at_stop(harness: Harness, boundary: Boundary, text: &str) -> Option<String> {
+    match (harness, boundary) {
+        (Harness::Cursor, Boundary::Remind) => Some(json!({"followup_message": text}).to_string()),
+        (Harness::Cursor, _) => None,
+        (_, Boundary::Remind) => Some(json!({"decision": "block", "reason": text}).to_string()),
+        (_, Boundary::Inform | Boundary::Off) => Some(json!({"systemMessage": text}).to_string()),
     }
 }
 
@@ -279,10 +345,22 @@ pub fn output(harness: Harness, event: &str, notes: &[String]) -> Option<String>
     if notes.is_empty() {
         return None;
     }
-    // Both harnesses read the same shape (Codex's post-tool-use output schema copies it).
-    let _ = harness;
     // Written by hand to keep the documented key order; the strings are JSON-escaped.
     let quote = |s: &str| Value::from(s).to_string();
+    match harness {
+        // Copilot CLI reads only a top-level `additionalContext`.
+        Harness::Copilot => {
+            return Some(format!(
+                r#"{{"additionalContext":{}}}"#,
+                quote(&notes.join("\n\n"))
+            ));
+        }
+        // Cursor shows nothing a hook prints after a call.
+        Harness::Cursor => return None,
+        // Codex's post-tool-use output schema copies Claude Code's; the OpenCode plugin
+        // reads the same.
+        Harness::ClaudeCode | Harness::Codex | Harness::OpenCode => {}
+    }
     Some(format!(
         r#"{{"hookSpecificOutput":{{"hookEventName":{},"additionalContext":{}}}}}"#,
         quote(event),

@@ -17,6 +17,13 @@ pub enum HarnessArg {
     ClaudeCode,
     /// The Codex CLI.
     Codex,
+    /// GitHub Copilot CLI.
+    Copilot,
+    /// Cursor.
+    Cursor,
+    /// OpenCode (through its plugin).
+    #[value(name = "opencode")]
+    OpenCode,
 }
 
 impl From<HarnessArg> for Harness {
@@ -24,6 +31,9 @@ impl From<HarnessArg> for Harness {
         match h {
             HarnessArg::ClaudeCode => Harness::ClaudeCode,
             HarnessArg::Codex => Harness::Codex,
+            HarnessArg::Copilot => Harness::Copilot,
+            HarnessArg::Cursor => Harness::Cursor,
+            HarnessArg::OpenCode => Harness::OpenCode,
         }
     }
 }
@@ -72,6 +82,10 @@ pub struct HookArgs {
     /// (the harness keeps it going with the reason), only tell the user, or say nothing.
     #[arg(long, value_enum, default_value = "remind")]
     boundary: BoundaryArg,
+    /// The event, for harnesses whose payload does not name it (Copilot CLI's camelCase
+    /// events: `postToolUse`, `agentStop`, …); a `hook_event_name` in the payload wins.
+    #[arg(long, value_name = "NAME")]
+    event: Option<String>,
 }
 
 /// Runs the event on stdin with `args`; a daemon it starts is `serve --socket` of `program`
@@ -87,6 +101,7 @@ pub fn run(args: &HookArgs, program: Option<PathBuf>) -> ExitCode {
     options.idle_timeout = Duration::from_secs(args.idle_timeout);
     options.boundary = args.boundary.into();
     options.program = program;
+    options.event = args.event.clone();
     if let Some(answer) = super::run_stdin(&options) {
         let _ = writeln!(std::io::stdout().lock(), "{answer}");
     }

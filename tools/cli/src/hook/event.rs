@@ -2,8 +2,11 @@
 //!
 //! Claude Code and Codex CLI send the same shape on stdin: `hook_event_name`, `session_id`,
 //! `cwd`, and for `PostToolUse` the `tool_name` and `tool_input` (Codex adds `turn_id`,
-//! `tool_use_id`, `model`, `permission_mode`). Fields this module does not need are ignored,
-//! so a harness that adds fields keeps working.
+//! `tool_use_id`, `model`, `permission_mode`). GitHub Copilot CLI sends camelCase fields
+//! (`sessionId`, `toolName`, `toolArgs`, the latter sometimes a JSON string) and no event name
+//! for its camelCase events, which its hook command line names (`--event`); Cursor sends
+//! `conversation_id` and `workspace_roots`. Fields this module does not need are ignored, so
+//! a harness that adds fields keeps working.
 
 use super::patch::{self, Change};
 use serde_json::Value;
@@ -39,9 +42,19 @@ pub enum Action {
         agent: Option<String>,
         /// The session's working directory, when the event names one.
         cwd: Option<String>,
-        /// The harness's `stop_hook_active`: the agent is already going on because a stop
-        /// hook told it to, so no second reminder (it could never stop).
-        active: bool,
+        /// The harness's `stop_hook_active` (Cursor: a `loop_count` above 0): the agent is
+        /// already going on because a stop hook told it to, so no second reminder (it could
+        /// never stop). `None`: the event does not say (Copilot CLI), so the hook remembers
+        /// its own reminder for the session instead.
+        active: Option<bool>,
+    },
+    /// Calls the harness shows no answer for (Cursor's `afterFileEdit`): peeked, so the
+    /// repository's pack is ready at the boundary, with nothing said or recorded.
+    Peek {
+        /// The call's working directory.
+        cwd: String,
+        /// The calls.
+        calls: Vec<Call>,
     },
     /// The agent is about to run `git commit`: what the staged change lacks.
     Commit {
@@ -86,6 +99,12 @@ pub enum Skip {
 
 /// Reads one event.
 pub fn parse(bytes: &[u8]) -> Result<Action, Skip> {
+    parse_as(bytes, None)
+}
+
+/// Reads one event; `named` is the event its hook command line names, for harnesses whose
+/// payload does not (Copilot CLI's camelCase events).
+pub fn parse_as(bytes: &[u8], named: Option<&str>) -> Result<Action, Skip> {
     let event: Value = serde_json::from_slice(bytes).map_err(|e| Skip::Malformed(e.to_string()))?;
     if !event.is_object() {
         return Err(Skip::Malformed(format!(
@@ -94,64 +113,161 @@ pub fn parse(bytes: &[u8]) -> Result<Action, Skip> {
         )));
     }
     let name = text(&event, "hook_event_name")
+        .or(named)
         .unwrap_or_default()
         .to_string();
-    let need = |field: &'static str| {
-        text(&event, field)
-            .map(str::to_string)
-            .ok_or_else(|| Skip::Missing {
-                event: name.clone(),
-                field,
-            })
+    let Some(kind) = Kind::of(&name) else {
+        return Err(Skip::UnknownEvent(name));
     };
-    let turn_id = text(&event, "turn_id").map(str::to_string);
-    match name.as_str() {
-        "PostToolUse" => {
-            let agent = need("session_id")?;
-            let cwd = need("cwd")?;
-            let tool = need("tool_name")?;
-            let input = event.get("tool_input").unwrap_or(&Value::Null);
-            let calls = calls(&tool, input, &cwd);
+    let read = Fields {
+        event: &event,
+        name: &name,
+    };
+    match kind {
+        Kind::PostToolUse => {
+            let (agent, cwd, tool) = (read.agent()?, read.cwd()?, read.tool()?);
+            let input = read.tool_input();
+            let calls = calls(&tool, &input, &cwd);
             if calls.is_empty() {
                 return Err(Skip::UnknownTool(tool));
             }
             Ok(Action::Judge {
                 agent,
                 cwd,
-                turn_id,
+                turn_id: text(&event, "turn_id").map(str::to_string),
                 calls,
             })
         }
-        "UserPromptSubmit" => Ok(Action::Turn {
-            agent: need("session_id")?,
-            turn_id,
+        Kind::FileEdited => {
+            let cwd = read.cwd()?;
+            let path = read.need(&["file_path"])?;
+            Ok(Action::Peek {
+                cwd,
+                calls: vec![Call { tool: "edit", path }],
+            })
+        }
+        Kind::Prompt => Ok(Action::Turn {
+            agent: read.agent()?,
+            turn_id: text(&event, "turn_id").map(str::to_string),
         }),
-        "Stop" => Ok(Action::Stop {
-            agent: text(&event, "session_id").map(str::to_string),
-            cwd: text(&event, "cwd").map(str::to_string),
-            active: event
-                .get("stop_hook_active")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
+        Kind::Stop => Ok(Action::Stop {
+            agent: read.agent().ok(),
+            cwd: read.cwd().ok(),
+            active: stop_hook_active(&event),
         }),
-        "SessionEnd" | "SubagentStop" => Ok(Action::Flush),
-        "PreToolUse" => {
-            let tool = need("tool_name")?;
-            let command = event
-                .get("tool_input")
-                .and_then(|input| text(input, "command"))
-                .unwrap_or_default();
-            if tool == "Bash" && is_git_commit(command) {
+        Kind::Flush => Ok(Action::Flush),
+        Kind::PreToolUse => {
+            let tool = read.tool()?;
+            let input = read.tool_input();
+            let command = text(&input, "command").unwrap_or_default();
+            if matches!(tool.as_str(), "Bash" | "bash") && is_git_commit(command) {
                 Ok(Action::Commit {
-                    agent: text(&event, "session_id").map(str::to_string),
-                    cwd: need("cwd")?,
+                    agent: read.agent().ok(),
+                    cwd: read.cwd()?,
                 })
             } else {
                 Err(Skip::UnknownTool(tool))
             }
         }
-        _ => Err(Skip::UnknownEvent(name)),
     }
+}
+
+/// The events the hook handles, under each harness's name for them.
+#[derive(Clone, Copy)]
+enum Kind {
+    PostToolUse,
+    FileEdited,
+    Prompt,
+    Stop,
+    Flush,
+    PreToolUse,
+}
+
+impl Kind {
+    fn of(name: &str) -> Option<Kind> {
+        Some(match name {
+            "PostToolUse" | "postToolUse" => Kind::PostToolUse,
+            "afterFileEdit" => Kind::FileEdited,
+            "UserPromptSubmit" | "userPromptSubmitted" => Kind::Prompt,
+            "Stop" | "agentStop" | "stop" => Kind::Stop,
+            "SessionEnd" | "sessionEnd" | "SubagentStop" | "subagentStop" => Kind::Flush,
+            "PreToolUse" | "preToolUse" => Kind::PreToolUse,
+            _ => return None,
+        })
+    }
+}
+
+/// One event's fields under any harness's spelling of them.
+struct Fields<'a> {
+    event: &'a Value,
+    name: &'a str,
+}
+
+impl Fields<'_> {
+    fn need(&self, spellings: &[&'static str]) -> Result<String, Skip> {
+        spellings
+            .iter()
+            .find_map(|field| text(self.event, field))
+            .map(str::to_string)
+            .ok_or_else(|| Skip::Missing {
+                event: self.name.to_string(),
+                field: spellings[0],
+            })
+    }
+
+    /// The session: Claude Code's and Codex's `session_id`, Copilot's `sessionId`, Cursor's
+    /// `conversation_id`.
+    fn agent(&self) -> Result<String, Skip> {
+        self.need(&["session_id", "sessionId", "conversation_id"])
+    }
+
+    /// The working directory: `cwd`, else Cursor's first workspace root.
+    fn cwd(&self) -> Result<String, Skip> {
+        self.need(&["cwd"]).or_else(|missing| {
+            self.event
+                .get("workspace_roots")
+                .and_then(Value::as_array)
+                .and_then(|roots| roots.first())
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .ok_or(missing)
+        })
+    }
+
+    fn tool(&self) -> Result<String, Skip> {
+        self.need(&["tool_name", "toolName"])
+    }
+
+    /// The tool's arguments: `tool_input`, or Copilot's `toolArgs` (an object, or the
+    /// object as a JSON string).
+    fn tool_input(&self) -> Value {
+        let input = self
+            .event
+            .get("tool_input")
+            .or_else(|| self.event.get("toolArgs"))
+            .unwrap_or(&Value::Null);
+        match input {
+            Value::String(s) => serde_json::from_str::<Value>(s)
+                .ok()
+                .filter(Value::is_object)
+                .unwrap_or_else(|| input.clone()),
+            other => other.clone(),
+        }
+    }
+}
+
+/// Whether the agent already goes on from a stop hook: `stop_hook_active`, or Cursor's
+/// `loop_count` (the follow-ups already sent); `None` when the event says neither.
+fn stop_hook_active(event: &Value) -> Option<bool> {
+    event
+        .get("stop_hook_active")
+        .and_then(Value::as_bool)
+        .or_else(|| {
+            event
+                .get("loop_count")
+                .and_then(Value::as_u64)
+                .map(|n| n > 0)
+        })
 }
 
 /// Whether the shell command `command` runs `git commit` (as one of its commands: after
@@ -183,17 +299,23 @@ fn calls(tool: &str, input: &Value, cwd: &str) -> Vec<Call> {
             .map(|path| vec![Call { tool, path }])
             .unwrap_or_default()
     };
-    let field = |name: &str| text(input, name).map(str::to_string);
+    // Claude Code and Codex say `file_path`, OpenCode `filePath`, Copilot CLI `path`.
+    let file = || {
+        ["file_path", "filePath", "path"]
+            .iter()
+            .find_map(|name| text(input, name))
+            .map(str::to_string)
+    };
     match tool {
-        "Read" | "read_file" => one("read", field("file_path").or_else(|| field("path"))),
-        "Write" => one("write", field("file_path")),
-        "Edit" | "MultiEdit" => one("edit", field("file_path")),
-        "NotebookEdit" => one("edit", field("notebook_path")),
+        "Read" | "read_file" | "read" | "view" => one("read", file()),
+        "Write" | "write" | "create" => one("write", file()),
+        "Edit" | "MultiEdit" | "edit" | "multiedit" => one("edit", file()),
+        "NotebookEdit" => one("edit", text(input, "notebook_path").map(str::to_string)),
         // A search names files through its directory and, where given, its file glob.
-        "Grep" => one("grep", Some(search_path(input, cwd, "glob"))),
-        "grep_files" => one("grep", Some(search_path(input, cwd, "include"))),
-        "Glob" => one("glob", Some(search_path(input, cwd, "pattern"))),
-        "apply_patch" => patch_text(input)
+        "Grep" | "grep" => one("grep", Some(search_path(input, cwd, &["glob", "include"]))),
+        "grep_files" => one("grep", Some(search_path(input, cwd, &["include"]))),
+        "Glob" | "glob" => one("glob", Some(search_path(input, cwd, &["pattern"]))),
+        "apply_patch" | "patch" => patch_text(input)
             .map(|text| {
                 patch::files(text)
                     .into_iter()
@@ -211,18 +333,31 @@ fn calls(tool: &str, input: &Value, cwd: &str) -> Vec<Call> {
     }
 }
 
-/// `path` (else the cwd), joined with the file pattern in `pattern_field` when there is one.
-fn search_path(input: &Value, cwd: &str, pattern_field: &str) -> String {
-    let dir = text(input, "path").filter(|p| !p.is_empty()).unwrap_or(cwd);
-    match text(input, pattern_field).filter(|p| !p.is_empty()) {
+/// `path` (else `paths`, else the cwd), joined with the file pattern in the first of
+/// `pattern_fields` the input has.
+fn search_path(input: &Value, cwd: &str, pattern_fields: &[&str]) -> String {
+    // Copilot CLI says `paths`: one path, or an array whose first is taken.
+    let paths = input.get("paths").and_then(|p| match p {
+        Value::Array(all) => all.first().and_then(Value::as_str),
+        other => other.as_str(),
+    });
+    let dir = text(input, "path")
+        .or(paths)
+        .filter(|p| !p.is_empty())
+        .unwrap_or(cwd);
+    let pattern = pattern_fields
+        .iter()
+        .find_map(|field| text(input, field).filter(|p| !p.is_empty()));
+    match pattern {
         Some(pattern) if pattern.starts_with('/') => pattern.to_string(),
         Some(pattern) => format!("{}/{pattern}", dir.trim_end_matches('/')),
         None => dir.to_string(),
     }
 }
 
-/// The patch text of an `apply_patch` input: `command` or `input` as a string, an argv
-/// array ending in the patch, or the input itself as a string.
+/// The patch text of an `apply_patch` input: `command` or `input` (OpenCode's `patch`:
+/// `patchText`) as a string, an argv array ending in the patch, or the input itself as a
+/// string.
 fn patch_text(input: &Value) -> Option<&str> {
     fn of(v: &Value) -> Option<&str> {
         match v {
@@ -235,7 +370,8 @@ fn patch_text(input: &Value) -> Option<&str> {
         Value::Object(map) => map
             .get("command")
             .and_then(of)
-            .or_else(|| map.get("input").and_then(of)),
+            .or_else(|| map.get("input").and_then(of))
+            .or_else(|| map.get("patchText").and_then(of)),
         other => of(other),
     }
 }
@@ -300,6 +436,89 @@ mod tests {
     }
 
     #[test]
+    fn copilot_and_opencode_tools_map_onto_the_engine_tools() {
+        check("view", json!({"path": "/ws/a.md"}), &[("read", "/ws/a.md")]);
+        check(
+            "create",
+            json!({"path": "/ws/n.md", "file_text": ""}),
+            &[("write", "/ws/n.md")],
+        );
+        check("edit", json!({"path": "/ws/a.md"}), &[("edit", "/ws/a.md")]);
+        check("Edit", json!({"path": "/ws/a.md"}), &[("edit", "/ws/a.md")]);
+        check(
+            "read",
+            json!({"filePath": "/ws/a.md"}),
+            &[("read", "/ws/a.md")],
+        );
+        check(
+            "write",
+            json!({"filePath": "/ws/a.md"}),
+            &[("write", "/ws/a.md")],
+        );
+        check(
+            "grep",
+            json!({"pattern": "x", "path": "/ws/src", "include": "*.rs"}),
+            &[("grep", "/ws/src/*.rs")],
+        );
+        check(
+            "grep",
+            json!({"pattern": "x", "paths": ["/ws/docs", "/ws/src"], "glob": "*.md"}),
+            &[("grep", "/ws/docs/*.md")],
+        );
+        check(
+            "glob",
+            json!({"pattern": "*.md", "paths": "/ws/d"}),
+            &[("glob", "/ws/d/*.md")],
+        );
+        let patch = "*** Begin Patch\n*** Add File: N.md\n+x\n*** End Patch\n";
+        check("patch", json!({"patchText": patch}), &[("write", "N.md")]);
+    }
+
+    #[test]
+    fn camel_case_events_are_read_by_the_name_their_command_line_gives() {
+        let args = json!({"path": "/ws/a.md"}).to_string();
+        let event = json!({"sessionId": "s", "timestamp": 1, "cwd": "/ws", "toolName": "view",
+            "toolArgs": args});
+        let bytes = event.to_string();
+        assert_eq!(
+            parse(bytes.as_bytes()),
+            Err(Skip::UnknownEvent(String::new())),
+            "without a name it is no event"
+        );
+        assert_eq!(
+            parse_as(bytes.as_bytes(), Some("postToolUse")),
+            Ok(Action::Judge {
+                agent: "s".into(),
+                cwd: "/ws".into(),
+                turn_id: None,
+                calls: vec![Call {
+                    tool: "read",
+                    path: "/ws/a.md".into()
+                }],
+            })
+        );
+        let stop = json!({"sessionId": "s", "cwd": "/ws", "stopReason": "end_turn"});
+        assert_eq!(
+            parse_as(stop.to_string().as_bytes(), Some("agentStop")),
+            Ok(Action::Stop {
+                agent: Some("s".into()),
+                cwd: Some("/ws".into()),
+                active: None
+            })
+        );
+        let cursor = json!({"hook_event_name": "stop", "conversation_id": "c",
+            "workspace_roots": ["/ws"], "status": "completed", "loop_count": 1});
+        assert_eq!(
+            parse(cursor.to_string().as_bytes()),
+            Ok(Action::Stop {
+                agent: Some("c".into()),
+                cwd: Some("/ws".into()),
+                active: Some(true)
+            })
+        );
+    }
+
+    #[test]
     fn searches_name_their_directory_and_pattern() {
         check("Grep", json!({"pattern": "TODO"}), &[("grep", "/ws")]);
         check(
@@ -360,7 +579,7 @@ mod tests {
             Ok(Action::Stop {
                 agent: Some("s".into()),
                 cwd: Some("/w".into()),
-                active: true
+                active: Some(true)
             })
         );
         let cases: &[(&[u8], &str)] = &[

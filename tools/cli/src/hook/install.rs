@@ -13,7 +13,9 @@ pub mod codex_features;
 mod diff;
 mod edit;
 pub mod entries;
+pub mod flat;
 pub mod git;
+pub mod opencode;
 pub mod plugin_command;
 mod spans;
 pub mod stage;
@@ -106,11 +108,15 @@ pub enum InstallError {
         /// The project or home directory it leaves.
         scope: String,
     },
-    /// `--local` names Claude Code's `settings.local.json`; Codex has no such file.
-    #[error(
-        "--local is Claude Code's .claude/settings.local.json; Codex reads only .codex/hooks.json"
-    )]
-    LocalIsClaudeOnly,
+    /// `--local` names Claude Code's `settings.local.json`; the other harnesses have no
+    /// such file.
+    #[error("--local is Claude Code's .claude/settings.local.json; {harness} reads only {file}")]
+    LocalIsClaudeOnly {
+        /// The harness asked for.
+        harness: &'static str,
+        /// Its one config file.
+        file: String,
+    },
     /// The program given to run the hooks cannot be used.
     #[error("--command {command}: {why}")]
     Command {
@@ -194,6 +200,9 @@ pub fn install_hooks(request: &Request) -> Result<Report, InstallError> {
     if request.harness == Harness::Codex {
         notes.extend(codex_note(&request.scope));
     }
+    if request.harness == Harness::Copilot {
+        notes.extend(copilot_note(&request.scope));
+    }
     Ok(Report { change, notes })
 }
 
@@ -201,7 +210,7 @@ pub fn install_hooks(request: &Request) -> Result<Report, InstallError> {
 pub fn uninstall_hooks(request: &Request) -> Result<Report, InstallError> {
     let path = config_file(request.harness, &request.scope, request.local)?;
     Ok(Report {
-        change: uninstall(&path, &request.scope, request.dry_run)?,
+        change: uninstall(&path, &request.scope, request.harness, request.dry_run)?,
         notes: Vec::new(),
     })
 }
@@ -211,6 +220,9 @@ pub fn config_path(harness: Harness, scope: &Scope) -> PathBuf {
     let (dir, file) = match harness {
         Harness::ClaudeCode => (".claude", "settings.json"),
         Harness::Codex => (".codex", "hooks.json"),
+        Harness::Copilot => (".github/hooks", "docsuggest.json"),
+        Harness::Cursor => (".cursor", "hooks.json"),
+        Harness::OpenCode => (".opencode/plugins", "docsuggest.js"),
     };
     match scope {
         Scope::Project(root) | Scope::User(root) => root.join(dir).join(file),
@@ -230,7 +242,12 @@ pub fn config_file(harness: Harness, scope: &Scope, local: bool) -> Result<PathB
     match (local, harness) {
         (false, _) => Ok(path),
         (true, Harness::ClaudeCode) => Ok(path.with_file_name("settings.local.json")),
-        (true, Harness::Codex) => Err(InstallError::LocalIsClaudeOnly),
+        (true, other) => Err(InstallError::LocalIsClaudeOnly {
+            harness: other.title(),
+            file: config_path(other, &Scope::Project(PathBuf::new()))
+                .display()
+                .to_string(),
+        }),
     }
 }
 
@@ -372,6 +389,33 @@ pub fn command(program: &Program, harness: Harness) -> String {
     }
 }
 
+/// A note when Copilot CLI will run ours twice: it runs the project's Claude Code hooks as
+/// well as its own, so a project with both gets every note twice.
+fn copilot_note(scope: &Scope) -> Option<String> {
+    let claude = config_path(Harness::ClaudeCode, scope);
+    let text = stage::read_linked(&claude).ok()?;
+    let value = serde_json::from_str::<serde_json::Value>(&text).ok()?;
+    let ours = value
+        .get("hooks")
+        .and_then(serde_json::Value::as_object)?
+        .values()
+        .filter_map(serde_json::Value::as_array)
+        .flatten()
+        .filter_map(|group| group.get("hooks").and_then(serde_json::Value::as_array))
+        .flatten()
+        .any(|h| {
+            h.get("command")
+                .and_then(serde_json::Value::as_str)
+                .is_some_and(is_ours)
+        });
+    ours.then(|| {
+        format!(
+            "note: Copilot CLI also runs the Claude Code hooks in {}, so with both every note arrives twice; uninstall one of them (uninstall-hooks --harness claude-code) if the project is used with Copilot CLI only",
+            claude.display()
+        )
+    })
+}
+
 /// A note when Codex may not run hooks: its `config.toml` (the user's, `$CODEX_HOME` or
 /// `~/.codex`, then the project's) turns them off, or does not set the feature that releases
 /// before hooks were on by default need.
@@ -421,15 +465,27 @@ pub fn install(
     dry_run: bool,
 ) -> Result<Change, InstallError> {
     edit::edit(path, scope, dry_run, |text| {
-        entries::installed(text, harness, command).map(Some)
+        match harness {
+            Harness::OpenCode => opencode::installed(text, command),
+            h if flat::is_flat(h) => flat::installed(text, harness, command),
+            _ => entries::installed(text, harness, command),
+        }
+        .map(Some)
     })
 }
 
 /// Removes ours from the config at `path` in `scope` (written unless `dry_run`); a file left
 /// holding only what installing put there is removed, and so is its directory when that
 /// leaves it empty (a linked file is emptied instead: [`edit::edit`]).
-pub fn uninstall(path: &Path, scope: &Scope, dry_run: bool) -> Result<Change, InstallError> {
+pub fn uninstall(
+    path: &Path,
+    scope: &Scope,
+    harness: Harness,
+    dry_run: bool,
+) -> Result<Change, InstallError> {
     edit::edit(path, scope, dry_run, |text| match text {
+        Some(text) if harness == Harness::OpenCode => Ok(opencode::uninstalled(text)),
+        Some(text) if !text.trim().is_empty() && flat::is_flat(harness) => flat::uninstalled(text),
         Some(text) if !text.trim().is_empty() => entries::uninstalled(text),
         other => Ok(other.map(str::to_string)),
     })

@@ -71,7 +71,7 @@ fn run_until(options: &HookOptions, input: &[u8], deadline: Instant) -> Option<S
     if state_dir(options).is_err() {
         return None;
     }
-    let action = match event::parse(input) {
+    let action = match event::parse_as(input, options.event.as_deref()) {
         Ok(action) => action,
         Err(skip) => {
             // Events and tools the hook was not installed for are expected; only say so.

@@ -3,7 +3,6 @@
 //! that daemon, and what a Stop hook does about a change's missing companions ([`Boundary`]).
 
 use super::transport::Daemon;
-use super::turns::Turns;
 use docsuggest_host::daemon::default_socket;
 use docsuggest_schema::beside::beside;
 use std::path::PathBuf;
@@ -16,6 +15,12 @@ pub enum Harness {
     ClaudeCode,
     /// OpenAI's Codex CLI (`.codex/hooks.json`).
     Codex,
+    /// GitHub Copilot CLI (`.github/hooks/docsuggest.json`).
+    Copilot,
+    /// Cursor (`.cursor/hooks.json`).
+    Cursor,
+    /// OpenCode (a plugin, `.opencode/plugins/docsuggest.js`, that runs the hook).
+    OpenCode,
 }
 
 impl Harness {
@@ -24,6 +29,20 @@ impl Harness {
         match self {
             Harness::ClaudeCode => "claude-code",
             Harness::Codex => "codex",
+            Harness::Copilot => "copilot",
+            Harness::Cursor => "cursor",
+            Harness::OpenCode => "opencode",
+        }
+    }
+
+    /// The harness's own name, for people.
+    pub fn title(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode => "Claude Code",
+            Harness::Codex => "Codex",
+            Harness::Copilot => "Copilot CLI",
+            Harness::Cursor => "Cursor",
+            Harness::OpenCode => "OpenCode",
         }
     }
 }
@@ -53,6 +72,8 @@ pub struct HookOptions {
     /// The `docsuggest` executable a daemon is started from (`None`: this executable; the
     /// lean `docsuggest-hook` names the `docsuggest` beside it).
     pub program: Option<PathBuf>,
+    /// The event the hook command line names (`--event`), for payloads that do not name it.
+    pub event: Option<String>,
 }
 
 impl HookOptions {
@@ -66,6 +87,7 @@ impl HookOptions {
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             boundary: Boundary::Remind,
             program: None,
+            event: None,
         }
     }
 
@@ -83,10 +105,6 @@ impl HookOptions {
             log: beside(&self.socket, ".daemon.log"),
             program: self.program.clone(),
         }
-    }
-
-    pub(super) fn turns(&self) -> Turns {
-        Turns(beside(&self.socket, ".turns"))
     }
 }
 

@@ -2,7 +2,9 @@
 //! `<socket>.turns/`, so a turn starts once per id across hook processes; pruned by age and
 //! count.
 
+use super::options::HookOptions;
 use super::state::{Open, private_file};
+use docsuggest_schema::beside::beside;
 use std::io::{Read, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::PathBuf;
@@ -19,6 +21,11 @@ pub const TURNS_MAX_FILES: usize = 1024;
 pub struct Turns(pub PathBuf);
 
 impl Turns {
+    /// The turn ids of the hooks that run with `options`, beside their socket.
+    pub(super) fn of(options: &HookOptions) -> Turns {
+        Turns(beside(&options.socket, ".turns"))
+    }
+
     pub(super) fn file(&self, agent: &str) -> PathBuf {
         // Session ids are UUIDs; anything else is hex-encoded to stay one safe file name.
         let safe = !agent.is_empty()

@@ -18,12 +18,27 @@ pub struct Hooks {
     pub claude_code: Vec<HookFile>,
     /// Codex's hook files.
     pub codex: Vec<HookFile>,
+    /// Copilot CLI's, Cursor's and OpenCode's (its plugin), each with the harness's name:
+    /// only those that exist.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub others: Vec<HarnessFile>,
     /// Our plugins enabled, each with the file that says so.
     pub plugins: Vec<String>,
     /// Codex's feature flag, when it may keep Codex from running hooks.
     pub codex_feature: Option<String>,
     /// The `docsuggest` on PATH.
     pub on_path: Option<String>,
+}
+
+/// One hook config file of a harness named beside it.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HarnessFile {
+    /// The harness.
+    pub harness: &'static str,
+    /// Its file.
+    #[serde(flatten)]
+    pub file: HookFile,
 }
 
 /// One hook config file.
@@ -50,6 +65,7 @@ impl Hooks {
                 .claude_code
                 .iter()
                 .chain(&self.codex)
+                .chain(self.others.iter().map(|o| &o.file))
                 .any(|f| !f.events.is_empty())
     }
 }
@@ -94,6 +110,41 @@ pub fn scan(root: &Path) -> Hooks {
     for (file, scope) in codex {
         hooks.codex.push(read(&file, scope).0);
     }
+    let mut others = vec![
+        (
+            Harness::Copilot,
+            install::config_path(Harness::Copilot, &project),
+            "project",
+        ),
+        (
+            Harness::Cursor,
+            install::config_path(Harness::Cursor, &project),
+            "project",
+        ),
+        (
+            Harness::OpenCode,
+            install::config_path(Harness::OpenCode, &project),
+            "project",
+        ),
+    ];
+    if let Some(home) = &home {
+        let user = install::config_path(Harness::Cursor, &Scope::User(home.clone()));
+        others.push((Harness::Cursor, user, "user"));
+    }
+    for (harness, file, scope) in others {
+        if std::fs::symlink_metadata(&file).is_err() {
+            continue;
+        }
+        let entry = if harness == Harness::OpenCode {
+            plugin_file(&file, scope)
+        } else {
+            read(&file, scope).0
+        };
+        hooks.others.push(HarnessFile {
+            harness: harness.title(),
+            file: entry,
+        });
+    }
     if let Some(config) = codex_home.map(|d| d.join("config.toml"))
         && install::stage::read_linked(&config).is_ok_and(|text| codex_plugin(&text))
     {
@@ -137,26 +188,47 @@ fn read(file: &Path, scope: &'static str) -> (HookFile, bool) {
     }
 }
 
-/// The events of `{"hooks": {"<Event>": [{"hooks": [{"command": ..}]}]}}` with one of our
-/// handlers (a `docsuggest … hook` command).
+/// OpenCode's plugin file: `plugin` when it is ours.
+fn plugin_file(file: &Path, scope: &'static str) -> HookFile {
+    let mut entry = HookFile {
+        file: file.display().to_string(),
+        scope,
+        exists: true,
+        events: Vec::new(),
+        error: None,
+    };
+    match install::stage::read_linked(file) {
+        Ok(text) if text.starts_with(install::opencode::MARK) => entry.events.push("plugin".into()),
+        Ok(_) => {}
+        Err(e) => entry.error = Some(e.to_string()),
+    }
+    entry
+}
+
+/// The events of a hook config with one of our handlers (a `docsuggest … hook` command):
+/// `{"hooks": {"<Event>": [{"hooks": [{"command": ..}]}]}}` (Claude Code, Codex), or with
+/// the handlers listed directly, their command under `command` (Cursor) or `bash` (Copilot).
 pub fn our_events(config: &Value) -> Vec<String> {
     let Some(events) = config.get("hooks").and_then(Value::as_object) else {
         return Vec::new();
+    };
+    let ours = |handler: &Value| {
+        ["command", "bash"].iter().any(|key| {
+            handler
+                .get(key)
+                .and_then(Value::as_str)
+                .is_some_and(is_ours)
+        })
     };
     events
         .iter()
         .filter(|(_, groups)| {
             groups.as_array().is_some_and(|groups| {
                 groups.iter().any(|g| {
-                    g.get("hooks")
-                        .and_then(Value::as_array)
-                        .is_some_and(|handlers| {
-                            handlers.iter().any(|h| {
-                                h.get("command")
-                                    .and_then(Value::as_str)
-                                    .is_some_and(is_ours)
-                            })
-                        })
+                    ours(g)
+                        || g.get("hooks")
+                            .and_then(Value::as_array)
+                            .is_some_and(|handlers| handlers.iter().any(ours))
                 })
             })
         })

@@ -318,6 +318,13 @@ fn hooks_lines(out: &mut String, status: &Status) {
     for file in &hooks.codex {
         s.line(format_args!("Codex       {}", hook_file(file)));
     }
+    for other in &hooks.others {
+        s.line(format_args!(
+            "{:<11} {}",
+            other.harness,
+            hook_file(&other.file)
+        ));
+    }
     for plugin in &hooks.plugins {
         s.line(format_args!("plugin: {plugin}"));
     }

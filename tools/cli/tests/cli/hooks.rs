@@ -702,6 +702,34 @@ fn zero_config_after_mining_a_family_edit_names_its_templated_companion_and_its_
     );
 }
 
+/// Cold start: the repository's very first judged call, with no pack mined yet, is not lost.
+/// Its hook waits (within its budget) while the daemon mines the small history, then asks
+/// again: the note is there on that first call.
+#[test]
+fn zero_config_the_first_call_in_a_small_unmined_repository_gets_its_note() {
+    let hooks = Hooks::new();
+    let repo = mined_repository(&hooks);
+    let out = hooks.hook("claude-code", claude_edit(&repo, "zc-cold", "src/mod1.py"));
+    let Some(context) = additional_context(&out) else {
+        panic!(
+            "the first call was silent; the daemon's ledger:\n{}",
+            hooks.ledger()
+        );
+    };
+    assert!(
+        context.contains("\n- update tests/test_mod1.py (changed alongside in "),
+        "{context}"
+    );
+    assert!(
+        hooks
+            .ledger()
+            .contains("doc-suggester: abstained pack-mining 0.00"),
+        "the call found the pack being mined first:\n{}",
+        hooks.ledger()
+    );
+    hooks.stop_daemon();
+}
+
 #[test]
 fn zero_config_a_session_that_follows_the_convention_gets_the_templated_note_next_turn() {
     let hooks = Hooks::new();

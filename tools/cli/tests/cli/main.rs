@@ -21,6 +21,7 @@ mod fleet_scale;
 #[cfg(target_os = "linux")]
 mod full_disk;
 #[cfg(unix)]
+mod harnesses;
 mod held;
 #[cfg(unix)]
 mod hooks;

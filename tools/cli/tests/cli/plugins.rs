@@ -369,6 +369,7 @@ fn sample(env: &Env, harness: Harness, event: &str, tool: Option<&str>) -> Vec<u
     let prefix = match harness {
         Harness::ClaudeCode => "claude",
         Harness::Codex => "codex",
+        other => panic!("{other:?} has no plugin"),
     };
     let value = match (event, tool) {
         ("UserPromptSubmit", _) => fixture(&format!("{prefix}-user-prompt-submit")),

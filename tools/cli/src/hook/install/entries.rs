@@ -34,6 +34,8 @@ pub fn events(harness: Harness) -> &'static [(&'static str, Option<&'static str>
             ("UserPromptSubmit", None),
             ("Stop", None),
         ],
+        // Their configs have another layout (`super::flat`, `super::opencode`).
+        Harness::Copilot | Harness::Cursor | Harness::OpenCode => &[],
     }
 }
 
@@ -338,7 +340,7 @@ pub fn is_ours(command: &str) -> bool {
 }
 
 /// The root object of a config text, with its spans.
-fn read(text: &str) -> Result<Node, String> {
+pub(super) fn read(text: &str) -> Result<Node, String> {
     let value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
     if !value.is_object() {
         return Err("the top level is not an object".into());

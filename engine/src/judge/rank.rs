@@ -1,0 +1,29 @@
+//! Step 8, rank: the candidates' rates, read through the one snapshot of the call, and their
+//! ranked scores. The only step that opens the snapshot ([`super::rates::open_snapshot`]).
+
+use super::rates::SnapshotRates;
+use super::{Candidates, Detected, Measured};
+use crate::measure;
+use crate::pipeline::Settings;
+
+/// The candidates ranked by score, and whether any of them has been seen (an outcome of a
+/// note naming it): with the family's own evidence, what decides how the note is gauged.
+pub(super) fn rank(
+    settings: &Settings<'_>,
+    detected: &Detected<'_>,
+    candidates: &Candidates,
+    rates: &SnapshotRates<'_>,
+) -> Measured {
+    let family = detected.call.family;
+    let indices = candidates.indices(detected);
+    let companions = indices.iter().map(|&i| &family.companions[i]);
+    let rows = measure::rank(companions, rates, &settings.weights);
+    // Read again from the rows the ranking cached: no further snapshot reads.
+    let companion_observed = rows
+        .iter()
+        .any(|r| rates.row(&r.path).is_some_and(|row| row.observations() > 0));
+    Measured {
+        rows,
+        companion_observed,
+    }
+}
