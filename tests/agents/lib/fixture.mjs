@@ -1,6 +1,7 @@
 // A project the way a user of an agent CLI has it: a git repository whose history pairs every
-// `src/modK.py` change with `tests/test_modK.py`, its pack mined by `docsuggest init` and
-// the hooks installed by `docsuggest install-hooks`, both committed, in a HOME of its own.
+// `src/modK.py` change with `tests/test_modK.py`, its pack mined by `docsuggest init` (or left
+// to the hooks' daemon to mine) and the hooks installed by `docsuggest install-hooks`, both
+// committed, in a HOME of its own.
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -77,9 +78,10 @@ export function tempDir(prefix) {
 export class Project {
   /**
    * @param {string} name the CLI, for names
-   * @param {object} opts `harness`: the `install-hooks --harness` value, or null for none
+   * @param {object} opts `harness`: the `install-hooks --harness` value, or null for none;
+   *   `init`: whether `docsuggest init` writes the pack (else the hooks' daemon mines it)
    */
-  constructor(name, { harness }) {
+  constructor(name, { harness, init = true }) {
     this.root = tempDir(name);
     this.home = path.join(this.root, 'home');
     this.repo = path.join(this.root, 'repo');
@@ -98,7 +100,7 @@ export class Project {
     // fast-import chains the commits of one branch: one process for the whole history.
     execFileSync('git', ['fast-import', '--quiet'], { cwd: this.repo, input: history(40, 6), env: this.env, encoding: 'utf8' });
     git(this.repo, ['checkout', '-q', '-f', 'main']);
-    this.docsuggest(['init', '--no-backtest']);
+    if (init) this.docsuggest(['init', '--no-backtest']);
     if (harness) this.docsuggest(['install-hooks', '--harness', harness, '--project', '.']);
     git(this.repo, ['add', '-A']);
     git(this.repo, ['commit', '-q', '-m', 'docsuggest: pack and hooks']);

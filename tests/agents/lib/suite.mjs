@@ -59,8 +59,8 @@ function evidence(context, run) {
 }
 
 /** One scripted run of the driver's CLI in a fresh project. */
-async function scriptedRun(driver, shared, script) {
-  const project = new Project(driver.name, { harness: WITHOUT_HOOKS ? null : driver.harness });
+async function scriptedRun(driver, shared, script, { init = true } = {}) {
+  const project = new Project(driver.name, { harness: WITHOUT_HOOKS ? null : driver.harness, init });
   const context = { project, model: shared.model, sink: shared.sink, prompt: PROMPT };
   shared.model.run({ marker: driver.marker, ...script(project) });
   const sinkFrom = shared.sink.attempts.length;
@@ -104,6 +104,35 @@ function accepts(project) {
   };
 }
 
+/** A change missing its companion: the model changes SOURCE and stops; at the reminder it
+ * changes COMPANION and stops again. With `init` false the repository has no pack file, so
+ * the first judged call finds the daemon's pack still to be mined. */
+async function missingCompanion(driver, shared, { init }) {
+  let steps;
+  const { project, requests, why } = await scriptedRun(driver, shared, (p) => {
+    steps = changes(driver, p);
+    return { first: steps.source, after: steps.companion };
+  }, { init });
+  try {
+    const bodies = requests.map((r) => JSON.stringify(r.body));
+    // The note: in the request after a source call (before the model's first stop), never
+    // in the first one.
+    const noted = bodies.findIndex((b) => b.includes(NOTE_HEADER));
+    assert.ok(noted >= 1 && noted <= steps.source.length, `the note was not in the request after a call on ${SOURCE}\n${why()}`);
+    assert.ok(bodies[noted].includes(NOTE_LINE), `the note does not name ${COMPANION}\n${why()}`);
+    // The Stop reminder: once in the conversation, and the model ran the rest of the script.
+    assert.equal(count(bodies.at(-1), REMINDER), 1, `the Stop reminder did not arrive exactly once\n${why()}`);
+    assert.deepEqual(project.changed(), [SOURCE, COMPANION].sort(), `the model's edits are not in the work tree\n${why()}`);
+    // The follow-through: the note's window and the boundary's reminder both accepted.
+    const learned = accepts(project);
+    assert.ok(learned.calls.length >= 1, `the companion edit was not learned as the note's accept\n${JSON.stringify(learned.entries)}\n${why()}`);
+    assert.ok(learned.boundary.length >= 1, `the companion edit was not learned as the reminder's accept\n${JSON.stringify(learned.entries)}\n${why()}`);
+    assert.ok(project.ledger().includes('doc-suggester: accepted src-py tests/test_mod1.py\n'), why());
+  } finally {
+    await project.dispose();
+  }
+}
+
 export function agentSuite(driver) {
   describe(driver.name, () => {
     const shared = {};
@@ -117,29 +146,11 @@ export function agentSuite(driver) {
     });
 
     test('a change missing its companion: the note reaches the model, the Stop reminder arrives once, the follow-through is learned', async () => {
-      let steps;
-      const { project, requests, why } = await scriptedRun(driver, shared, (p) => {
-        steps = changes(driver, p);
-        return { first: steps.source, after: steps.companion };
-      });
-      try {
-        const bodies = requests.map((r) => JSON.stringify(r.body));
-        // The note: in the request after a source call (before the model's first stop), never
-        // in the first one.
-        const noted = bodies.findIndex((b) => b.includes(NOTE_HEADER));
-        assert.ok(noted >= 1 && noted <= steps.source.length, `the note was not in the request after a call on ${SOURCE}\n${why()}`);
-        assert.ok(bodies[noted].includes(NOTE_LINE), `the note does not name ${COMPANION}\n${why()}`);
-        // The Stop reminder: once in the conversation, and the model ran the rest of the script.
-        assert.equal(count(bodies.at(-1), REMINDER), 1, `the Stop reminder did not arrive exactly once\n${why()}`);
-        assert.deepEqual(project.changed(), [SOURCE, COMPANION].sort(), `the model's edits are not in the work tree\n${why()}`);
-        // The follow-through: the note's window and the boundary's reminder both accepted.
-        const learned = accepts(project);
-        assert.ok(learned.calls.length >= 1, `the companion edit was not learned as the note's accept\n${JSON.stringify(learned.entries)}\n${why()}`);
-        assert.ok(learned.boundary.length >= 1, `the companion edit was not learned as the reminder's accept\n${JSON.stringify(learned.entries)}\n${why()}`);
-        assert.ok(project.ledger().includes('doc-suggester: accepted src-py tests/test_mod1.py\n'), why());
-      } finally {
-        await project.dispose();
-      }
+      await missingCompanion(driver, shared, { init: true });
+    });
+
+    test('cold start, no pack yet: the first call on the source file gets its note all the same', async () => {
+      await missingCompanion(driver, shared, { init: false });
     });
 
     test('a change with its companion: no Stop reminder', async () => {
