@@ -96,6 +96,16 @@ export class Project {
       XDG_STATE_HOME: path.join(this.home, '.local/state'),
       PATH: `${this.bin}:${process.env.PATH}`,
     };
+    try {
+      this.prepare(harness, init);
+    } catch (e) {
+      fs.rmSync(this.root, { recursive: true, force: true });
+      throw e;
+    }
+  }
+
+  /** The repository with its history, its pack (`init`) and the hooks, committed. */
+  prepare(harness, init) {
     git(this.repo, ['init', '-q', '-b', 'main']);
     // fast-import chains the commits of one branch: one process for the whole history.
     execFileSync('git', ['fast-import', '--quiet'], { cwd: this.repo, input: history(40, 6), env: this.env, encoding: 'utf8' });
@@ -103,7 +113,7 @@ export class Project {
     if (init) this.docsuggest(['init', '--no-backtest']);
     if (harness) this.docsuggest(['install-hooks', '--harness', harness, '--project', '.']);
     git(this.repo, ['add', '-A']);
-    git(this.repo, ['commit', '-q', '-m', 'docsuggest: pack and hooks']);
+    git(this.repo, ['commit', '-q', '--allow-empty', '-m', 'docsuggest: pack and hooks']);
   }
 
   /** Runs `docsuggest` in the repository; throws with its output when it fails. */
