@@ -4,7 +4,8 @@
 use crate::agent::{AgentState, Window};
 use crate::call_ledger::Ledger;
 use crate::compiled::{CompanionForm, CompiledFamily};
-use crate::line_format::{self, Abstain};
+use crate::judge::lines;
+use crate::line_format::Abstain;
 use crate::matcher::CompanionMatcher;
 use crate::pipeline::{Effects, Located, Record, Settings};
 use crate::scene::Filtered;
@@ -104,14 +105,15 @@ pub(crate) fn push_decided(
     ledger: &mut Ledger,
 ) {
     if let Some(head) = rows.first() {
-        ledger.push(line_format::decided_weighted(
+        lines::decided(
+            ledger,
             &call.family.name,
             kappa,
             call.shown(&head.path),
             &head.values,
             settings.weights_text,
             settings.store.kind(),
-        ));
+        );
     }
 }
 
@@ -132,13 +134,13 @@ pub(crate) fn silence(
     };
     let family = call.family.name.as_str();
     let kappa = chosen.kappa;
-    ledger.push(line_format::abstained(abstain, Some(family), kappa));
+    lines::abstained(ledger, abstain, Some(family), kappa);
     push_decided(settings, call, kappa, &chosen.rows, ledger);
-    let config = settings.config;
-    if config.learn {
+    let view = settings.views.record;
+    if view.learn {
         // Companions touched already say nothing about whether the agent would follow them.
         let evidence =
-            config.rate_model == RateModel::Evidence && reason == SilenceReason::LowConfidence;
+            view.rate_model == RateModel::Evidence && reason == SilenceReason::LowConfidence;
         let window = call.window(state, &chosen, true, evidence);
         let decision = decision(settings, call, chosen.rows, kappa, Some(reason));
         effects.record = Some(Record { decision, window });
@@ -161,7 +163,7 @@ pub(crate) fn decision(
         kappa,
         companions,
         weights: settings.weights,
-        enabled: settings.config.heuristics.clone(),
+        enabled: settings.heuristics.to_vec(),
         outcome: Outcome::Pending,
         silence,
         accepted: None,

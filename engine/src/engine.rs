@@ -7,6 +7,7 @@ mod judging;
 use crate::agent::{AgentState, Window};
 use crate::agents::Agents;
 use crate::call_ledger::{Entry, Ledger};
+use crate::follow::FollowView;
 use crate::identity::{KeySource, RepoIdentifier};
 use crate::judge;
 use crate::line_format;
@@ -94,6 +95,8 @@ pub struct Engine<P: FileProbe = OsProbe> {
     weights: docsuggest_schema::Table,
     /// `weights` as every `decided` line writes them.
     weights_text: String,
+    /// What each judge step reads of the config.
+    views: crate::judge::Views,
     packs: PackCache,
     agents: Agents,
     store: BoxedStore,
@@ -120,6 +123,7 @@ impl<P: FileProbe> Engine<P> {
         let weights = config.effective_weights();
         Engine {
             weights_text: line_format::table_text(&weights),
+            views: crate::judge::Views::of(&config),
             weights,
             config,
             packs: PackCache::default(),
@@ -279,7 +283,11 @@ impl<P: FileProbe> Engine<P> {
         let (ended, cut): (Vec<Window>, Vec<Window>) =
             windows.into_iter().partition(|w| w.evidence);
         for window in ended {
-            let resolution = judge::close_with_evidence(window, &self.config, &mut verdict.ledger);
+            let resolution = judge::close_with_evidence(
+                window,
+                FollowView::of(&self.config),
+                &mut verdict.ledger,
+            );
             resolve(self.store.as_mut(), resolution);
         }
         self.abandon(cut);
@@ -304,6 +312,7 @@ impl<P: FileProbe> Engine<P> {
             .set_zero_config(self.mined.is_some() && next.zero_config);
         self.weights = next.effective_weights();
         self.weights_text = line_format::table_text(&self.weights);
+        self.views = crate::judge::Views::of(&next);
         self.config = next;
         let mut lines = Vec::new();
         if announce {
@@ -343,7 +352,7 @@ impl<P: FileProbe> Engine<P> {
     fn abandon(&mut self, windows: Vec<Window>) {
         for window in windows {
             let note = !window.observe_only;
-            let resolution = judge::cut_short(window, &self.config);
+            let resolution = judge::cut_short(window, FollowView::of(&self.config));
             if note && resolution.outcome == docsuggest_schema::Outcome::Abandoned {
                 self.stats.abandoned += 1;
             }

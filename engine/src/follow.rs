@@ -10,15 +10,38 @@
 
 use crate::agent::{AgentState, CallUnder, Window};
 use crate::call_ledger::Ledger;
-use crate::line_format;
+use crate::judge::lines;
 use crate::pipeline::Located;
 use docsuggest_schema::{Config, Outcome, RateEvent, RateKey, RateMove, Resolution};
+
+/// What the follow-through reads of the config (a `Copy` view, so a boundary's settling
+/// widens its window without copying the config).
+#[derive(Clone, Copy, Debug)]
+pub struct FollowView {
+    /// The calls a window stays open.
+    pub learn_window: u32,
+    /// What an accept moves a rate by.
+    pub accept_bonus: f64,
+    /// What a reject moves a rate by.
+    pub reject_penalty: f64,
+}
+
+impl FollowView {
+    /// The view of `config`.
+    pub fn of(config: &Config) -> FollowView {
+        FollowView {
+            learn_window: config.learn_window,
+            accept_bonus: config.accept_bonus,
+            reject_penalty: config.reject_penalty,
+        }
+    }
+}
 
 /// Step 4: follows the agent's open window and shadow windows with an in-workspace call.
 pub fn follow(
     state: &mut AgentState,
     located: &Located<'_>,
-    config: &Config,
+    config: FollowView,
     ledger: &mut Ledger,
 ) -> Vec<Resolution> {
     // The call path under each window's bases, taken once for the windows that share them.
@@ -38,7 +61,7 @@ pub fn follow(
             if shadow.observe(under.under(&shadow.bases))
                 && let Some(companion) = &shadow.accepted
             {
-                ledger.push(line_format::accepted(&shadow.family, companion));
+                lines::accepted(ledger, &shadow.family, companion);
             }
             shadow.age += 1;
             if shadow.age >= config.learn_window || shadow.all_touched() {
@@ -73,7 +96,7 @@ fn follow_note(
     state: &mut AgentState,
     located: &Located<'_>,
     under: &mut CallUnder<'_>,
-    config: &Config,
+    config: FollowView,
     ledger: &mut Ledger,
 ) -> Option<Resolution> {
     let window = state.window.as_mut()?;
@@ -82,7 +105,7 @@ fn follow_note(
     }
     if let Some(named) = window.named_by(under.under(&window.bases)) {
         // The line shows what was touched; the rate and the record use the pack's text.
-        ledger.push(line_format::accepted(&window.family, named.path()));
+        lines::accepted(ledger, &window.family, named.path());
         let companion = named.key().to_string();
         let window = state.window.take()?;
         let step = config.accept_bonus;
@@ -102,14 +125,14 @@ fn follow_note(
         return None;
     }
     let window = state.window.take()?;
-    Some(soft_reject(window, config, ledger))
+    Some(soft_reject(window, config.reject_penalty, ledger))
 }
 
 /// Closes a window untouched: every named companion and the family move down.
-pub fn soft_reject(window: Window, config: &Config, ledger: &mut Ledger) -> Resolution {
+pub fn soft_reject(window: Window, reject_penalty: f64, ledger: &mut Ledger) -> Resolution {
     let names: Vec<&str> = window.companions.iter().map(|c| c.path()).collect();
-    ledger.push(line_format::rejected(&window.family, &names));
-    let step = -config.reject_penalty;
+    lines::rejected(ledger, &window.family, &names);
+    let step = -reject_penalty;
     let mut moves: Vec<RateMove> = window
         .companions
         .iter()
@@ -133,7 +156,7 @@ pub fn soft_reject(window: Window, config: &Config, ledger: &mut Ledger) -> Reso
 /// So does a change boundary's note, whose outcomes are each companion's, kept in its
 /// boundary row: a declined reminder says which files that change did without, not that the
 /// family's notes on edits go unread.
-pub fn close_with_evidence(window: Window, config: &Config, ledger: &mut Ledger) -> Resolution {
+pub fn close_with_evidence(window: Window, config: FollowView, ledger: &mut Ledger) -> Resolution {
     let named = window.companions.len();
     let touched = |i: usize| window.touched.get(i).copied().unwrap_or(false);
     let mut moves = Vec::with_capacity(window.touched.len() + 1);
@@ -166,7 +189,7 @@ pub fn close_with_evidence(window: Window, config: &Config, ledger: &mut Ledger)
         ),
         None => {
             let names: Vec<&str> = window.companions.iter().map(|c| c.path()).collect();
-            ledger.push(line_format::rejected(&window.family, &names));
+            lines::rejected(ledger, &window.family, &names);
             (Outcome::Rejected, None)
         }
     };
@@ -183,7 +206,7 @@ pub fn close_with_evidence(window: Window, config: &Config, ledger: &mut Ledger)
 /// silence's window that saw a companion touched closes as silent, each counting the hits it
 /// saw (a companion not yet touched is no miss: its window had not run out). Anything else is
 /// abandoned, with no rate move, as the PoC has it.
-pub fn cut_short(window: Window, config: &Config) -> Resolution {
+pub fn cut_short(window: Window, config: FollowView) -> Resolution {
     let touched = |i: usize| window.touched.get(i).copied().unwrap_or(false);
     let seen = (0..window.touched.len()).any(touched);
     let kept = window.evidence && (window.accepted.is_some() || window.observe_only && seen);
@@ -227,7 +250,7 @@ fn observation(
     companion: &str,
     noted: bool,
     hit: bool,
-    config: &Config,
+    config: FollowView,
 ) -> RateMove {
     let (event, step) = match (noted, hit) {
         (true, true) => (RateEvent::Accept, config.accept_bonus),

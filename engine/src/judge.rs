@@ -12,9 +12,10 @@ use crate::call_ledger::Ledger;
 use crate::decision::{DecisionCompanions, JudgedCall};
 use crate::note::Note;
 pub use crate::pipeline::{Effects, Located, Record, Settings};
-use docsuggest_schema::{CompanionRow, RateKey, RateModel};
+use docsuggest_schema::{CompanionRow, RateKey};
 use gate::Gate;
-use rates::{SnapshotRates, open_snapshot};
+use rank::open_snapshot;
+use rates::SnapshotRates;
 use wording::Wording;
 
 pub use crate::follow::{abandon, close_with_evidence, cut_short, follow, soft_reject};
@@ -23,12 +24,16 @@ mod choose;
 mod detect;
 mod emit;
 mod gate;
+pub(crate) mod lines;
 mod rank;
 mod rates;
 mod record;
 mod suppress;
 mod untouched;
+mod views;
 mod wording;
+
+pub use views::{ChooseView, GateView, RatesView, RecordView, SuppressView, Views};
 
 /// Step 6's stage: the call's family, with companions that exist.
 struct Detected<'a> {
@@ -60,6 +65,83 @@ struct Measured {
     companion_observed: bool,
 }
 
+/// Step 9's stage: what the note may name, what its window only watches, and the companions
+/// the evidence model left out for being rarely followed (as the call shows them).
+struct Chosen {
+    rows: Vec<CompanionRow>,
+    watched: Vec<CompanionRow>,
+    left_out: Vec<String>,
+}
+
+/// How a judged call ended.
+#[derive(Debug)]
+pub enum Outcome {
+    /// No note could be considered: no family, no companion there, none that fits.
+    Abstained,
+    /// The gate kept it silent (too little confidence, or every companion touched already).
+    Silenced,
+    /// It passed the gate but is due no emission now (cooldown, dedupe, cap).
+    Suppressed,
+    /// The note.
+    Emitted(Note),
+}
+
+/// Why a call ended before its note: the step that ended it wrote its line.
+#[derive(Clone, Copy, Debug)]
+enum End {
+    Abstained,
+    Silenced,
+    Suppressed,
+}
+
+impl From<End> for Outcome {
+    fn from(end: End) -> Outcome {
+        match end {
+            End::Abstained => Outcome::Abstained,
+            End::Silenced => Outcome::Silenced,
+            End::Suppressed => Outcome::Suppressed,
+        }
+    }
+}
+
+/// A judged call's end: its outcome, and the companions left out for being rarely followed.
+#[derive(Debug)]
+pub struct Decided {
+    /// Left out by the evidence model, as the call shows them.
+    pub left_out: Vec<String>,
+    /// How the call ended.
+    pub outcome: Outcome,
+}
+
+impl Decided {
+    /// The note, when the call ended in one.
+    pub fn note(self) -> Option<Note> {
+        match self.outcome {
+            Outcome::Emitted(note) => Some(note),
+            _ => None,
+        }
+    }
+}
+
+/// Step 10's stage: the companions whose note passed the gate.
+struct Gated {
+    chosen: DecisionCompanions,
+    /// Whether the family was noted within its cooldown (step 11 suppresses it).
+    cooling: bool,
+}
+
+/// Step 11's stage: the gated note, due an emission now, with what it names as the call
+/// shows it.
+struct Cleared<'g> {
+    chosen: &'g DecisionCompanions,
+    named: Vec<&'g str>,
+}
+
+/// Step 12's stage: the note (its record follows, when learning).
+struct Emitted {
+    note: Note,
+}
+
 /// Steps 9–12's shared inputs once the call is measured: the settings, the call and its gate.
 struct Deciding<'a> {
     settings: &'a Settings<'a>,
@@ -76,14 +158,31 @@ pub fn decide(
     located: &Located<'_>,
     ledger: &mut Ledger,
     effects: &mut Effects,
-) -> Option<Note> {
-    let config = settings.config;
+) -> Decided {
+    let mut left_out = Vec::new();
+    let outcome = match flow(settings, state, located, ledger, effects, &mut left_out) {
+        Ok(note) => Outcome::Emitted(note),
+        Err(end) => end.into(),
+    };
+    Decided { left_out, outcome }
+}
+
+/// The stages in order; each step ends the call with its outcome when it must.
+fn flow(
+    settings: &Settings<'_>,
+    state: &mut AgentState,
+    located: &Located<'_>,
+    ledger: &mut Ledger,
+    effects: &mut Effects,
+    left_out: &mut Vec<String>,
+) -> Result<Note, End> {
+    let views = settings.views;
     let detected = detect::detect(located, ledger)?;
     let candidates = untouched::untouched(&detected, state);
     let call = &detected.call;
     let snapshot = open_snapshot(settings);
     let key = RateKey::family(&located.workspace.key, &call.family.name);
-    let rates = SnapshotRates::new(snapshot.as_deref(), config, key);
+    let rates = SnapshotRates::new(snapshot.as_deref(), views.rates, key);
     let measured = rank::rank(settings, &detected, &candidates, &rates);
     let gate = Gate::new(
         &measured.rows,
@@ -96,33 +195,34 @@ pub fn decide(
         settings,
         call,
         gate,
-        evidence: config.learn && config.rate_model == RateModel::Evidence,
+        evidence: views.record.evidence,
     };
     if candidates.all_touched {
         deciding.already_touched(measured.rows, state, ledger, effects);
-        return None;
+        return Err(End::Silenced);
     }
     let wording = Wording::of(call, &measured.rows, &rates);
     let gauge = deciding.gate.gauge;
     let claims = state.boundary.then_some(&rates);
-    let (rows, watched) = choose::choose(
+    let chosen = choose::choose(
         call,
         measured.rows,
         gauge,
         wording.as_ref(),
         claims,
-        config,
+        views.choose,
         ledger,
     )?;
+    *left_out = chosen.left_out;
     let chosen = DecisionCompanions {
-        kappa: deciding.gate.confidence(&rows),
-        rows,
-        watched,
+        kappa: deciding.gate.confidence(&chosen.rows),
+        rows: chosen.rows,
+        watched: chosen.watched,
     };
-    let cooling = suppress::is_cooling(state, config, &call.family.name);
-    let chosen = deciding.pass_gate(chosen, cooling, state, ledger, effects)?;
-    let note =
-        deciding.suppress_or_emit(&chosen, cooling, wording.as_ref(), state, ledger, effects)?;
-    deciding.record_note(chosen, state, effects);
-    Some(note)
+    let cooling = suppress::is_cooling(state, views.suppress, &call.family.name);
+    let gated = deciding.pass_gate(chosen, cooling, state, ledger, effects)?;
+    let cleared = suppress::clear(&deciding, &gated, state, ledger)?;
+    let emitted = deciding.emit(cleared, wording.as_ref(), state, ledger, effects);
+    deciding.record_note(gated.chosen, state, effects);
+    Ok(emitted.note)
 }

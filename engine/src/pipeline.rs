@@ -4,9 +4,10 @@
 //! without depending on each other's types.
 
 use crate::agent::Window;
+use crate::judge::Views;
 use crate::locate::Workspace;
 use crate::scene::Scene;
-use docsuggest_schema::{Config, Decision, DecisionStore, Resolution, Table};
+use docsuggest_schema::{Decision, DecisionStore, Heuristic, Resolution, Table};
 use std::path::Path;
 
 /// A call resolved to a path inside a workspace.
@@ -56,8 +57,10 @@ pub struct Record {
 
 /// Everything one call is judged with besides the agent's state.
 pub struct Settings<'a> {
-    /// The config in force.
-    pub config: &'a Config,
+    /// What each step reads of the config in force.
+    pub views: &'a Views,
+    /// The config's enabled heuristics, as a decision records them.
+    pub heuristics: &'a [Heuristic],
     /// Its effective weights.
     pub weights: Table,
     /// The same weights as the `decided` line writes them (written once per config).

@@ -7,6 +7,7 @@ mod evidence;
 mod forgetting;
 mod golden;
 mod learning;
+mod ownership;
 mod per_file;
 mod pipeline;
 mod props;

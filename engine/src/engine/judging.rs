@@ -5,8 +5,9 @@
 use super::{Call, Engine, Mode, Verdict, resolve};
 use crate::agent::{AgentState, MAX_EVIDENCE_WINDOWS, MAX_SHADOWS};
 use crate::call_ledger::Ledger;
+use crate::follow::FollowView;
 use crate::judge;
-use crate::line_format::{self, Abstain};
+use crate::line_format::Abstain;
 use crate::locate::Workspace;
 use crate::mined::Resolved;
 use crate::paths::{self, CallError};
@@ -99,7 +100,7 @@ impl<P: FileProbe> Engine<P> {
             if reason == Abstain::PackMining {
                 state.touch(path);
             }
-            let entry = line_format::abstained(reason, None, 0.0);
+            let entry = judge::lines::abstained_entry(reason, None, 0.0);
             if !peek {
                 self.stats.observe(entry.event());
             }
@@ -122,14 +123,15 @@ impl<P: FileProbe> Engine<P> {
         }
         let mut effects = Effects::default();
         let settings = Settings {
-            config: &self.config,
+            views: &self.views,
+            heuristics: &self.config.heuristics,
             weights: self.weights,
             weights_text: &self.weights_text,
             store: self.store.as_ref(),
             agent: &call.agent,
         };
         let ledger = &mut verdict.ledger;
-        verdict.note = judge::decide(&settings, state, &located, ledger, &mut effects);
+        verdict.note = judge::decide(&settings, state, &located, ledger, &mut effects).note();
         if !peek {
             self.finish(&call.agent, mode, &mut verdict, effects);
         }
@@ -295,13 +297,13 @@ fn follow_through(
 ) -> Vec<Resolution> {
     match mode {
         _ if !config.learn => Vec::new(),
-        Mode::Judge | Mode::Peek => judge::follow(state, located, config, ledger),
+        Mode::Judge | Mode::Peek => judge::follow(state, located, FollowView::of(config), ledger),
         Mode::Settle => {
-            let unbounded = Config {
+            let unbounded = FollowView {
                 learn_window: u32::MAX,
-                ..config.clone()
+                ..FollowView::of(config)
             };
-            judge::follow(state, located, &unbounded, ledger)
+            judge::follow(state, located, unbounded, ledger)
         }
         Mode::Boundary | Mode::BoundaryPeek => Vec::new(),
     }

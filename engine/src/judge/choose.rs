@@ -1,72 +1,77 @@
 //! Step 9, choose: what the note may name and what its window only watches.
 
+use super::lines;
 use super::rates::SnapshotRates;
+use super::views::ChooseView;
 use super::wording::Wording;
+use super::{Chosen, End};
 use crate::call_ledger::Ledger;
 use crate::decision::JudgedCall;
-use crate::line_format::{self, Abstain};
+use crate::line_format::Abstain;
 use crate::measure;
 use crate::note::{self, Gauge};
 use crate::plain_note;
-use docsuggest_schema::{CompanionRow, Config, Heuristic, RateModel, RateRow};
+use docsuggest_schema::{CompanionRow, Heuristic, RateRow};
 
 /// Step 9, choose: what the note may name and what its window only watches — under the
 /// evidence model the rows weighed by their rates and the rarely followed left out — cut to
-/// `maxCompanions` and to what fits the note. `None` when not even one companion line fits.
+/// `maxCompanions` and to what fits the note; the abstention when not even one companion
+/// line fits.
 pub(super) fn choose(
     call: &JudgedCall<'_>,
     mut rows: Vec<CompanionRow>,
     gauge: Gauge,
     wording: Option<&Wording>,
     claims: Option<&SnapshotRates<'_>>,
-    config: &Config,
+    view: ChooseView,
     ledger: &mut Ledger,
-) -> Option<(Vec<CompanionRow>, Vec<CompanionRow>)> {
+) -> Result<Chosen, End> {
     let name = call.family.name.as_str();
-    let evidence = config.learn && config.rate_model == RateModel::Evidence;
     let mut watched = Vec::new();
-    if evidence {
-        measure::weigh_evidence(&mut rows, config.evidence_exponent);
+    let mut left_out = Vec::new();
+    if view.evidence {
+        measure::weigh_evidence(&mut rows, view.evidence_exponent);
         let (kept, left) = match claims {
-            None => measure::prune(rows, config.prune_below),
-            Some(rates) => boundary_claims(rows, rates, config),
+            None => measure::prune(rows, view.prune_below),
+            Some(rates) => boundary_claims(rows, rates, view),
         };
         if !left.is_empty() {
             let names: Vec<&str> = left.iter().map(|r| call.shown(&r.path)).collect();
-            ledger.push(line_format::left_out(name, &names));
+            lines::left_out(ledger, name, &names);
+            left_out = names.into_iter().map(str::to_string).collect();
         }
         rows = kept;
         watched = left;
     }
-    if rows.len() > config.max_companions {
-        watched.extend(rows.drain(config.max_companions..));
+    if rows.len() > view.max_companions {
+        watched.extend(rows.drain(view.max_companions..));
     }
     let fit = match wording {
         Some(wording) => plain_note::fitting(
             &wording.what,
             gauge,
             &wording.lines(&rows),
-            config.max_note_chars,
+            view.max_note_chars,
         ),
         None => {
             let paths: Vec<&str> = rows.iter().map(|r| call.shown(&r.path)).collect();
-            note::fitting(name, gauge, &paths, config.max_note_chars)
+            note::fitting(name, gauge, &paths, view.max_note_chars)
         }
     };
     if fit == 0 && !rows.is_empty() {
-        ledger.push(line_format::abstained(
-            Abstain::NoCompanions,
-            Some(name),
-            0.0,
-        ));
-        return None;
+        lines::abstained(ledger, Abstain::NoCompanions, Some(name), 0.0);
+        return Err(End::Abstained);
     }
-    if evidence {
+    if view.evidence {
         watched.extend(rows.drain(fit..));
     } else {
         rows.truncate(fit);
     }
-    Some((rows, watched))
+    Ok(Chosen {
+        rows,
+        watched,
+        left_out,
+    })
 }
 
 /// At a change boundary each companion named is a claim of its own — this file is missing —
@@ -79,7 +84,7 @@ pub(super) fn choose(
 fn boundary_claims(
     rows: Vec<CompanionRow>,
     rates: &SnapshotRates<'_>,
-    config: &Config,
+    view: ChooseView,
 ) -> (Vec<CompanionRow>, Vec<CompanionRow>) {
     rows.into_iter().partition(|r| {
         let rate = r.values.get(Heuristic::History);
@@ -87,8 +92,7 @@ fn boundary_claims(
             .boundary_row(&r.path)
             .filter(RateRow::outweighs_prior)
             .or_else(|| rates.row(&r.path).filter(RateRow::outweighs_prior));
-        let declined =
-            claim.is_some_and(|row| row.rate(config.rate_model) < config.follow_threshold);
-        rate >= config.prune_below && !declined
+        let declined = claim.is_some_and(|row| row.rate(view.rate_model) < view.follow_threshold);
+        rate >= view.prune_below && !declined
     })
 }

@@ -1,17 +1,18 @@
 //! Step 10, gate: how a note is gauged, the bar it must meet, and what an open note of the
 //! agent already names (not named again).
 
-use super::Deciding;
+use super::lines;
 use super::rates::SnapshotRates;
+use super::{Deciding, End, Gated};
 use crate::agent::AgentState;
 use crate::call_ledger::Ledger;
 use crate::compiled::CompiledFamily;
 use crate::decision::{DecisionCompanions, silence};
-use crate::line_format::{self, Suppress};
+use crate::line_format::Suppress;
 use crate::measure;
 use crate::note::Gauge;
 use crate::pipeline::{Effects, Settings};
-use docsuggest_schema::{CompanionRow, RateModel, SilenceReason};
+use docsuggest_schema::{CompanionRow, SilenceReason};
 
 /// The gate a note must pass: how it is gauged (the PoC's kappa until the family has evidence,
 /// then, under the evidence model, the probability that the note is followed) and the bar its
@@ -35,8 +36,7 @@ impl Gate {
         settings: &Settings<'_>,
         family: &CompiledFamily,
     ) -> Gate {
-        let config = settings.config;
-        let evidence = config.learn && config.rate_model == RateModel::Evidence;
+        let view = settings.views.gate;
         // The family has evidence once its notes have an outcome or a companion ranked here
         // was seen (a silence's windows observe only companions): from then on the evidence
         // model gates on the probability that a note is followed instead of the PoC's kappa,
@@ -44,20 +44,20 @@ impl Gate {
         // followed.
         let family_observed =
             companion_observed || rates.family_row().is_some_and(|row| row.observations() > 0);
-        let gauge = if evidence && family_observed {
+        let gauge = if view.evidence && family_observed {
             Gauge::Followed
         } else {
             Gauge::Kappa
         };
-        let pack_kappa = measure::pack_kappa(rows, &settings.weights, config.max_companions);
+        let pack_kappa = measure::pack_kappa(rows, &settings.weights, view.max_companions);
         let family_followed = rates
             .family_row()
             .map_or(pack_kappa, |row| measure::family_follow(&row, pack_kappa));
-        let pack_gate = family.threshold.unwrap_or(config.threshold);
+        let pack_gate = family.threshold.unwrap_or(view.threshold);
         let bar = match gauge {
             Gauge::Kappa => pack_gate,
-            Gauge::Followed if pack_kappa >= pack_gate => config.follow_threshold,
-            Gauge::Followed => config.unprompted_threshold,
+            Gauge::Followed if pack_kappa >= pack_gate => view.follow_threshold,
+            Gauge::Followed => view.unprompted_threshold,
         };
         Gate {
             gauge,
@@ -76,8 +76,8 @@ impl Gate {
 }
 
 impl Deciding<'_> {
-    /// Step 10, gate: the chosen companions if their confidence meets the bar, else `None`
-    /// once the call's silence (or, for a repeat, its `dedupe` suppression) is written.
+    /// Step 10, gate: the chosen companions if their confidence meets the bar, else the
+    /// call's silence (or, for a repeat, its `dedupe` suppression) once it is written.
     pub(super) fn pass_gate(
         &self,
         mut chosen: DecisionCompanions,
@@ -85,11 +85,13 @@ impl Deciding<'_> {
         state: &AgentState,
         ledger: &mut Ledger,
         effects: &mut Effects,
-    ) -> Option<DecisionCompanions> {
+    ) -> Result<Gated, End> {
         let passes = !chosen.rows.is_empty() && chosen.kappa >= self.gate.bar;
         // A note held back by its cooldown is suppressed as such, not as a repeat.
         if self.evidence && passes && !cooling {
-            chosen = self.without_open_names(chosen, state, ledger)?;
+            chosen = self
+                .without_open_names(chosen, state, ledger)
+                .ok_or(End::Suppressed)?;
         }
         if chosen.rows.is_empty() || chosen.kappa < self.gate.bar {
             silence(
@@ -101,9 +103,9 @@ impl Deciding<'_> {
                 ledger,
                 effects,
             );
-            return None;
+            return Err(End::Silenced);
         }
-        Some(chosen)
+        Ok(Gated { chosen, cooling })
     }
 
     /// What an open note of this agent already names is not named again: a note left with
@@ -123,11 +125,7 @@ impl Deciding<'_> {
             });
         if fresh.is_empty() {
             let family = call.family.name.as_str();
-            ledger.push(line_format::suppressed(
-                Suppress::Dedupe,
-                family,
-                chosen.kappa,
-            ));
+            lines::suppressed(ledger, Suppress::Dedupe, family, chosen.kappa);
             return None;
         }
         let mut watched = chosen.watched;

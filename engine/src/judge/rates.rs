@@ -1,14 +1,14 @@
 //! Step 8's rates: one family's learned rates, read through one store snapshot per call.
 
+use super::views::RatesView;
 use crate::measure::Rates;
-use crate::pipeline::Settings;
 use docsuggest_schema::rate::{BOUNDARY_MARK, NEUTRAL};
-use docsuggest_schema::{Config, RateKey, RateRow, RateSnapshot};
+use docsuggest_schema::{RateKey, RateRow, RateSnapshot};
 
 /// The learned rates of one family, read through one snapshot (neutral when not learning).
 pub(super) struct SnapshotRates<'a> {
     snapshot: Option<&'a dyn RateSnapshot>,
-    config: &'a Config,
+    view: RatesView,
     /// The family's key, reused for each companion's (one allocation per call, not per read).
     key: std::cell::RefCell<RateKey>,
     /// The family's row, read once: every companion's `accept` value is the same row.
@@ -22,12 +22,12 @@ impl<'a> SnapshotRates<'a> {
     /// family's with the companion filled in).
     pub(super) fn new(
         snapshot: Option<&'a dyn RateSnapshot>,
-        config: &'a Config,
+        view: RatesView,
         key: RateKey,
     ) -> Self {
         SnapshotRates {
             snapshot,
-            config,
+            view,
             key: std::cell::RefCell::new(key),
             family: std::cell::OnceCell::new(),
             rows: std::cell::RefCell::new(Vec::new()),
@@ -36,7 +36,7 @@ impl<'a> SnapshotRates<'a> {
 
     pub(super) fn row(&self, companion: &str) -> Option<RateRow> {
         // Not learning: nothing to read, nothing to keep.
-        self.snapshot.filter(|_| self.config.learn)?;
+        self.snapshot.filter(|_| self.view.learn)?;
         if let Some((_, row)) = self.rows.borrow().iter().find(|(c, _)| c == companion) {
             return *row;
         }
@@ -54,7 +54,7 @@ impl<'a> SnapshotRates<'a> {
     }
 
     fn read_row(&self, companion: &str) -> Option<RateRow> {
-        let snapshot = self.snapshot.filter(|_| self.config.learn)?;
+        let snapshot = self.snapshot.filter(|_| self.view.learn)?;
         let mut key = self.key.borrow_mut();
         key.companion.clear();
         key.companion.push_str(companion);
@@ -67,7 +67,7 @@ impl<'a> SnapshotRates<'a> {
 
     fn read(&self, companion: &str) -> f64 {
         self.row(companion)
-            .map_or(NEUTRAL, |row| row.rate(self.config.rate_model))
+            .map_or(NEUTRAL, |row| row.rate(self.view.rate_model))
     }
 
     pub(super) fn family_row(&self) -> Option<RateRow> {
@@ -78,21 +78,9 @@ impl<'a> SnapshotRates<'a> {
 impl Rates for SnapshotRates<'_> {
     fn family(&self) -> f64 {
         self.family_row()
-            .map_or(NEUTRAL, |row| row.rate(self.config.rate_model))
+            .map_or(NEUTRAL, |row| row.rate(self.view.rate_model))
     }
     fn companion(&self, path: &str) -> f64 {
         self.read(path)
     }
-}
-
-/// Step 8's snapshot: every rate the call reads comes through one (none when not learning).
-pub(super) fn open_snapshot<'s>(settings: &Settings<'s>) -> Option<Box<dyn RateSnapshot + 's>> {
-    if !settings.config.learn {
-        return None;
-    }
-    settings
-        .store
-        .snapshot()
-        .map_err(|e| tracing::error!(error = %e, "snapshot failed; using neutral rates"))
-        .ok()
 }

@@ -18,7 +18,7 @@ impl Deciding<'_> {
         ledger: &mut Ledger,
         effects: &mut Effects,
     ) {
-        rows.truncate(self.settings.config.max_companions);
+        rows.truncate(self.settings.views.record.max_companions);
         let kappa = self.gate.confidence(&rows);
         let chosen = DecisionCompanions {
             rows,
@@ -43,7 +43,7 @@ impl Deciding<'_> {
         state: &AgentState,
         effects: &mut Effects,
     ) {
-        if !self.settings.config.learn {
+        if !self.settings.views.record.learn {
             return;
         }
         let window = self.call.window(state, &chosen, false, self.evidence);

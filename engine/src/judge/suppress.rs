@@ -1,14 +1,36 @@
 //! Step 11, suppress: a note that passed the gate but is due no emission now (its
 //! family's cooldown, a repeat, the turn's cap).
 
+use super::views::SuppressView;
+use super::{Cleared, Deciding, End, Gated, lines};
 use crate::agent::AgentState;
+use crate::call_ledger::Ledger;
 use crate::line_format::Suppress;
-use docsuggest_schema::Config;
 
-/// Step 11, suppress: a note that passed the gate but is due no emission now.
-pub(super) fn suppression(
+/// Step 11, suppress: the gated note, with what it names as the call shows it, unless it is
+/// due no emission now (its suppression is written instead).
+pub(super) fn clear<'g>(
+    deciding: &Deciding<'g>,
+    gated: &'g Gated,
     state: &AgentState,
-    config: &Config,
+    ledger: &mut Ledger,
+) -> Result<Cleared<'g>, End> {
+    let call = deciding.call;
+    let name = call.family.name.as_str();
+    let chosen = &gated.chosen;
+    let named: Vec<&str> = chosen.rows.iter().map(|r| call.shown(&r.path)).collect();
+    let view = deciding.settings.views.suppress;
+    if let Some(kind) = suppression(state, view, name, &named, gated.cooling) {
+        lines::suppressed(ledger, kind, name, chosen.kappa);
+        return Err(End::Suppressed);
+    }
+    Ok(Cleared { chosen, named })
+}
+
+/// Why a note that passed the gate is due no emission now, if it is.
+fn suppression(
+    state: &AgentState,
+    view: SuppressView,
     name: &str,
     named: &[&str],
     cooling: bool,
@@ -17,7 +39,7 @@ pub(super) fn suppression(
         Some(Suppress::Cooldown)
     } else if state.emitted.contains(name, named) {
         Some(Suppress::Dedupe)
-    } else if state.notes >= config.max_notes_per_turn && !state.boundary {
+    } else if state.notes >= view.max_notes_per_turn && !state.boundary {
         Some(Suppress::Cap)
     } else {
         None
@@ -25,10 +47,10 @@ pub(super) fn suppression(
 }
 
 /// Whether the family was noted within `cooldownCalls` (a boundary has no cooldown).
-pub(super) fn is_cooling(state: &AgentState, config: &Config, name: &str) -> bool {
+pub(super) fn is_cooling(state: &AgentState, view: SuppressView, name: &str) -> bool {
     !state.boundary
         && state
             .last_noted
             .get(name)
-            .is_some_and(|&at| state.calls - at <= u64::from(config.cooldown_calls))
+            .is_some_and(|&at| state.calls - at <= u64::from(view.cooldown_calls))
 }
