@@ -20,7 +20,7 @@ mod report;
 use crate::mcp::reach::{Reach, ReachError};
 use docsuggest_engine::compiled::change_covers;
 use git::{Git, GitError};
-pub use report::{ANSWER_LIMIT, CheckReport, Missing};
+pub use report::{ANSWER_LIMIT, CheckReport, Missing, STOP_REMINDER};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::ffi::OsStrExt;

@@ -123,12 +123,15 @@ impl std::fmt::Display for CheckReport {
     }
 }
 
+/// How the reminder at a stop begins (a harness may hand it back as a prompt).
+pub const STOP_REMINDER: &str = "[doc-suggester] before you finish";
+
 impl CheckReport {
     /// The report as the agent is told it when it stops: `None` when nothing is lacking.
     pub fn at_stop(&self) -> Option<String> {
         let list = self.listed()?;
         Some(format!(
-            "[doc-suggester] before you finish: the change in the work tree may be missing \
+            "{STOP_REMINDER}: the change in the work tree may be missing \
              companions this repository's changes conventionally include:{list}\n\
              Add what the task needs, or say why it needs none of them."
         ))

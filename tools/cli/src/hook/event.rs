@@ -95,6 +95,16 @@ pub enum Skip {
     /// A tool that names no file the engine judges.
     #[error("tool {0:?} names no judged file")]
     UnknownTool(String),
+    /// A prompt that is this hook's Stop reminder handed back (Copilot CLI): the turn goes on.
+    #[error("the prompt is the Stop reminder handed back to the agent, not a new turn")]
+    StopReminder,
+}
+
+/// Whether a prompt is the reminder a Stop hook gave (as a harness hands it back).
+fn is_stop_reminder(prompt: &str) -> bool {
+    prompt
+        .trim_start()
+        .starts_with(crate::check_change::STOP_REMINDER)
 }
 
 /// Reads one event.
@@ -145,6 +155,12 @@ pub fn parse_as(bytes: &[u8], named: Option<&str>) -> Result<Action, Skip> {
                 cwd,
                 calls: vec![Call { tool: "edit", path }],
             })
+        }
+        // Copilot CLI hands a stop hook's reason back as a prompt event: the agent going on
+        // from our reminder in the same turn. A new turn would close the note's window before
+        // the reminder is followed, recording the companion it then edits as ignored.
+        Kind::Prompt if text(&event, "prompt").is_some_and(is_stop_reminder) => {
+            Err(Skip::StopReminder)
         }
         Kind::Prompt => Ok(Action::Turn {
             agent: read.agent()?,
@@ -555,6 +571,37 @@ mod tests {
             &expect,
         );
         check("apply_patch", json!(patch), &expect);
+    }
+
+    #[test]
+    fn a_stop_reminder_handed_back_as_a_prompt_is_no_new_turn() {
+        // Copilot CLI 1.0.102, after an agentStop blocked with the reminder as its reason.
+        let reminder = "[doc-suggester] before you finish: the change in the work tree may \
+            be missing companions this repository's changes conventionally include:\n- update \
+            tests/test_mod1.py; for src/mod1.py\nAdd what the task needs, or say why it needs \
+            none of them.";
+        let event = |prompt: &str| {
+            json!({"sessionId": "s", "timestamp": 1796658201600_u64, "cwd": "/ws",
+                   "prompt": prompt})
+            .to_string()
+        };
+        let named = Some("userPromptSubmitted");
+        assert_eq!(
+            parse_as(event(reminder).as_bytes(), named),
+            Err(Skip::StopReminder)
+        );
+        // A prompt of the user's own is a new turn, even one that mentions the reminder.
+        let quoting = format!("Why did you say {reminder:?}?");
+        for prompt in ["Set VALUE in src/mod1.py to 1000.", quoting.as_str()] {
+            assert_eq!(
+                parse_as(event(prompt).as_bytes(), named),
+                Ok(Action::Turn {
+                    agent: "s".into(),
+                    turn_id: None
+                }),
+                "{prompt}"
+            );
+        }
     }
 
     #[test]
