@@ -68,7 +68,7 @@ fn family_table(
                 (share(&at.at("companion_precision"), f.companion_precision)) " of the files they named were followed."
             } @else { "." }
         }
-        table {
+        table.companions {
             thead { tr {
                 th { "companion" } th { "how it is named" }
                 th.num { "share when its family changes" }

@@ -34,7 +34,7 @@ impl Source {
 
 /// A share (0..1) as a percentage, or a dash for none.
 pub fn share(source: &Source, value: Option<f64>) -> Markup {
-    shown(source, value, |v| percent(v))
+    shown(source, value, percent)
 }
 
 /// A figure per 100 commits, one decimal.

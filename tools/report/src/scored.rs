@@ -23,7 +23,8 @@ pub fn section(input: &Input<'_>) -> Markup {
         @match &b.mined_from {
             Some(m) => p.split {
                 strong { "Learned from: " }
-                "the oldest " (m.commits) " first-parent commits, up to " code { (short(&m.last_commit)) }
+                "the oldest " (count(&root.at("mined_from").at("commits"), m.commits as u64))
+                " first-parent commits, up to " code { (short(&m.last_commit)) }
                 ". The conventions were mined from them alone, and the learning engine learned over the "
                 (count(&root.at("training_commits"), b.training_commits as u64)) " kept commits among them. "
                 strong { "Scored: " }

@@ -70,6 +70,7 @@ pub struct Written {
 /// boundary), then the page from it.
 pub fn report(options: &ReportOptions) -> Result<Written, ReportCommandError> {
     let root = history::discover(&options.repo)?;
+    let started = std::time::Instant::now();
     let run = backtest::backtest(&init::report_backtest(
         &root,
         options.rev.clone(),
@@ -77,12 +78,17 @@ pub fn report(options: &ReportOptions) -> Result<Written, ReportCommandError> {
         None,
         true,
     ))?;
-    write_report(
-        &root,
-        &run,
-        options.out.as_deref(),
-        options.store.as_deref(),
-    )
+    let backtest_seconds = started.elapsed().as_secs_f64();
+    let out = options.out.as_deref();
+    let written = write_report(&root, &run, out, options.store.as_deref())?;
+    // What the page costs beyond its backtest (bench/README.md): `RUST_LOG=info`.
+    tracing::info!(
+        backtest_seconds,
+        page_seconds = started.elapsed().as_secs_f64() - backtest_seconds,
+        bytes = written.bytes,
+        "report written"
+    );
+    Ok(written)
 }
 
 /// The page of a backtest over the repository at `root`, written to `out` (default:
