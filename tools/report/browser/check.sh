@@ -8,7 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 [ -x /usr/bin/chromium ] || { echo "no /usr/bin/chromium: apt-get install -y chromium"; exit 1; }
 cargo build --quiet -p docsuggest-cli --bin docsuggest
-bin="$(pwd)/${CARGO_TARGET_DIR:-target}/debug/docsuggest"
+target="${CARGO_TARGET_DIR:-target}"
+[[ "$target" = /* ]] || target="$(pwd)/$target"
+bin="$target/debug/docsuggest"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 export HOME="$work/home"
