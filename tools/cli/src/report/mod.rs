@@ -130,10 +130,9 @@ pub fn write_report(
 /// store mined for the repository (zero-config), else the one the backtest mined.
 fn pack_shown(root: &Path, backtest: &Report, stored: Option<String>) -> PackShown {
     let file = root.join(REPO_PACK_PATH);
-    let work_tree = std::fs::symlink_metadata(&file)
+    // Read as the engine reads a repo pack: bounded, never blocking, never through a symlink.
+    let work_tree = docsuggest_engine::probe::read_regular(&file)
         .ok()
-        .filter(|m| m.is_file() && m.len() <= history::MAX_PACK_BYTES)
-        .and_then(|_| std::fs::read_to_string(&file).ok())
         .and_then(|text| Pack::from_json_str(&text, &file.display().to_string()).ok());
     if let Some(pack) = work_tree {
         return PackShown {
