@@ -54,6 +54,7 @@ fn child(what: &str, repo: &Path) -> Result<()> {
                 force: true,
                 no_backtest: false,
                 max_commits: docsuggest_history::init::MAX_MINED_COMMITS,
+                full_backtest: false,
             })?;
             if report.mined.families.is_empty() {
                 return Err("nothing mined".into());

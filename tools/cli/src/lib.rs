@@ -21,6 +21,7 @@ pub mod maintain;
 #[cfg(unix)]
 pub mod mcp;
 pub mod replay;
+pub mod report;
 #[cfg(unix)]
 pub mod status;
 pub mod table;

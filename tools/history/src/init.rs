@@ -14,6 +14,9 @@ pub use crate::mine::MAX_MINED_COMMITS;
 /// The share of the history the report's backtest mines from before scoring the rest.
 pub const REPORT_TRAIN_FRACTION: f64 = 0.75;
 
+/// Where `docsuggest report` (and `init --report`) writes the HTML report, in the work tree.
+pub const REPORT_FILE: &str = ".dsh/report.html";
+
 /// What `init` is given.
 #[derive(Clone, Debug)]
 pub struct InitOptions {
@@ -29,6 +32,37 @@ pub struct InitOptions {
     pub no_backtest: bool,
     /// Mine at most this many of the newest first-parent commits.
     pub max_commits: usize,
+    /// Run the backtest the HTML report shows (`init --report`): the static engine and the
+    /// change boundary too ([`report_backtest`]).
+    pub full_backtest: bool,
+}
+
+/// The backtest `init` reports and `docsuggest report` shows: a pack mined from the oldest
+/// [`REPORT_TRAIN_FRACTION`] of the newest `newest` first-parent commits of `root` (up to
+/// `rev`), scored on the rest, out-of-sample. `full` adds the static engine and the change
+/// boundary (the report's sections); without it the learning engine and co-change run, the
+/// figures `init`'s text acts on (the static engine would double the time for a figure no one
+/// acts on there). The same as `docsuggest backtest --mine --train-fraction 0.75` (with
+/// `--boundary` when `full`) on a history of at most `newest` commits.
+pub fn report_backtest(
+    root: &Path,
+    rev: Option<String>,
+    newest: usize,
+    history: Option<history::History>,
+    full: bool,
+) -> backtest::Options {
+    backtest::Options {
+        repo: root.to_path_buf(),
+        rev,
+        train_fraction: Some(REPORT_TRAIN_FRACTION),
+        max_files: backtest::DEFAULT_MAX_FILES,
+        mine_always: true,
+        learning_only: !full,
+        boundary: full,
+        newest: Some(newest.max(1)),
+        history,
+        ..backtest::Options::default()
+    }
 }
 
 /// Why `init` could not mine or write.
@@ -96,6 +130,12 @@ pub struct InitReport {
     /// to be.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub estimate: Option<Estimate>,
+    /// The HTML report written from the backtest (`init --report`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub report_file: Option<String>,
+    /// Why `init --report` wrote no report (the pack is written all the same).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub report_error: Option<String>,
 }
 
 /// The report backtest's learning companion precision: out-of-sample (the pack it scores
@@ -135,8 +175,9 @@ impl Estimate {
     }
 }
 
-/// The 95 % Wilson score interval of a share `p` of `n` trials.
-fn wilson(p: f64, n: f64) -> (f64, f64) {
+/// The 95 % Wilson score interval of a share `p` of `n` trials (the whole range when `n` is
+/// not positive).
+pub fn wilson(p: f64, n: f64) -> (f64, f64) {
     if n <= 0.0 {
         return (0.0, 1.0);
     }
@@ -201,6 +242,8 @@ pub fn init(options: &InitOptions) -> Result<InitReport, InitError> {
         backtest: None,
         backtest_error: None,
         estimate: None,
+        report_file: None,
+        report_error: None,
     };
     if options.print {
         return Ok(report);
@@ -210,19 +253,13 @@ pub fn init(options: &InitOptions) -> Result<InitReport, InitError> {
     if !options.no_backtest {
         // The pack is written and valid: a backtest that cannot run is reported, not an
         // error that would make a written pack look like a failed init.
-        let run = backtest::backtest(&backtest::Options {
-            repo: root.clone(),
-            rev: options.rev.clone(),
-            train_fraction: Some(REPORT_TRAIN_FRACTION),
-            max_files: backtest::DEFAULT_MAX_FILES,
-            mine_always: true,
-            // The report compares the mined pack's learning engine with co-change; the
-            // static engine would double the time for a figure no one acts on here.
-            learning_only: true,
-            newest: Some(options.max_commits.max(1)),
-            history: Some(history),
-            ..backtest::Options::default()
-        });
+        let run = backtest::backtest(&report_backtest(
+            &root,
+            options.rev.clone(),
+            options.max_commits,
+            Some(history),
+            options.full_backtest,
+        ));
         match run {
             Ok(r) => {
                 report.estimate = Estimate::of(&r);
@@ -388,6 +425,19 @@ impl InitReport {
         if let Some(why) = &self.backtest_error {
             writeln!(f, "\nno backtest: {why}")?;
         }
-        Ok(())
+        match (&self.report_file, &self.report_error) {
+            (Some(file), _) => writeln!(
+                f,
+                "\nreport: {file} (charts and tables of this backtest; open it in a browser)"
+            ),
+            (None, Some(why)) => writeln!(f, "\nno report: {why}"),
+            (None, None) if self.pack_file.is_some() => writeln!(
+                f,
+                "\nreport: `docsuggest report` writes charts and tables of this backtest, and of \
+                 what is learned here later, to {}/{REPORT_FILE} (`init --report` writes it too)",
+                self.repo
+            ),
+            (None, None) => Ok(()),
+        }
     }
 }

@@ -67,6 +67,10 @@ pub struct BacktestArgs {
     /// The pack whose companions are the simulated misses [default: the pack in use].
     #[arg(long, value_name = "FILE", requires = "boundary")]
     reference_pack: Option<PathBuf>,
+    /// Mine the pack from the training commits even when the repository has one, as `init`'s
+    /// and `report`'s backtests do (`--pack` still wins).
+    #[arg(long)]
+    mine: bool,
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
@@ -110,6 +114,10 @@ pub struct InitArgs {
     #[arg(long, value_name = "N", default_value_t = init::MAX_MINED_COMMITS as u64,
           value_parser = clap::value_parser!(u64).range(1..))]
     max_commits: u64,
+    /// Also write the HTML report of the backtest to .dsh/report.html (`docsuggest report`
+    /// writes it too); the backtest then runs the static engine and the change boundary as well.
+    #[arg(long, conflicts_with_all = ["print", "no_backtest"])]
+    report: bool,
     /// Print the report as JSON.
     #[arg(long, conflicts_with = "print")]
     json: bool,
@@ -132,6 +140,7 @@ pub fn backtest(args: &BacktestArgs) -> Result<()> {
     options.store = args.store.clone();
     options.boundary = args.boundary;
     options.reference_pack = args.reference_pack.clone();
+    options.mine_always = args.mine;
     let report = backtest::backtest(&options)?;
     emit(args.json.then_some(Json::Line), &report, &report)
 }
@@ -161,16 +170,29 @@ pub fn bootstrap(args: &BootstrapArgs) -> Result<()> {
 
 /// `docsuggest init`: with `--print`, the pack alone.
 pub fn init(args: &InitArgs) -> Result<()> {
-    let report = init::init(&init::InitOptions {
+    let mut report = init::init(&init::InitOptions {
         repo: args.repo.clone(),
         rev: args.rev.clone(),
         print: args.print,
         force: args.force,
         no_backtest: args.no_backtest,
         max_commits: usize::try_from(args.max_commits).unwrap_or(usize::MAX),
+        full_backtest: args.report,
     })?;
     if args.print {
         return emit(None, &(), &report.pack_json);
+    }
+    if args.report {
+        // The pack is written: a report that cannot be made is said, as a backtest that
+        // cannot run is.
+        let root = std::path::Path::new(&report.repo);
+        match &report.backtest {
+            Some(run) => match docsuggest_cli::report::write_report(root, run, None, None) {
+                Ok(written) => report.report_file = Some(written.file),
+                Err(e) => report.report_error = Some(e.to_string()),
+            },
+            None => report.report_error = Some("the backtest could not run".into()),
+        }
     }
     emit(args.json.then_some(Json::Line), &report, &report)
 }

@@ -10,6 +10,7 @@ mod fleet;
 mod git;
 mod hooks;
 mod output;
+mod report;
 mod status;
 mod store;
 
@@ -70,6 +71,10 @@ pub enum Command {
     Bootstrap(git::BootstrapArgs),
     /// Mine a pack from the repository's own history and write it to .dsh/doc-pack.json.
     Init(git::InitArgs),
+    /// Write one HTML page (charts and tables, nothing loaded from elsewhere) of the
+    /// conventions found in a repository, how well notes did on its history out-of-sample, and
+    /// what the store has learned there.
+    Report(report::ReportArgs),
     /// Explain what the engine does for a directory or file, and why it may give no notes:
     /// workspace, pack, family, store, daemon, config and hooks.
     #[command(visible_alias = "explain")]
@@ -111,6 +116,7 @@ pub fn run(command: &Command) -> Result<std::process::ExitCode> {
         Command::Backtest(a) => git::backtest(a),
         Command::Bootstrap(a) => git::bootstrap(a),
         Command::Init(a) => git::init(a),
+        Command::Report(a) => report::report(a),
         Command::Status(a) => status::status(a),
         Command::CheckChange(a) => return change::check_change(a),
         Command::Completions(a) => status::completions(a),

@@ -40,6 +40,7 @@ mod plugins;
 mod protocol;
 mod readonly;
 mod replay;
+mod report;
 #[cfg(unix)]
 mod status;
 mod transfer;

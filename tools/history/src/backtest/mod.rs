@@ -25,6 +25,7 @@ mod report;
 mod run;
 pub mod score;
 mod scratch;
+pub mod stretches;
 pub mod trace;
 mod trace_file;
 mod warm;

@@ -5,6 +5,7 @@
 //! to the root, the package root or the package parent. A `{}` template arrives as its
 //! substitution for the note's call: a hit is a later file equal to that path.
 
+use super::stretches::{Stretch, Tally};
 use super::trace::{Turn, family_of};
 use docsuggest_engine::compiled::{CompanionForm, CompiledFamily, CompiledPack};
 use docsuggest_engine::evaluate::{Calibration, CalibrationBin};
@@ -333,22 +334,37 @@ pub struct Figures {
     /// baseline has no confidence): the bins that hold a note, ascending.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub calibration: Option<Vec<CalibrationBin>>,
+    /// The same counts over consecutive stretches of the scored commits, oldest first.
+    pub stretches: Vec<Stretch>,
 }
 
 fn ratio(a: u64, b: u64) -> Option<f64> {
     (b > 0).then(|| a as f64 / b as f64)
 }
 
-#[derive(Default)]
 struct Agg {
     notes: [u64; 2],
     notes_hit: [u64; 2],
     named: [u64; 2],
     hit: [u64; 2],
+    stretches: Tally,
 }
 
 impl Agg {
-    fn add(&mut self, half: usize, named: u64, hits: u64) {
+    /// Counts over `commits` scored commits.
+    fn new(commits: usize) -> Agg {
+        Agg {
+            notes: [0; 2],
+            notes_hit: [0; 2],
+            named: [0; 2],
+            hit: [0; 2],
+            stretches: Tally::new(commits),
+        }
+    }
+
+    /// A note made at the scored commit `offset`, in the half `half`.
+    fn add(&mut self, half: usize, offset: usize, named: u64, hits: u64) {
+        self.stretches.add(offset, named, hits);
         self.notes[half] += 1;
         self.notes_hit[half] += u64::from(hits > 0);
         self.named[half] += named;
@@ -384,6 +400,7 @@ impl Agg {
             by_family: BTreeMap::new(),
             companion_hit_rate: BTreeMap::new(),
             calibration: None,
+            stretches: self.stretches.stretches(),
         }
     }
 }
@@ -427,7 +444,7 @@ impl Scoring<'_> {
 
     /// Scores the engine's notes (those of training turns are left out).
     pub fn engine(&self, notes: &[Note], matchers: &Matchers, bases: &mut Bases) -> Figures {
-        let mut agg = Agg::default();
+        let mut agg = Agg::new(self.commits());
         let mut covered: HashMap<usize, BTreeSet<usize>> = HashMap::new();
         let mut families: BTreeMap<String, (u64, Count)> = BTreeMap::new();
         let mut companions: BTreeMap<String, Count> = BTreeMap::new();
@@ -458,7 +475,7 @@ impl Scoring<'_> {
                 entry.hit += u64::from(hit);
             }
             let named = note.companions.len() as u64;
-            agg.add(self.half(note.turn), named, hits);
+            agg.add(self.half(note.turn), note.turn - self.split, named, hits);
             if let Some(confidence) = note.confidence {
                 calibration.add(confidence, hits > 0);
             }
@@ -537,7 +554,7 @@ impl Scoring<'_> {
                 }
             }
         }
-        let mut agg = Agg::default();
+        let mut agg = Agg::new(self.commits());
         let mut covered: HashMap<usize, BTreeSet<usize>> = HashMap::new();
         let mut held = 0;
         for (trigger, turns) in &asked {
@@ -561,7 +578,8 @@ impl Scoring<'_> {
                 let files = &self.paths[t];
                 let changed: HashSet<&str> = files[1..].iter().map(String::as_str).collect();
                 let hits = candidates.iter().filter(|x| changed.contains(x.2)).count();
-                agg.add(self.half(t), candidates.len() as u64, hits as u64);
+                let offset = t - self.split;
+                agg.add(self.half(t), offset, candidates.len() as u64, hits as u64);
                 let named: HashSet<&str> = candidates.iter().map(|x| x.2).collect();
                 let done = covered.entry(t).or_default();
                 for (j, f) in files.iter().enumerate().skip(1) {
@@ -752,7 +770,7 @@ mod tests {
     fn cochange_by_pairs(scoring: &Scoring<'_>, k: u64, c: f64, max: usize) -> Figures {
         let mut count: HashMap<&str, u64> = HashMap::new();
         let mut pair: HashMap<&str, HashMap<&str, u64>> = HashMap::new();
-        let mut agg = Agg::default();
+        let mut agg = Agg::new(scoring.commits());
         let mut covered: HashMap<usize, BTreeSet<usize>> = HashMap::new();
         for (t, files) in scoring.paths.iter().enumerate() {
             let Some(trigger) = files.first() else {
@@ -766,7 +784,8 @@ mod tests {
                 if !candidates.is_empty() {
                     let changed: HashSet<&str> = files[1..].iter().map(String::as_str).collect();
                     let hits = candidates.iter().filter(|x| changed.contains(x.2)).count();
-                    agg.add(scoring.half(t), candidates.len() as u64, hits as u64);
+                    let (half, offset) = (scoring.half(t), t - scoring.split);
+                    agg.add(half, offset, candidates.len() as u64, hits as u64);
                     let named: HashSet<&str> = candidates.iter().map(|x| x.2).collect();
                     let done = covered.entry(t).or_default();
                     for (j, f) in files.iter().enumerate().skip(1) {
