@@ -19,10 +19,8 @@ pub(super) fn rank(
     let indices = candidates.indices(detected);
     let companions = indices.iter().map(|&i| &family.companions[i]);
     let rows = measure::rank(companions, rates, &settings.weights);
-    // Read again from the rows the ranking cached: no further snapshot reads.
-    let companion_observed = rows
-        .iter()
-        .any(|r| rates.row(&r.path).is_some_and(|row| row.observations() > 0));
+    // The rows read so far are exactly the candidates' (the ranking read each once).
+    let companion_observed = rates.any_read_observed();
     Measured {
         rows,
         companion_observed,

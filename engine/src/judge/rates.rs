@@ -70,6 +70,15 @@ impl<'a> SnapshotRates<'a> {
             .map_or(NEUTRAL, |row| row.rate(self.view.rate_model))
     }
 
+    /// Whether a companion row read so far holds an observation (one pass over the rows
+    /// kept, no lookups).
+    pub(super) fn any_read_observed(&self) -> bool {
+        self.rows
+            .borrow()
+            .iter()
+            .any(|(_, row)| row.is_some_and(|row| row.observations() > 0))
+    }
+
     pub(super) fn family_row(&self) -> Option<RateRow> {
         *self.family.get_or_init(|| self.row(""))
     }
