@@ -65,12 +65,13 @@ struct Measured {
     companion_observed: bool,
 }
 
-/// Step 9's stage: what the note may name, what its window only watches, and the companions
-/// the evidence model left out for being rarely followed (as the call shows them).
+/// Step 9's stage: what the note may name, what its window only watches, and how many
+/// companions the evidence model left out for being rarely followed (its `left-out` line
+/// names them; they are among the watched).
 struct Chosen {
     rows: Vec<CompanionRow>,
     watched: Vec<CompanionRow>,
-    left_out: Vec<String>,
+    left_out: usize,
 }
 
 /// How a judged call ended.
@@ -104,11 +105,12 @@ impl From<End> for Outcome {
     }
 }
 
-/// A judged call's end: its outcome, and the companions left out for being rarely followed.
+/// A judged call's end: its outcome, and how many companions were left out for being rarely
+/// followed.
 #[derive(Debug)]
 pub struct Decided {
-    /// Left out by the evidence model, as the call shows them.
-    pub left_out: Vec<String>,
+    /// How many companions the evidence model left out (its `left-out` line names them).
+    pub left_out: usize,
     /// How the call ended.
     pub outcome: Outcome,
 }
@@ -159,7 +161,7 @@ pub fn decide(
     ledger: &mut Ledger,
     effects: &mut Effects,
 ) -> Decided {
-    let mut left_out = Vec::new();
+    let mut left_out = 0;
     let outcome = match flow(settings, state, located, ledger, effects, &mut left_out) {
         Ok(note) => Outcome::Emitted(note),
         Err(end) => end.into(),
@@ -174,7 +176,7 @@ fn flow(
     located: &Located<'_>,
     ledger: &mut Ledger,
     effects: &mut Effects,
-    left_out: &mut Vec<String>,
+    left_out: &mut usize,
 ) -> Result<Note, End> {
     let views = settings.views;
     let detected = detect::detect(located, ledger)?;

@@ -28,7 +28,7 @@ pub(super) fn choose(
 ) -> Result<Chosen, End> {
     let name = call.family.name.as_str();
     let mut watched = Vec::new();
-    let mut left_out = Vec::new();
+    let mut left_out = 0;
     if view.evidence {
         measure::weigh_evidence(&mut rows, view.evidence_exponent);
         let (kept, left) = match claims {
@@ -38,7 +38,7 @@ pub(super) fn choose(
         if !left.is_empty() {
             let names: Vec<&str> = left.iter().map(|r| call.shown(&r.path)).collect();
             lines::left_out(ledger, name, &names);
-            left_out = names.into_iter().map(str::to_string).collect();
+            left_out = names.len();
         }
         rows = kept;
         watched = left;
