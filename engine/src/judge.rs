@@ -170,6 +170,7 @@ pub fn decide(
 }
 
 /// The stages in order; each step ends the call with its outcome when it must.
+#[inline]
 fn flow(
     settings: &Settings<'_>,
     state: &mut AgentState,

@@ -17,6 +17,7 @@ use docsuggest_schema::{CompanionRow, Heuristic, RateRow};
 /// evidence model the rows weighed by their rates and the rarely followed left out — cut to
 /// `maxCompanions` and to what fits the note; the abstention when not even one companion
 /// line fits.
+#[inline]
 pub(super) fn choose(
     call: &JudgedCall<'_>,
     mut rows: Vec<CompanionRow>,

@@ -11,6 +11,7 @@ use crate::pipeline::Located;
 
 /// The call's family with its existing companions, or the abstention once its line is
 /// written.
+#[inline]
 pub(super) fn detect<'a>(
     located: &'a Located<'a>,
     ledger: &mut Ledger,

@@ -16,6 +16,7 @@ use crate::plain_note;
 impl Deciding<'_> {
     /// Step 12, emit: the note naming what `cleared` names; the agent remembers it for its
     /// cooldown, dedupe and cap, and (learning) its older note's window closes.
+    #[inline]
     pub(super) fn emit(
         &self,
         cleared: Cleared<'_>,

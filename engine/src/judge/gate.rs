@@ -29,6 +29,7 @@ pub(super) struct Gate {
 impl Gate {
     /// The gate of a note over the ranked `rows`; `companion_observed` says whether any of
     /// them has been seen (step 8).
+    #[inline]
     pub(super) fn new(
         rows: &[CompanionRow],
         companion_observed: bool,
@@ -67,6 +68,7 @@ impl Gate {
     }
 
     /// The confidence of a note naming `rows`.
+    #[inline]
     pub(super) fn confidence(&self, rows: &[CompanionRow]) -> f64 {
         match self.gauge {
             Gauge::Kappa => measure::kappa(rows),
@@ -78,6 +80,7 @@ impl Gate {
 impl Deciding<'_> {
     /// Step 10, gate: the chosen companions if their confidence meets the bar, else the
     /// call's silence (or, for a repeat, its `dedupe` suppression) once it is written.
+    #[inline]
     pub(super) fn pass_gate(
         &self,
         mut chosen: DecisionCompanions,

@@ -9,6 +9,7 @@ use docsuggest_schema::RateSnapshot;
 
 /// The candidates ranked by score, and whether any of them has been seen (an outcome of a
 /// note naming it): with the family's own evidence, what decides how the note is gauged.
+#[inline]
 pub(super) fn rank(
     settings: &Settings<'_>,
     detected: &Detected<'_>,
@@ -28,6 +29,7 @@ pub(super) fn rank(
 }
 
 /// Step 8's snapshot: every rate the call reads comes through one (none when not learning).
+#[inline]
 pub(super) fn open_snapshot<'s>(settings: &Settings<'s>) -> Option<Box<dyn RateSnapshot + 's>> {
     if !settings.views.rates.learn {
         return None;

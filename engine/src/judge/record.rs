@@ -11,6 +11,7 @@ use docsuggest_schema::{CompanionRow, SilenceReason};
 impl Deciding<'_> {
     /// The end of a call whose companions were all touched already this turn (step 7): the
     /// would-be note, cut to `maxCompanions`, is recorded as an `already-touched` silence.
+    #[inline]
     pub(super) fn already_touched(
         &self,
         mut rows: Vec<CompanionRow>,
@@ -37,6 +38,7 @@ impl Deciding<'_> {
     }
 
     /// The emitted note's record (when learning): its decision, pending, and its window.
+    #[inline]
     pub(super) fn record_note(
         &self,
         chosen: DecisionCompanions,

@@ -9,6 +9,7 @@ use crate::line_format::Suppress;
 
 /// Step 11, suppress: the gated note, with what it names as the call shows it, unless it is
 /// due no emission now (its suppression is written instead).
+#[inline]
 pub(super) fn clear<'g>(
     deciding: &Deciding<'g>,
     gated: &'g Gated,
@@ -28,6 +29,7 @@ pub(super) fn clear<'g>(
 }
 
 /// Why a note that passed the gate is due no emission now, if it is.
+#[inline]
 fn suppression(
     state: &AgentState,
     view: SuppressView,
@@ -47,6 +49,7 @@ fn suppression(
 }
 
 /// Whether the family was noted within `cooldownCalls` (a boundary has no cooldown).
+#[inline]
 pub(super) fn is_cooling(state: &AgentState, view: SuppressView, name: &str) -> bool {
     !state.boundary
         && state

@@ -5,6 +5,7 @@ use crate::agent::AgentState;
 
 /// The companions still to name; when every one was touched, all of them, marked so (the
 /// call then ends as an `already-touched` silence).
+#[inline]
 pub(super) fn untouched(detected: &Detected<'_>, state: &AgentState) -> Candidates {
     let call = &detected.call;
     let touched = state.touched_under(call.bases);

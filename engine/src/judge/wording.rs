@@ -27,6 +27,7 @@ struct Candidate {
 
 impl Wording {
     /// The words of a plain note for the ranked `rows`, or `None` in the PoC's style.
+    #[inline]
     pub(super) fn of(
         call: &JudgedCall<'_>,
         rows: &[CompanionRow],
