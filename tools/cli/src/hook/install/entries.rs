@@ -119,19 +119,14 @@ pub fn fresh(harness: Harness, command: &str) -> String {
 /// then one group per event appended, the `hooks` object and event arrays created where
 /// missing.
 pub fn installed(text: Option<&str>, harness: Harness, command: &str) -> Result<String, String> {
-    // Already as we would leave it: the bytes stay (taking ours out and putting them back
-    // would drop an event array that was empty before ours went in, and lay it out anew).
-    if let Some(text) = text
-        && holds_exactly_ours(text, harness, command)
-    {
-        return Ok(text.to_string());
-    }
-    let base = match text {
-        Some(text) if !text.trim().is_empty() => uninstalled(text)?,
-        _ => None,
-    };
-    let Some(base) = base else {
-        return Ok(fresh(harness, command));
+    let base = match start(
+        text,
+        |t| holds_exactly_ours(t, harness, command),
+        uninstalled,
+    )? {
+        Start::Done(text) => return Ok(text),
+        Start::Fresh => return Ok(fresh(harness, command)),
+        Start::Base(base) => base,
     };
     let root = read(&base)?;
     let mut edits = Edits::default();
@@ -190,6 +185,33 @@ pub fn installed(text: Option<&str>, harness: Harness, command: &str) -> Result<
         }
     }
     Ok(edits.apply(&base))
+}
+
+/// Where an install starts from.
+pub(super) enum Start {
+    /// The text already holds exactly ours: its bytes stay (taking ours out and putting them
+    /// back would drop an event array that was empty before ours went in, and lay it out anew).
+    Done(String),
+    /// Nothing is left once ours are out: a fresh file.
+    Fresh,
+    /// The text with ours taken out, to append ours to.
+    Base(String),
+}
+
+/// Where installing into `text` (`None`: no file) starts, given how the layout tells that a
+/// text holds exactly ours and how it takes ours out.
+pub(super) fn start(
+    text: Option<&str>,
+    exactly_ours: impl Fn(&str) -> bool,
+    uninstalled: impl Fn(&str) -> Result<Option<String>, String>,
+) -> Result<Start, String> {
+    let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
+        return Ok(Start::Fresh);
+    };
+    if exactly_ours(text) {
+        return Ok(Start::Done(text.to_string()));
+    }
+    Ok(uninstalled(text)?.map_or(Start::Fresh, Start::Base))
 }
 
 /// Whether `text` holds our handlers exactly as [`installed`] puts them for `harness` and

@@ -6,7 +6,7 @@
 //! taken out again with exactly the bytes that were added.
 
 use super::super::Harness;
-use super::entries::{TIMEOUT_SECS, is_ours, read};
+use super::entries::{Start, TIMEOUT_SECS, is_ours, read, start};
 use super::spans::{self, Edits, Kind};
 use serde::Serialize;
 use serde::ser::SerializeMap;
@@ -110,17 +110,14 @@ pub fn fresh(harness: Harness, command: &str) -> String {
 /// then one handler per event appended, the `hooks` object and event arrays created where
 /// missing.
 pub fn installed(text: Option<&str>, harness: Harness, command: &str) -> Result<String, String> {
-    if let Some(text) = text
-        && holds_exactly_ours(text, harness, command)
-    {
-        return Ok(text.to_string());
-    }
-    let base = match text {
-        Some(text) if !text.trim().is_empty() => uninstalled(text)?,
-        _ => None,
-    };
-    let Some(base) = base else {
-        return Ok(fresh(harness, command));
+    let base = match start(
+        text,
+        |t| holds_exactly_ours(t, harness, command),
+        uninstalled,
+    )? {
+        Start::Done(text) => return Ok(text),
+        Start::Fresh => return Ok(fresh(harness, command)),
+        Start::Base(base) => base,
     };
     let root = read(&base)?;
     let mut edits = Edits::default();
