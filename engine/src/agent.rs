@@ -54,36 +54,43 @@ pub struct Window {
 }
 
 impl Window {
-    /// The first named companion that the call path, taken under this window's bases, names.
-    pub(crate) fn named_by(&self, under: &Under<'_>) -> Option<&CompanionMatcher> {
-        self.companions
-            .iter()
-            .find(|m| under.matches(m))
-            .map(|m| &**m)
+    /// The index of the first named companion that the call path, taken under this window's
+    /// bases, names.
+    pub(crate) fn named_by(&self, under: &Under<'_>) -> Option<usize> {
+        self.companions.iter().position(|m| under.matches(m))
     }
 
-    /// Marks every named or watched companion that the call path names as touched; answers
-    /// whether this call is the note's accept (its first touch of a named companion).
-    pub(crate) fn observe(&mut self, under: &Under<'_>) -> bool {
-        let named = self.companions.len();
-        let mut first = None;
+    /// The companions (named, then watched, by index) not yet touched that the call path
+    /// names. Empty (no allocation) when it names none.
+    pub(crate) fn touched_by(&self, under: &Under<'_>) -> Vec<usize> {
         let all = self.companions.iter().chain(&self.watched).enumerate();
-        for (i, matcher) in all {
-            if self.touched.get(i) == Some(&false) && under.matches(matcher) {
-                self.touched[i] = true;
-                if i < named && first.is_none() {
-                    first = Some(matcher.path());
-                }
+        all.filter(|(i, m)| self.touched.get(*i) == Some(&false) && under.matches(m))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// Whether every companion would be touched once `touches` are marked.
+    pub(crate) fn all_touched_with(&self, touches: &[usize]) -> bool {
+        (self.touched.iter().enumerate()).all(|(i, &t)| t || touches.contains(&i))
+    }
+
+    /// Marks `touches` (from [`Window::touched_by`]) as touched; answers the named companion
+    /// whose touch is the note's accept (its first touch of a named companion), if this is it.
+    pub(crate) fn mark(&mut self, touches: &[usize]) -> Option<usize> {
+        for &i in touches {
+            if let Some(slot) = self.touched.get_mut(i) {
+                *slot = true;
             }
         }
+        let first = touches
+            .iter()
+            .copied()
+            .find(|&i| i < self.companions.len())?;
         if self.observe_only || self.accepted.is_some() {
-            return false;
+            return None;
         }
-        let Some(first) = first else {
-            return false;
-        };
-        self.accepted = Some(first.to_string());
-        true
+        self.accepted = Some(self.companions.get(first)?.path().to_string());
+        Some(first)
     }
 
     /// Whether closing the window moves the family row: a note's does, a silence's and a

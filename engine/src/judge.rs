@@ -18,7 +18,7 @@ use rank::open_snapshot;
 use rates::SnapshotRates;
 use wording::Wording;
 
-pub use crate::follow::{abandon, close_with_evidence, cut_short, follow, soft_reject};
+pub use crate::follow::{abandon, apply, close_with_evidence, cut_short, follow, soft_reject};
 
 mod choose;
 mod detect;

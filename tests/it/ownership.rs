@@ -120,3 +120,37 @@ fn only_emit_rs_changes_an_agents_state() {
         ["judge.rs", "judge/emit.rs"]
     );
 }
+
+#[test]
+fn the_follow_through_returns_what_it_resolved_and_one_file_applies_it() {
+    says(
+        "`follow` takes the agent's state read-only, and only `follow/apply.rs` applies its answer",
+    );
+    let follow: Vec<(String, String)> = engine_sources()
+        .into_iter()
+        .filter(|(path, _)| path == "follow.rs" || path.starts_with("follow/"))
+        .collect();
+    assert!(
+        follow.iter().any(|(path, _)| path == "follow.rs"),
+        "engine/src/follow.rs moved: update this test"
+    );
+    // Changing a window means holding the state or a window mutably, or taking one out.
+    let changes = |l: &str| {
+        l.contains("&mut AgentState")
+            || l.contains("&mut Window")
+            || l.contains(".get_mut(")
+            || l.contains(".as_mut()")
+            || l.contains(".take()")
+            || l.contains(".remove(")
+    };
+    assert_eq!(holders(&follow, changes), ["follow/apply.rs"]);
+    let root = &follow
+        .iter()
+        .find(|(path, _)| path == "follow.rs")
+        .expect("found")
+        .1;
+    assert!(
+        root.contains("pub fn follow<'w>(state: &AgentState"),
+        "`follow` no longer takes the agent's state read-only"
+    );
+}

@@ -295,16 +295,15 @@ fn follow_through(
     config: &Config,
     ledger: &mut Ledger,
 ) -> Vec<Resolution> {
-    match mode {
-        _ if !config.learn => Vec::new(),
-        Mode::Judge | Mode::Peek => judge::follow(state, located, FollowView::of(config), ledger),
-        Mode::Settle => {
-            let unbounded = FollowView {
-                learn_window: u32::MAX,
-                ..FollowView::of(config)
-            };
-            judge::follow(state, located, unbounded, ledger)
-        }
-        Mode::Boundary | Mode::BoundaryPeek => Vec::new(),
-    }
+    let view = match mode {
+        _ if !config.learn => return Vec::new(),
+        Mode::Judge | Mode::Peek => FollowView::of(config),
+        Mode::Settle => FollowView {
+            learn_window: u32::MAX,
+            ..FollowView::of(config)
+        },
+        Mode::Boundary | Mode::BoundaryPeek => return Vec::new(),
+    };
+    let followed = judge::follow(state, located, view);
+    judge::apply(state, followed, view, ledger)
 }
