@@ -180,6 +180,22 @@ fn the_boundary_check_is_scored_on_real_commits_and_simulated_misses() {
     // Within 10 alarms per 100 commits only a bar above every note is left: nothing caught.
     assert_eq!(s["within_budget"]["false_alarms_per_100_commits"], 0.0);
     assert_eq!(s["within_budget"]["misses_caught"], 0);
+    // Cut short as an agent leaves a change (half of each commit's companion files, at least
+    // one, left out): c1 and c2 each lose their one companion file and the note names both
+    // (one right, one wrong); c6 loses one of two and the note names just that one (right).
+    // 3 reminders in 3 cut commits, 1 of them right; 3 of 5 files named right; every
+    // left-out file named. The note's 0.72 clears the block bar too: the same there.
+    let cut = s["cut"].as_array().expect("cut points");
+    assert_eq!(cut.len(), 2, "{s}");
+    assert_eq!((&cut[0]["bar"], &cut[1]["bar"]), (&0.0.into(), &0.7.into()));
+    for point in cut {
+        assert_eq!(point["cut_commits"], 3, "{point}");
+        assert_eq!(point["reminders_per_100_commits"], 100.0);
+        assert_eq!(point["reminders_right_share"], 1.0 / 3.0);
+        assert_eq!(point["named_right_share"], 0.6);
+        assert_eq!(point["left_out_named_share"], 1.0);
+        assert_eq!(point["uncut_reminders_per_100_commits"], 75.0);
+    }
     // No pair reaches support 2 before c6: co-change names nothing.
     let cc = check("co-change k2");
     assert_eq!(
@@ -188,6 +204,10 @@ fn the_boundary_check_is_scored_on_real_commits_and_simulated_misses() {
     );
     assert_eq!(cc["at_default"]["misses_caught"], 0);
     assert_eq!(cc["within_budget"]["bar"], 0.5);
+    let cc_cut = &cc["cut"][0];
+    assert_eq!(cc_cut["reminders_per_100_commits"], 0.0, "{cc}");
+    assert_eq!(cc_cut["reminders_right_share"], serde_json::Value::Null);
+    assert_eq!(cc_cut["left_out_named_share"], 0.0);
     // Without --boundary the report has no such section.
     let plain = json(
         &env,

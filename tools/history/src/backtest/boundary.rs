@@ -14,7 +14,12 @@
 //! Each check is scored at its default bar and at the lowest bar of its own score (a note's
 //! confidence; a co-change confidence) that keeps false alarms within the budget.
 
+mod cut;
+
+pub use cut::{BLOCK_BAR, CutPoint};
+
 use super::score::{Bases, CommitFamilies, ranked};
+use cut::{CutCommit, CutSaid};
 use docsuggest_engine::compiled::{CompiledPack, change_covers, companion_matcher};
 use docsuggest_schema::pack::DIR_MARK;
 use globset::GlobMatcher;
@@ -137,6 +142,9 @@ pub struct CheckFigures {
     pub at_default: Point,
     /// At the lowest bar with at most [`FALSE_ALARM_BUDGET`] false alarms per 100 commits.
     pub within_budget: Point,
+    /// On each commit cut short as an agent leaves a change: at the default bar, then at
+    /// [`BLOCK_BAR`] (the bar a claim must clear to block).
+    pub cut: Vec<CutPoint>,
 }
 
 /// The boundary figures of a backtest.
@@ -188,6 +196,8 @@ struct Said {
     alarms: Vec<Vec<f64>>,
     /// Per simulated miss.
     misses: Vec<Option<f64>>,
+    /// Per commit with a companion file, what was named on it cut short.
+    cut: CutSaid,
 }
 
 impl Said {
@@ -249,9 +259,15 @@ impl Said {
     }
 
     fn figures(&self, name: &str, default: f64) -> CheckFigures {
+        let at_default = self.at(default);
+        let block = self.at(BLOCK_BAR.max(default));
         CheckFigures {
             name: name.to_string(),
-            at_default: self.at(default),
+            cut: vec![
+                self.cut.at(default, at_default.commits_alarmed_per_100),
+                self.cut.at(block.bar, block.commits_alarmed_per_100),
+            ],
+            at_default,
             within_budget: self.within_budget(default),
         }
     }
@@ -278,10 +294,29 @@ pub fn engine_check(
     let mut said = Said::default();
     for (t, files) in paths.iter().enumerate().skip(split) {
         let peeked = peeks.get(t).map_or(&[][..], Vec::as_slice);
-        let named = lacking(peeked, files, None, &mut matchers);
+        let named = lacking(peeked, files, &[], &mut matchers);
         said.alarms.push(named.into_values().collect());
-        for &x in misses.get(t).into_iter().flatten() {
-            let best = lacking(peeked, files, Some(x), &mut matchers)
+        let companions = misses.get(t).cloned().unwrap_or_default();
+        if !companions.is_empty() {
+            let left_out = cut::left_out(t, &companions);
+            let named = lacking(peeked, files, &left_out, &mut matchers);
+            let mut commit = CutCommit::default();
+            for (c, &score) in &named {
+                let Some(m) = matchers.of(c) else { continue };
+                let right = files.iter().any(|f| change_covers(m, f));
+                commit.named.push((score, right));
+            }
+            for &x in &left_out {
+                let best = (named.iter())
+                    .filter(|(c, _)| matchers.of(c).is_some_and(|m| change_covers(m, &files[x])))
+                    .map(|(_, &s)| s)
+                    .reduce(f64::max);
+                commit.left_out.push(best);
+            }
+            said.cut.commits.push(commit);
+        }
+        for &x in &companions {
+            let best = lacking(peeked, files, &[x], &mut matchers)
                 .iter()
                 .filter(|(c, _)| matchers.of(c).is_some_and(|m| change_covers(m, &files[x])))
                 .map(|(_, &s)| s)
@@ -311,11 +346,11 @@ impl Matchers {
 fn lacking(
     peeked: &[Peeked],
     files: &[String],
-    left_out: Option<usize>,
+    left_out: &[usize],
     matchers: &mut Matchers,
 ) -> Named<String> {
     let mut named = Named::new();
-    for p in peeked.iter().filter(|p| Some(p.file) != left_out) {
+    for p in peeked.iter().filter(|p| !left_out.contains(&p.file)) {
         for (c, &score) in p.companions.iter().zip(&p.scores) {
             let Some(matcher) = matchers.of(c) else {
                 continue;
@@ -323,7 +358,7 @@ fn lacking(
             let touched = files
                 .iter()
                 .enumerate()
-                .any(|(j, f)| Some(j) != left_out && change_covers(matcher, f));
+                .any(|(j, f)| !left_out.contains(&j) && change_covers(matcher, f));
             if !touched {
                 keep_best(&mut named, c.clone(), score);
             }
@@ -345,15 +380,15 @@ pub fn cochange_check(
     let mut said = Said::default();
     for (t, files) in paths.iter().enumerate().skip(split) {
         let of = &candidates[t];
-        let check = |left_out: Option<usize>| -> Named<&str> {
+        let check = |left_out: &[usize]| -> Named<&str> {
             let in_change: BTreeSet<&str> = files
                 .iter()
                 .enumerate()
-                .filter(|(j, _)| Some(*j) != left_out)
+                .filter(|(j, _)| !left_out.contains(j))
                 .map(|(_, f)| f.as_str())
                 .collect();
             let mut named = Named::new();
-            for (_, list) in of.iter().enumerate().filter(|(i, _)| Some(*i) != left_out) {
+            for (_, list) in of.iter().enumerate().filter(|(i, _)| !left_out.contains(i)) {
                 for (conf, path) in list {
                     if !in_change.contains(path.as_str()) {
                         keep_best(&mut named, path.as_str(), *conf);
@@ -362,10 +397,24 @@ pub fn cochange_check(
             }
             named
         };
-        said.alarms.push(check(None).into_values().collect());
-        for &x in misses.get(t).into_iter().flatten() {
+        said.alarms.push(check(&[]).into_values().collect());
+        let companions = misses.get(t).cloned().unwrap_or_default();
+        if !companions.is_empty() {
+            let left_out = cut::left_out(t, &companions);
+            let named = check(&left_out);
+            let real: BTreeSet<&str> = files.iter().map(String::as_str).collect();
+            said.cut.commits.push(CutCommit {
+                named: (named.iter())
+                    .map(|(path, &score)| (score, real.contains(path)))
+                    .collect(),
+                left_out: (left_out.iter())
+                    .map(|&x| named.get(files[x].as_str()).copied())
+                    .collect(),
+            });
+        }
+        for &x in &companions {
             said.misses
-                .push(check(Some(x)).get(files[x].as_str()).copied());
+                .push(check(&[x]).get(files[x].as_str()).copied());
         }
     }
     said.figures(

@@ -1,6 +1,6 @@
 //! The human table of a backtest report.
 
-use super::boundary::BoundaryReport;
+use super::boundary::{BoundaryReport, CheckFigures};
 use super::kinds::KindFigures;
 use super::{Report, Run};
 use docsuggest_engine::evaluate::calibration_error;
@@ -210,6 +210,44 @@ fn write_boundary(f: &mut fmt::Formatter<'_>, b: &BoundaryReport) -> fmt::Result
             w.commits_alarmed_per_100,
             share(w.caught_share),
         )?;
+    }
+    write_cut(f, &b.checks)
+}
+
+/// The checks on each commit cut short as an agent leaves a change (a seeded half of its
+/// companion files left out): how often a reminder comes and how often it is right.
+fn write_cut(f: &mut fmt::Formatter<'_>, checks: &[CheckFigures]) -> fmt::Result {
+    let Some(commits) = checks
+        .iter()
+        .flat_map(|c| &c.cut)
+        .map(|p| p.cut_commits)
+        .next()
+    else {
+        return Ok(());
+    };
+    writeln!(
+        f,
+        "\n  unfinished changes: {commits} commits, each cut short (a seeded half of its companion files left out)"
+    )?;
+    writeln!(
+        f,
+        "  {:<20} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "check", "bar", "reminders", "right", "files ok", "left out", "uncut"
+    )?;
+    for c in checks {
+        for p in &c.cut {
+            writeln!(
+                f,
+                "  {:<20} {:>9.2} {:>10.1} {:>10} {:>10} {:>10} {:>10.1}",
+                c.name,
+                p.bar,
+                p.reminders_per_100_commits,
+                share(p.reminders_right_share),
+                share(p.named_right_share),
+                share(p.left_out_named_share),
+                p.uncut_reminders_per_100_commits,
+            )?;
+        }
     }
     Ok(())
 }

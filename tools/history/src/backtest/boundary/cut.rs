@@ -1,0 +1,159 @@
+//! The check on an agent's unfinished change: each scored commit cut short the way an agent
+//! leaves a change — its files minus a seeded random half of its companion files (at least
+//! one) — and what the check names on the cut change scored against the real commit: a named
+//! file the commit has is **right**, one it lacks is **wrong** (docs/BACKTEST.md).
+
+use std::collections::BTreeSet;
+
+/// The bar a claim's evidence must clear for the Stop reminder to block on it.
+pub const BLOCK_BAR: f64 = 0.7;
+
+/// The seed of the cut: the same history is always cut the same way.
+const CUT_SEED: u64 = 0x6375_745f_6861_6c66;
+
+/// The companion files left out of commit `turn`'s cut: a seeded random half of `companions`
+/// (rounded down, at least one; none when it has none).
+pub fn left_out(turn: usize, companions: &BTreeSet<usize>) -> Vec<usize> {
+    let mut order: Vec<(u64, usize)> = companions
+        .iter()
+        .map(|&j| (mix(CUT_SEED ^ ((turn as u64) << 20) ^ j as u64), j))
+        .collect();
+    order.sort_unstable();
+    let keep = (companions.len() / 2).max(1).min(companions.len());
+    let mut out: Vec<usize> = order.into_iter().take(keep).map(|(_, j)| j).collect();
+    out.sort_unstable();
+    out
+}
+
+/// splitmix64's finaliser: a well-spread hash of one word.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// What a check named on one cut commit.
+#[derive(Clone, Debug, Default)]
+pub struct CutCommit {
+    /// Each file named: its score and whether the real commit has it.
+    pub named: Vec<(f64, bool)>,
+    /// Each left-out companion file: the best score of a named file that covers it.
+    pub left_out: Vec<Option<f64>>,
+}
+
+/// A check's figures on the cut commits at one bar.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct CutPoint {
+    /// The bar: what the check names scores at least this.
+    pub bar: f64,
+    /// Commits with a companion file to leave out.
+    pub cut_commits: usize,
+    /// Reminders (cut commits with anything named) per 100 cut commits.
+    pub reminders_per_100_commits: f64,
+    /// Reminders whose every named file the real commit has, as a share of reminders.
+    pub reminders_right_share: Option<f64>,
+    /// Named files the real commit has, as a share of the files named.
+    pub named_right_share: Option<f64>,
+    /// Left-out companion files a named file covers, as a share of those left out.
+    pub left_out_named_share: Option<f64>,
+    /// Reminders on the uncut commits (everything named there is wrong) per 100 scored
+    /// commits.
+    pub uncut_reminders_per_100_commits: f64,
+}
+
+/// The cut commits of one check.
+#[derive(Default)]
+pub struct CutSaid {
+    /// Per cut commit.
+    pub commits: Vec<CutCommit>,
+}
+
+impl CutSaid {
+    /// The figures at `bar`; `uncut_reminders` is the real commits' share with anything
+    /// named at that bar, per 100.
+    pub fn at(&self, bar: f64, uncut_reminders: f64) -> CutPoint {
+        let share = |part: usize, whole: usize| (whole > 0).then(|| part as f64 / whole as f64);
+        let (mut reminders, mut right_reminders, mut named, mut right) = (0, 0, 0, 0);
+        let (mut left_out, mut left_out_named) = (0, 0);
+        for commit in &self.commits {
+            let said: Vec<bool> = (commit.named.iter())
+                .filter(|(score, _)| *score >= bar)
+                .map(|&(_, right)| right)
+                .collect();
+            if !said.is_empty() {
+                reminders += 1;
+                right_reminders += usize::from(said.iter().all(|&r| r));
+            }
+            named += said.len();
+            right += said.iter().filter(|&&r| r).count();
+            left_out += commit.left_out.len();
+            left_out_named += (commit.left_out.iter())
+                .filter(|best| best.is_some_and(|s| s >= bar))
+                .count();
+        }
+        let cut_commits = self.commits.len();
+        CutPoint {
+            bar,
+            cut_commits,
+            reminders_per_100_commits: share(reminders, cut_commits).map_or(0.0, |s| 100.0 * s),
+            reminders_right_share: share(right_reminders, reminders),
+            named_right_share: share(right, named),
+            left_out_named_share: share(left_out_named, left_out),
+            uncut_reminders_per_100_commits: uncut_reminders,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cut_leaves_out_half_its_companion_files_at_least_one_and_always_the_same() {
+        assert!(left_out(0, &BTreeSet::new()).is_empty());
+        assert_eq!(left_out(3, &BTreeSet::from([4])), [4]);
+        let five = BTreeSet::from([1, 2, 3, 4, 5]);
+        let cut = left_out(7, &five);
+        assert_eq!(cut.len(), 2);
+        assert!(cut.iter().all(|j| five.contains(j)));
+        assert_eq!(cut, left_out(7, &five));
+        // Another commit is cut its own way: over many, every file is left out sometimes.
+        let mut seen = BTreeSet::new();
+        for turn in 0..64 {
+            seen.extend(left_out(turn, &five));
+        }
+        assert_eq!(seen, five);
+    }
+
+    #[test]
+    fn a_reminder_is_right_only_when_every_file_it_names_is_in_the_commit() {
+        let said = CutSaid {
+            commits: vec![
+                CutCommit {
+                    named: vec![(0.9, true), (0.5, false)],
+                    left_out: vec![Some(0.9)],
+                },
+                CutCommit {
+                    named: vec![(0.8, true)],
+                    left_out: vec![Some(0.8), None],
+                },
+                CutCommit::default(),
+            ],
+        };
+        let all = said.at(0.0, 12.5);
+        assert_eq!(all.cut_commits, 3);
+        assert!((all.reminders_per_100_commits - 200.0 / 3.0).abs() < 1e-9);
+        assert_eq!(all.reminders_right_share, Some(0.5));
+        assert_eq!(all.named_right_share, Some(2.0 / 3.0));
+        assert_eq!(all.left_out_named_share, Some(2.0 / 3.0));
+        assert_eq!(all.uncut_reminders_per_100_commits, 12.5);
+        // At the block bar the weak wrong claim is not made: both reminders are right.
+        let block = said.at(BLOCK_BAR, 0.0);
+        assert_eq!(block.reminders_right_share, Some(1.0));
+        assert_eq!(block.named_right_share, Some(1.0));
+        let none = said.at(1.5, 0.0);
+        assert_eq!(none.reminders_right_share, None);
+        assert_eq!(none.reminders_per_100_commits, 0.0);
+    }
+}
