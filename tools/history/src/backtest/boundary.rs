@@ -296,9 +296,11 @@ pub fn engine_check(
         let peeked = peeks.get(t).map_or(&[][..], Vec::as_slice);
         let named = lacking(peeked, files, &[], &mut matchers);
         said.alarms.push(named.into_values().collect());
-        let companions = misses.get(t).cloned().unwrap_or_default();
+        let Some(companions) = misses.get(t) else {
+            continue;
+        };
         if !companions.is_empty() {
-            let left_out = cut::left_out(t, &companions);
+            let left_out = cut::left_out(t, companions);
             let named = lacking(peeked, files, &left_out, &mut matchers);
             let mut commit = CutCommit::default();
             for (c, &score) in &named {
@@ -315,7 +317,7 @@ pub fn engine_check(
             }
             said.cut.commits.push(commit);
         }
-        for &x in &companions {
+        for &x in companions {
             let best = lacking(peeked, files, &[x], &mut matchers)
                 .iter()
                 .filter(|(c, _)| matchers.of(c).is_some_and(|m| change_covers(m, &files[x])))
@@ -398,9 +400,11 @@ pub fn cochange_check(
             named
         };
         said.alarms.push(check(&[]).into_values().collect());
-        let companions = misses.get(t).cloned().unwrap_or_default();
+        let Some(companions) = misses.get(t) else {
+            continue;
+        };
         if !companions.is_empty() {
-            let left_out = cut::left_out(t, &companions);
+            let left_out = cut::left_out(t, companions);
             let named = check(&left_out);
             let real: BTreeSet<&str> = files.iter().map(String::as_str).collect();
             said.cut.commits.push(CutCommit {
@@ -412,7 +416,7 @@ pub fn cochange_check(
                     .collect(),
             });
         }
-        for &x in &companions {
+        for &x in companions {
             said.misses
                 .push(check(&[x]).get(files[x].as_str()).copied());
         }
