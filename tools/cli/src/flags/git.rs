@@ -67,6 +67,11 @@ pub struct BacktestArgs {
     /// The pack whose companions are the simulated misses [default: the pack in use].
     #[arg(long, value_name = "FILE", requires = "boundary")]
     reference_pack: Option<PathBuf>,
+    /// With --boundary: the learning engine learns from a reminder at each commit cut short,
+    /// as from a real Stop reminder (the simulated agent adds each named file its commit has
+    /// and declines the rest).
+    #[arg(long, requires = "boundary")]
+    boundary_learns: bool,
     /// Mine the pack from the training commits even when the repository has one, as `init`'s
     /// and `report`'s backtests do (`--pack` still wins).
     #[arg(long)]
@@ -140,6 +145,7 @@ pub fn backtest(args: &BacktestArgs) -> Result<()> {
     options.store = args.store.clone();
     options.boundary = args.boundary;
     options.reference_pack = args.reference_pack.clone();
+    options.boundary_learns = args.boundary_learns;
     options.mine_always = args.mine;
     let report = backtest::backtest(&options)?;
     emit(args.json.then_some(Json::Line), &report, &report)

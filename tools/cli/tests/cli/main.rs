@@ -4,6 +4,7 @@
 mod backtest;
 mod backtest_history;
 mod bootstrap;
+mod boundary_learns;
 mod check_change;
 mod check_change_hostile;
 mod commands;

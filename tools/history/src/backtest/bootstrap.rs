@@ -122,7 +122,13 @@ pub fn bootstrap(
         };
         replaced = (gone != Replaced::default()).then_some(gone);
     }
-    let mut run = run_engine(&prepared, config, Box::new(opened), "bootstrap", false)?;
+    let mut run = run_engine(
+        &prepared,
+        config,
+        Box::new(opened),
+        "bootstrap",
+        Default::default(),
+    )?;
     let finished = run.dispatcher.finish();
     if let Some(line) = run.degraded {
         return Err(BacktestError::Store {

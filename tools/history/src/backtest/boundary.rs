@@ -16,7 +16,7 @@
 
 mod cut;
 
-pub use cut::{BLOCK_BAR, CutPoint};
+pub use cut::{BLOCK_BAR, CutPoint, left_out};
 
 use super::score::{Bases, CommitFamilies, ranked};
 use cut::{CutCommit, CutSaid};
@@ -36,6 +36,19 @@ pub const COCHANGE_SUPPORT: u64 = 2;
 /// See [`COCHANGE_SUPPORT`].
 pub const COCHANGE_CONFIDENCE: f64 = 0.5;
 
+/// What an engine run does at the end of each scored commit for the boundary.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Peeks<'a> {
+    /// Peek at each scored file as the check asks.
+    pub at_boundary: bool,
+    /// Per turn, the companion files its cut leaves out: the engine is reminded of what the
+    /// cut change lacks and learns from it (`None`: no reminder).
+    pub reminders: Option<&'a [BTreeSet<usize>]>,
+}
+
+/// The agent the simulated reminders speak to (their windows apart from the trace's).
+pub const REMINDED: &str = "backtest-reminded";
+
 /// One scored file's note, as a peek at the end of its commit's turn answered it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Peeked {
@@ -54,9 +67,11 @@ pub struct Peeked {
 
 /// Scores each peeked companion by its learned rate (the `rates` answer of the workspace):
 /// at the boundary the question is whether this one companion is missing, which its own
-/// rate answers better than its note's. A template is found by its pack text.
+/// rate answers better than its note's. What boundaries saw of it (its boundary row) is that
+/// evidence first; else how often it was followed when its family changed. A template is
+/// found by its pack text.
 pub fn score_by_rates(peeked: &mut [Peeked], rates: &serde_json::Value) {
-    let rows: Vec<(&str, &str, f64)> = rates
+    let mut rows: Vec<(bool, &str, &str, f64)> = rates
         .get("rows")
         .and_then(serde_json::Value::as_array)
         .into_iter()
@@ -68,20 +83,23 @@ pub fn score_by_rates(peeked: &mut [Peeked], rates: &serde_json::Value) {
         })
         .filter_map(|row| {
             Some((
+                row.get("boundary").and_then(serde_json::Value::as_bool) != Some(true),
                 row.get("family")?.as_str()?,
                 row.get("companion")?.as_str()?,
                 row.get("rate")?.as_f64()?,
             ))
         })
         .collect();
+    // Boundary rows first (stable: the answer's order otherwise).
+    rows.sort_by_key(|row| row.0);
     for p in peeked {
         for (k, companion) in p.companions.iter().enumerate() {
             let rate = rows
                 .iter()
-                .find(|(family, pack_text, _)| {
+                .find(|(_, family, pack_text, _)| {
                     *family == p.family && names_as(pack_text, companion)
                 })
-                .map(|(_, _, rate)| *rate);
+                .map(|(_, _, _, rate)| *rate);
             if let Some(rate) = rate {
                 p.scores[k] = rate;
             }
@@ -300,7 +318,7 @@ pub fn engine_check(
             continue;
         };
         if !companions.is_empty() {
-            let left_out = cut::left_out(t, companions);
+            let left_out = left_out(t, companions);
             let named = lacking(peeked, files, &left_out, &mut matchers);
             let mut commit = CutCommit::default();
             for (c, &score) in &named {
@@ -404,7 +422,7 @@ pub fn cochange_check(
             continue;
         };
         if !companions.is_empty() {
-            let left_out = cut::left_out(t, companions);
+            let left_out = left_out(t, companions);
             let named = check(&left_out);
             let real: BTreeSet<&str> = files.iter().map(String::as_str).collect();
             said.cut.commits.push(CutCommit {
@@ -574,6 +592,25 @@ mod tests {
         score_by_rates(&mut peeked, &rates);
         assert_eq!(peeked[0].scores, vec![0.9, 0.2, 0.7]);
         assert!(!names_as("tests/test_{}.py", "tests/test_.py"));
+    }
+
+    #[test]
+    fn what_boundaries_saw_of_a_companion_scores_it_before_its_edit_notes() {
+        let mut peeked = vec![Peeked {
+            file: 0,
+            family: "F".into(),
+            confidence: 0.7,
+            companions: strings(&["CHANGES.md"]),
+            scores: vec![0.7],
+        }];
+        // The edit row comes first in the answer; the boundary row wins.
+        let rates = serde_json::json!({"rows": [
+            {"family": "F", "companion": "CHANGES.md", "rate": 0.6, "accepts": 6,
+             "rejects": 4, "shadowHits": 0, "shadowMisses": 0},
+            {"family": "F", "companion": "CHANGES.md", "boundary": true, "rate": 0.3,
+             "accepts": 3, "rejects": 7, "shadowHits": 0, "shadowMisses": 0}]});
+        score_by_rates(&mut peeked, &rates);
+        assert_eq!(peeked[0].scores, vec![0.3]);
     }
 
     #[test]

@@ -205,7 +205,17 @@ fn engine_runs(
             _ => None,
         }
         .unwrap_or_else(|| memory_store(&config));
-        let run = run_engine(prepared, config, store, name, boundary.is_some())?;
+        // The companion files each scored commit is cut short by, when the learning engine
+        // learns from the reminders it makes on them.
+        let reminders = match (&boundary, name) {
+            (Some(b), "learning") if options.boundary_learns => Some(b.misses.as_slice()),
+            _ => None,
+        };
+        let peeks = boundary::Peeks {
+            at_boundary: boundary.is_some(),
+            reminders,
+        };
+        let run = run_engine(prepared, config, store, name, peeks)?;
         if let Some(b) = boundary.as_deref_mut() {
             b.check_engine(name, scorer.scoring.paths, prepared.split, &run.peeks);
         }

@@ -46,6 +46,10 @@ pub struct Options {
     /// The pack whose companions are the boundary's simulated misses (default: the pack in
     /// use).
     pub reference_pack: Option<PathBuf>,
+    /// With `boundary`: the learning engine learns from a reminder at each scored commit cut
+    /// short, as from a real Stop reminder (the simulated agent adds each named file its
+    /// commit has and declines the rest).
+    pub boundary_learns: bool,
 }
 
 /// The engine's config for a run: the file's fields, then what the trace needs: a window

@@ -6,7 +6,9 @@ use super::boundary;
 use super::prepare::Prepared;
 use super::score::{self, note_companions};
 use super::trace::Turn;
+use docsuggest_engine::compiled::{change_covers, companion_matcher};
 use docsuggest_host::protocol::Dispatcher;
+use globset::GlobMatcher;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -57,4 +59,50 @@ pub(super) fn peek_turn(
         }
     }
     peeked
+}
+
+/// A reminder at the end of a scored turn cut short (its files but `left_out`), as a Stop
+/// reminder comes, then the simulated agent's answer: it adds each named file its commit has
+/// and declines the rest, and the engine settles the reminder on that change, learning from
+/// it as from a real one.
+pub(super) fn remind_turn(
+    prepared: &Prepared,
+    turn: &Turn,
+    exclude: &[String],
+    left_out: &[usize],
+    dispatcher: &mut Dispatcher,
+    errors: &mut BTreeMap<String, u64>,
+) {
+    let files = score::scored_paths(turn, exclude);
+    let cut: Vec<&String> = (files.iter().enumerate())
+        .filter(|(j, _)| !left_out.contains(j))
+        .map(|(_, f)| f)
+        .collect();
+    let mut ask = |paths: &[&String], name: bool| {
+        let request = serde_json::json!({
+            "op": "boundary", "agent": boundary::REMINDED, "paths": paths,
+            "cwd": prepared.workspace, "name": name,
+        });
+        dispatcher
+            .handle_value(&request)
+            .map_err(|e| *errors.entry(e.code().to_string()).or_default() += 1)
+            .ok()
+    };
+    let Some(answer) = ask(&cut, true) else {
+        return;
+    };
+    let named: Vec<GlobMatcher> = (answer.get("notes").and_then(Value::as_array))
+        .into_iter()
+        .flatten()
+        .filter_map(|n| n.get("note"))
+        .flat_map(note_companions)
+        .filter_map(|c| companion_matcher(&c).ok())
+        .collect();
+    // Every file of the commit not in the cut is a left-out one: a named file the commit has.
+    let added = left_out
+        .iter()
+        .filter_map(|&j| files.get(j))
+        .filter(|f| named.iter().any(|m| change_covers(m, f)));
+    let answered: Vec<&String> = cut.iter().copied().chain(added).collect();
+    ask(&answered, false);
 }

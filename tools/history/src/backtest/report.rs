@@ -231,19 +231,24 @@ fn write_cut(f: &mut fmt::Formatter<'_>, checks: &[CheckFigures]) -> fmt::Result
     )?;
     writeln!(
         f,
-        "  {:<20} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10}",
-        "check", "bar", "reminders", "right", "files ok", "left out", "uncut"
+        "  {:<20} {:>9} {:>10} {:>10} {:>10} {:>16} {:>10} {:>10}",
+        "check", "bar", "reminders", "right", "files ok", "(1st->last 3rd)", "left out", "uncut"
     )?;
     for c in checks {
         for p in &c.cut {
             writeln!(
                 f,
-                "  {:<20} {:>9.2} {:>10.1} {:>10} {:>10} {:>10} {:>10.1}",
+                "  {:<20} {:>9.2} {:>10.1} {:>10} {:>10} {:>16} {:>10} {:>10.1}",
                 c.name,
                 p.bar,
                 p.reminders_per_100_commits,
                 share(p.reminders_right_share),
                 share(p.named_right_share),
+                format!(
+                    "{} -> {}",
+                    share(p.named_right_share_first_third),
+                    share(p.named_right_share_last_third)
+                ),
                 share(p.left_out_named_share),
                 p.uncut_reminders_per_100_commits,
             )?;

@@ -4,7 +4,7 @@
 
 use super::boundary;
 use super::error::BacktestError;
-use super::peek::peek_turn;
+use super::peek::{peek_turn, remind_turn};
 use super::prepare::Prepared;
 use super::rekey;
 use super::score::{Note, note_companions};
@@ -64,14 +64,15 @@ fn degradation(answer: &Value) -> Option<String> {
 
 /// Runs every turn through a dispatcher on `store` under `config`, each against the tree its
 /// commit was made on (the scratch work tree follows the history as the turns go). With
-/// `peek_boundary`, each scored turn ends with a peek at each of its scored files, as the
-/// change-boundary check asks.
+/// `at_boundary`, each scored turn ends with a peek at each of its scored files, as the
+/// change-boundary check asks; with `reminders`, then with a reminder on the turn cut short,
+/// which the engine learns from.
 pub fn run_engine(
     prepared: &Prepared,
     config: Config,
     store: BoxedStore,
     label: &str,
-    peek_boundary: bool,
+    boundary: boundary::Peeks<'_>,
 ) -> Result<EngineRun, BacktestError> {
     let exclude = config.exclude.clone();
     let store: BoxedStore = match &prepared.keys {
@@ -133,12 +134,29 @@ pub fn run_engine(
                 Err(e) => *errors.entry(e.code().to_string()).or_default() += 1,
             }
         }
-        if peek_boundary {
+        if boundary.at_boundary {
             let peeked = match t >= prepared.split {
                 true => peek_turn(prepared, turn, &exclude, &mut dispatcher, &mut errors),
                 false => Vec::new(),
             };
             peeks.push(peeked);
+        }
+        // The reminder comes after the peeks: the check at a commit knows only the reminders
+        // of the commits before it. A commit with no companion file to leave out is not cut,
+        // and no reminder comes.
+        if let Some(companions) = boundary.reminders.and_then(|r| r.get(t))
+            && t >= prepared.split
+            && !companions.is_empty()
+        {
+            let left_out = boundary::left_out(t, companions);
+            remind_turn(
+                prepared,
+                turn,
+                &exclude,
+                &left_out,
+                &mut dispatcher,
+                &mut errors,
+            );
         }
         follow.after();
         bar.inc(1);

@@ -55,6 +55,11 @@ pub struct CutPoint {
     pub reminders_right_share: Option<f64>,
     /// Named files the real commit has, as a share of the files named.
     pub named_right_share: Option<f64>,
+    /// The same over the first third of the cut commits (`--boundary-learns`: before the
+    /// engine has learned from many of its reminders) …
+    pub named_right_share_first_third: Option<f64>,
+    /// … and over the last third.
+    pub named_right_share_last_third: Option<f64>,
     /// Left-out companion files a named file covers, as a share of those left out.
     pub left_out_named_share: Option<f64>,
     /// Reminders on the uncut commits (everything named there is wrong) per 100 scored
@@ -73,35 +78,59 @@ impl CutSaid {
     /// The figures at `bar`; `uncut_reminders` is the real commits' share with anything
     /// named at that bar, per 100.
     pub fn at(&self, bar: f64, uncut_reminders: f64) -> CutPoint {
-        let share = |part: usize, whole: usize| (whole > 0).then(|| part as f64 / whole as f64);
-        let (mut reminders, mut right_reminders, mut named, mut right) = (0, 0, 0, 0);
-        let (mut left_out, mut left_out_named) = (0, 0);
-        for commit in &self.commits {
-            let said: Vec<bool> = (commit.named.iter())
-                .filter(|(score, _)| *score >= bar)
-                .map(|&(_, right)| right)
-                .collect();
-            if !said.is_empty() {
-                reminders += 1;
-                right_reminders += usize::from(said.iter().all(|&r| r));
-            }
-            named += said.len();
-            right += said.iter().filter(|&&r| r).count();
-            left_out += commit.left_out.len();
-            left_out_named += (commit.left_out.iter())
-                .filter(|best| best.is_some_and(|s| s >= bar))
-                .count();
-        }
+        let all = Tally::of(&self.commits, bar);
+        let third = self.commits.len() / 3;
+        let first = Tally::of(&self.commits[..third], bar);
+        let last = Tally::of(&self.commits[self.commits.len() - third..], bar);
         let cut_commits = self.commits.len();
         CutPoint {
             bar,
             cut_commits,
-            reminders_per_100_commits: share(reminders, cut_commits).map_or(0.0, |s| 100.0 * s),
-            reminders_right_share: share(right_reminders, reminders),
-            named_right_share: share(right, named),
-            left_out_named_share: share(left_out_named, left_out),
+            reminders_per_100_commits: share(all.reminders, cut_commits).map_or(0.0, |s| 100.0 * s),
+            reminders_right_share: share(all.right_reminders, all.reminders),
+            named_right_share: share(all.right, all.named),
+            named_right_share_first_third: share(first.right, first.named),
+            named_right_share_last_third: share(last.right, last.named),
+            left_out_named_share: share(all.left_out_named, all.left_out),
             uncut_reminders_per_100_commits: uncut_reminders,
         }
+    }
+}
+
+fn share(part: usize, whole: usize) -> Option<f64> {
+    (whole > 0).then(|| part as f64 / whole as f64)
+}
+
+/// The counts behind a [`CutPoint`] over some cut commits.
+#[derive(Default)]
+struct Tally {
+    reminders: usize,
+    right_reminders: usize,
+    named: usize,
+    right: usize,
+    left_out: usize,
+    left_out_named: usize,
+}
+
+impl Tally {
+    fn of(commits: &[CutCommit], bar: f64) -> Tally {
+        let mut tally = Tally::default();
+        for commit in commits {
+            let said = || commit.named.iter().filter(|(score, _)| *score >= bar);
+            let named = said().count();
+            let right = said().filter(|(_, right)| *right).count();
+            if named > 0 {
+                tally.reminders += 1;
+                tally.right_reminders += usize::from(right == named);
+            }
+            tally.named += named;
+            tally.right += right;
+            tally.left_out += commit.left_out.len();
+            tally.left_out_named += (commit.left_out.iter())
+                .filter(|best| best.is_some_and(|s| s >= bar))
+                .count();
+        }
+        tally
     }
 }
 
@@ -152,6 +181,9 @@ mod tests {
         let block = said.at(BLOCK_BAR, 0.0);
         assert_eq!(block.reminders_right_share, Some(1.0));
         assert_eq!(block.named_right_share, Some(1.0));
+        // A third of three commits is one: the first commit, then the last (which names none).
+        assert_eq!(all.named_right_share_first_third, Some(0.5));
+        assert_eq!(all.named_right_share_last_third, None);
         let none = said.at(1.5, 0.0);
         assert_eq!(none.reminders_right_share, None);
         assert_eq!(none.reminders_per_100_commits, 0.0);
