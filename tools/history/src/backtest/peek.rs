@@ -12,9 +12,38 @@ use globset::GlobMatcher;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+/// The boundary's work at the end of turn `t`: its peeks (`None` when it does not peek; empty
+/// for a training turn), then, with `boundary.reminders`, the reminder on the turn cut short.
+pub(super) fn end_of_turn(
+    prepared: &Prepared,
+    t: usize,
+    turn: &Turn,
+    exclude: &[String],
+    boundary: boundary::Peeks<'_>,
+    dispatcher: &mut Dispatcher,
+    errors: &mut BTreeMap<String, u64>,
+) -> Option<Vec<boundary::Peeked>> {
+    let scored = t >= prepared.split;
+    let peeked = boundary.at_boundary.then(|| match scored {
+        true => peek_turn(prepared, turn, exclude, dispatcher, errors),
+        false => Vec::new(),
+    });
+    // The reminder comes after the peeks: the check at a commit knows only the reminders of
+    // the commits before it. A commit with no companion file to leave out is not cut, and no
+    // reminder comes.
+    if let Some(companions) = boundary.reminders.and_then(|r| r.get(t))
+        && scored
+        && !companions.is_empty()
+    {
+        let left_out = boundary::left_out(t, companions);
+        remind_turn(prepared, turn, exclude, &left_out, dispatcher, errors);
+    }
+    peeked
+}
+
 /// The notes a check of the whole turn reads: a peek at each scored file, the commit's tree in
 /// place, as a fresh agent asks (nothing recorded).
-pub(super) fn peek_turn(
+fn peek_turn(
     prepared: &Prepared,
     turn: &Turn,
     exclude: &[String],
@@ -65,7 +94,7 @@ pub(super) fn peek_turn(
 /// reminder comes, then the simulated agent's answer: it adds each named file its commit has
 /// and declines the rest, and the engine settles the reminder on that change, learning from
 /// it as from a real one.
-pub(super) fn remind_turn(
+fn remind_turn(
     prepared: &Prepared,
     turn: &Turn,
     exclude: &[String],

@@ -4,7 +4,7 @@
 
 use super::boundary;
 use super::error::BacktestError;
-use super::peek::{peek_turn, remind_turn};
+use super::peek::end_of_turn;
 use super::prepare::Prepared;
 use super::rekey;
 use super::score::{Note, note_companions};
@@ -134,29 +134,17 @@ pub fn run_engine(
                 Err(e) => *errors.entry(e.code().to_string()).or_default() += 1,
             }
         }
-        if boundary.at_boundary {
-            let peeked = match t >= prepared.split {
-                true => peek_turn(prepared, turn, &exclude, &mut dispatcher, &mut errors),
-                false => Vec::new(),
-            };
+        let at = end_of_turn(
+            prepared,
+            t,
+            turn,
+            &exclude,
+            boundary,
+            &mut dispatcher,
+            &mut errors,
+        );
+        if let Some(peeked) = at {
             peeks.push(peeked);
-        }
-        // The reminder comes after the peeks: the check at a commit knows only the reminders
-        // of the commits before it. A commit with no companion file to leave out is not cut,
-        // and no reminder comes.
-        if let Some(companions) = boundary.reminders.and_then(|r| r.get(t))
-            && t >= prepared.split
-            && !companions.is_empty()
-        {
-            let left_out = boundary::left_out(t, companions);
-            remind_turn(
-                prepared,
-                turn,
-                &exclude,
-                &left_out,
-                &mut dispatcher,
-                &mut errors,
-            );
         }
         follow.after();
         bar.inc(1);
