@@ -55,6 +55,10 @@ pub struct CompiledCompanion {
     pub names: Arc<CompanionMatcher>,
     /// The family's files this companion is for, sorted (the pack's `for`); empty: all.
     pub for_files: Arc<[String]>,
+    /// How often the newer part of the history followed it when its family changed (the
+    /// pack's `validated`, as a rate): its evidence at a change boundary before boundaries
+    /// have seen it. `None`: the pack has no figures for it.
+    pub validated_rate: Option<f64>,
 }
 
 impl CompiledCompanion {
@@ -68,7 +72,19 @@ impl CompiledCompanion {
             names: Arc::new(CompanionMatcher::new(path, matcher.clone())),
             matcher,
             for_files: Arc::from([]),
+            validated_rate: None,
         }
+    }
+
+    /// The same companion, with the pack's `validated` figures (`named` > 0) as its rate.
+    pub fn validated_by(
+        mut self,
+        figures: Option<docsuggest_schema::pack::origin::Validated>,
+    ) -> Self {
+        self.validated_rate = figures
+            .filter(|v| v.named > 0)
+            .map(|v| f64::from(v.followed) / f64::from(v.named));
+        self
     }
 
     /// The same companion, named only on calls on `files` (workspace-relative).
@@ -178,6 +194,9 @@ pub struct CompiledPack {
     rules: GlobSet,
     /// For each rule in `rules`: its family and how specific it is.
     rule_owner: Vec<(usize, usize)>,
+    /// Whether a change boundary's claims may block here (the pack's `boundary.mayBlock`;
+    /// `true` without it).
+    pub may_block: bool,
 }
 
 /// A pack glob as the engine compiles every one: `*` never crosses `/`.
@@ -282,8 +301,11 @@ impl CompiledPack {
                     placeholder_glob(&c.path)
                 };
                 match glob(&text) {
-                    Ok(g) => companions
-                        .push(CompiledCompanion::new(&c.path, c.prior, &g).named_for(&c.for_files)),
+                    Ok(g) => companions.push(
+                        CompiledCompanion::new(&c.path, c.prior, &g)
+                            .named_for(&c.for_files)
+                            .validated_by(c.validated),
+                    ),
                     Err(e) => problems.push(format!(
                         "families[{i}].companions[{j}].path: invalid glob: {e}"
                     )),
@@ -327,6 +349,7 @@ impl CompiledPack {
             families,
             rules: rules?,
             rule_owner,
+            may_block: pack.boundary.is_none_or(|b| b.may_block),
         })
     }
 
@@ -471,6 +494,7 @@ mod tests {
         let pack = Pack {
             signature: vec!["S".into()],
             mined: None,
+            boundary: None,
             families: vec![
                 fam("Any", &["docs/*.md"]),
                 fam("Exact", &["docs/A.md"]),
@@ -527,6 +551,7 @@ mod tests {
         let pack = Pack {
             signature: vec!["S".into()],
             mined: None,
+            boundary: None,
             families: vec![family],
         };
         let mut pack = CompiledPack::compile(&pack, "p").expect("valid");

@@ -9,7 +9,7 @@ use crate::agents::Agents;
 use crate::call_ledger::{Entry, Ledger};
 use crate::follow::FollowView;
 use crate::identity::{KeySource, RepoIdentifier};
-use crate::judge;
+use crate::judge::{self, Claim};
 use crate::line_format;
 use crate::locate::PackCache;
 use crate::mined::{MinedPacks, PackMiner};
@@ -46,13 +46,16 @@ pub struct Verdict {
     pub ledger: Ledger,
     /// Problems a person should fix that did not stop the call (a malformed repo pack).
     pub warnings: Vec<String>,
+    /// A change boundary's claims: one per companion the note names, in its order (empty off
+    /// boundaries).
+    pub claims: Vec<Claim>,
 }
 
 /// What a change-boundary check said ([`Engine::boundary`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BoundaryVerdict {
-    /// The notes, each with the index of the change's file it was given for.
-    pub notes: Vec<(usize, Note)>,
+    /// The notes, each with the index of the change's file it was given for and its claims.
+    pub notes: Vec<(usize, Note, Vec<Claim>)>,
     /// The ledger lines: what the previous boundary's notes came to, then the new notes'.
     pub ledger: Ledger,
     /// Problems a person should fix that did not stop the check.
@@ -246,7 +249,8 @@ impl<P: FileProbe> Engine<P> {
                     out.warnings.push(w);
                 }
             }
-            out.notes.extend(verdict.note.map(|n| (at, n)));
+            let claims = verdict.claims;
+            out.notes.extend(verdict.note.map(|n| (at, n, claims)));
         };
         let settling = self.agents.get(agent).is_some();
         if settling {
@@ -396,5 +400,7 @@ fn resolve(store: &mut (dyn DecisionStore + Send), resolution: Resolution) {
     }
 }
 
+#[cfg(test)]
+mod claim_tests;
 #[cfg(test)]
 mod tests;

@@ -21,6 +21,7 @@ use wording::Wording;
 pub use crate::follow::{abandon, apply, close_with_evidence, cut_short, follow, soft_reject};
 
 mod choose;
+mod claims;
 mod detect;
 mod emit;
 mod gate;
@@ -33,7 +34,8 @@ mod untouched;
 mod views;
 mod wording;
 
-pub use views::{ChooseView, GateView, RatesView, RecordView, SuppressView, Views};
+pub use claims::Claim;
+pub use views::{ChooseView, ClaimView, GateView, RatesView, RecordView, SuppressView, Views};
 
 /// Step 6's stage: the call's family, with companions that exist.
 struct Detected<'a> {
@@ -111,6 +113,8 @@ impl From<End> for Outcome {
 pub struct Decided {
     /// How many companions the evidence model left out (its `left-out` line names them).
     pub left_out: usize,
+    /// At a change boundary, the claim of each companion the note names, in its order.
+    pub claims: Vec<Claim>,
     /// How the call ended.
     pub outcome: Outcome,
 }
@@ -161,12 +165,23 @@ pub fn decide(
     ledger: &mut Ledger,
     effects: &mut Effects,
 ) -> Decided {
-    let mut left_out = 0;
-    let outcome = match flow(settings, state, located, ledger, effects, &mut left_out) {
+    let mut aside = Aside::default();
+    let outcome = match flow(settings, state, located, ledger, effects, &mut aside) {
         Ok(note) => Outcome::Emitted(note),
         Err(end) => end.into(),
     };
-    Decided { left_out, outcome }
+    Decided {
+        left_out: aside.left_out,
+        claims: aside.claims,
+        outcome,
+    }
+}
+
+/// What a call's flow tells besides its outcome.
+#[derive(Default)]
+struct Aside {
+    left_out: usize,
+    claims: Vec<Claim>,
 }
 
 /// The stages in order; each step ends the call with its outcome when it must.
@@ -177,7 +192,7 @@ fn flow(
     located: &Located<'_>,
     ledger: &mut Ledger,
     effects: &mut Effects,
-    left_out: &mut usize,
+    aside: &mut Aside,
 ) -> Result<Note, End> {
     let views = settings.views;
     let detected = detect::detect(located, ledger)?;
@@ -216,7 +231,7 @@ fn flow(
         views.choose,
         ledger,
     )?;
-    *left_out = chosen.left_out;
+    aside.left_out = chosen.left_out;
     let chosen = DecisionCompanions {
         kappa: deciding.gate.confidence(&chosen.rows),
         rows: chosen.rows,
@@ -226,6 +241,11 @@ fn flow(
     let gated = deciding.pass_gate(chosen, cooling, state, ledger, effects)?;
     let cleared = suppress::clear(&deciding, &gated, state, ledger)?;
     let emitted = deciding.emit(cleared, wording.as_ref(), state, ledger, effects);
+    if state.boundary {
+        let may_block = located.workspace.pack.may_block;
+        let rows = &gated.chosen.rows;
+        aside.claims = claims::claims(call.family, rows, &rates, views.claim, may_block);
+    }
     deciding.record_note(gated.chosen, state, effects);
     Ok(emitted.note)
 }

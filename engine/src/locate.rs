@@ -67,6 +67,7 @@ impl Default for PackCache {
         let none = docsuggest_schema::Pack {
             signature: vec![GIT_ENTRY.into()],
             mined: None,
+            boundary: None,
             families: Vec::new(),
         };
         PackCache {

@@ -108,6 +108,9 @@ pub struct Config {
     /// The same gate for a note the pack's own gate would not make (the PoC's kappa of the
     /// companions it names under `threshold`).
     pub unprompted_threshold: f64,
+    /// The evidence a change boundary's claim (this companion is missing) must clear for the
+    /// Stop reminder to hold the agent up on it; a weaker claim only informs.
+    pub block_bar: f64,
     /// Zero-config: a call in a git work tree with no pack signature and no pack file uses a
     /// pack mined from the repository's history, when the host plugged in a miner. Off, such
     /// a call is foreign as before.
@@ -150,6 +153,7 @@ impl Default for Config {
             evidence_exponent: 2.0,
             follow_threshold: 0.55,
             unprompted_threshold: 0.75,
+            block_bar: 0.7,
             zero_config: true,
             note_style: NoteStyle::Auto,
         }
@@ -272,6 +276,7 @@ impl Config {
                 ),
                 "followThreshold" => p.unit(value, &mut self.follow_threshold),
                 "unpromptedThreshold" => p.unit(value, &mut self.unprompted_threshold),
+                "blockBar" => p.unit(value, &mut self.block_bar),
                 "zeroConfig" => p.boolean(value, &mut self.zero_config),
                 "noteStyle" => p.choice(value, &mut self.note_style),
                 _ => p.problem(suggest::unknown("unknown field", field, &FIELDS)),
@@ -281,7 +286,7 @@ impl Config {
 }
 
 /// Every config field, as a file or patch writes it.
-pub const FIELDS: [&str; 29] = [
+pub const FIELDS: [&str; 30] = [
     "log",
     "logFile",
     "enabled",
@@ -309,6 +314,7 @@ pub const FIELDS: [&str; 29] = [
     "evidenceExponent",
     "followThreshold",
     "unpromptedThreshold",
+    "blockBar",
     "zeroConfig",
     "noteStyle",
 ];

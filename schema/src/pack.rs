@@ -3,7 +3,8 @@
 //! The built-in pack describes the PoC's own doc graph; a workspace may replace it with its own
 //! file at `<root>/.dsh/doc-pack.json` ([`REPO_PACK_PATH`]).
 
-use origin::{MinedFrom, Validated, mined_problems, validated_problem};
+pub use origin::BoundaryFigures;
+use origin::{MinedFrom, Validated, boundary_problem, mined_problems, validated_problem};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
@@ -43,6 +44,10 @@ pub struct Pack {
     /// A mined pack's commits (`init`); informative, never read by the engine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mined: Option<MinedFrom>,
+    /// Whether the Stop reminder may hold the agent up in this repository, as `init` measured
+    /// its reminders on the newer part of the history. Absent: it may, claim by claim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boundary: Option<BoundaryFigures>,
 }
 
 /// A named class of doc paths.
@@ -130,6 +135,7 @@ impl Pack {
         Pack {
             signature: vec![DEFAULT_SIGNATURE.into()],
             mined: None,
+            boundary: None,
             families: vec![
                 family(
                     "Plan",
@@ -250,6 +256,7 @@ impl Pack {
             family_problems(fam, &format!("families[{i}]"), &mut seen, &mut out);
         }
         out.extend(self.mined.iter().flat_map(mined_problems));
+        out.extend(self.boundary.as_ref().and_then(boundary_problem));
         out
     }
 

@@ -131,7 +131,9 @@ impl<P: FileProbe> Engine<P> {
             agent: &call.agent,
         };
         let ledger = &mut verdict.ledger;
-        verdict.note = judge::decide(&settings, state, &located, ledger, &mut effects).note();
+        let decided = judge::decide(&settings, state, &located, ledger, &mut effects);
+        verdict.claims.clone_from(&decided.claims);
+        verdict.note = decided.note();
         if !peek {
             self.finish(&call.agent, mode, &mut verdict, effects);
         }
@@ -191,9 +193,12 @@ impl<P: FileProbe> Engine<P> {
     /// evidence model settles), then any store degradation, then the counts of its lines.
     fn finish(&mut self, agent: &str, mode: Mode, verdict: &mut Verdict, mut effects: Effects) {
         let evidence = self.config.learn && self.config.rate_model == RateModel::Evidence;
-        if mode == Mode::Boundary && (verdict.note.is_none() || !evidence) {
+        let blocks = verdict.claims.iter().any(|c| c.blocks);
+        if mode == Mode::Boundary && (verdict.note.is_none() || !evidence || !blocks) {
             // A boundary records what it named, not its silences, and only where its notes
-            // are settled as the evidence model settles them.
+            // are settled as the evidence model settles them. A note none of whose claims
+            // blocks only informs the user: the agent is not asked, so its next change says
+            // nothing of it.
             effects.record = None;
             effects.resolutions.clear();
         }

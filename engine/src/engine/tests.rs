@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 /// A store that keeps rate rows (each resolution's moves folded in order, as every store
 /// does) and nothing else.
 #[derive(Default)]
-struct RatesOnly {
+pub(super) struct RatesOnly {
     seq: u64,
     rows: BTreeMap<RateKey, RateRow>,
 }
@@ -71,8 +71,11 @@ impl Repo {
             std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
             std::fs::write(path, "").expect("write");
         }
+        // The built-in pack has no validated figures: every claim blocks (and so is learned
+        // from) only at a bar of 0.
         let config = Config {
             log: false,
+            block_bar: 0.0,
             ..Config::default()
         };
         let engine = Engine::new(config, Box::new(RatesOnly::default()), OsProbe);
@@ -105,7 +108,7 @@ impl Repo {
         verdict
             .notes
             .into_iter()
-            .flat_map(|(_, note)| note.companions)
+            .flat_map(|(_, note, _)| note.companions)
             .collect()
     }
 

@@ -14,6 +14,8 @@ pub struct Views {
     pub choose: ChooseView,
     /// Suppress.
     pub suppress: SuppressView,
+    /// A change boundary's claims.
+    pub claim: ClaimView,
     /// Emit and record.
     pub record: RecordView,
 }
@@ -59,6 +61,15 @@ pub struct ChooseView {
     pub max_companions: usize,
     /// The most characters a note holds.
     pub max_note_chars: usize,
+}
+
+/// What a change boundary's claim must clear to block.
+#[derive(Clone, Copy, Debug)]
+pub struct ClaimView {
+    /// The rate a claim's evidence is read under.
+    pub rate_model: RateModel,
+    /// The evidence a claim must clear to hold the agent up.
+    pub block_bar: f64,
 }
 
 /// When a note is due no emission.
@@ -109,6 +120,10 @@ impl Views {
                 rate_model: config.rate_model,
                 max_companions: config.max_companions,
                 max_note_chars: config.max_note_chars,
+            },
+            claim: ClaimView {
+                rate_model: config.rate_model,
+                block_bar: config.block_bar,
             },
             suppress: SuppressView {
                 cooldown_calls: config.cooldown_calls,

@@ -5,7 +5,7 @@ use crate::suggest;
 use serde_json::{Map, Value};
 
 /// The fields of the pack object.
-pub(super) const PACK: [&str; 3] = ["signature", "families", "mined"];
+pub(super) const PACK: [&str; 4] = ["signature", "families", "mined", "boundary"];
 /// The fields of a family.
 pub(super) const FAMILY: [&str; 5] = ["name", "kind", "rules", "threshold", "companions"];
 /// The fields of a companion.

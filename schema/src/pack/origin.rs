@@ -28,6 +28,30 @@ pub struct Validated {
     pub followed: u32,
 }
 
+/// What the Stop reminder's blocking claims came to on the newer part of the history
+/// (`init`), and so whether it may block here at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct BoundaryFigures {
+    /// Whether a claim whose evidence clears `blockBar` may hold the agent up; `false`: every
+    /// claim only informs.
+    pub may_block: bool,
+    /// Unfinished changes there on which the reminder would have blocked.
+    pub reminders: u32,
+    /// Of those, the reminders whose every named file the change really lacked.
+    pub right: u32,
+}
+
+/// The problem of a pack's `boundary` figures, if any.
+pub fn boundary_problem(figures: &BoundaryFigures) -> Option<String> {
+    (figures.right > figures.reminders).then(|| {
+        format!(
+            "boundary: right {} is more than reminders {}",
+            figures.right, figures.reminders
+        )
+    })
+}
+
 /// Whether `id` reads as a git object id (4 to 64 hexadecimal digits).
 fn commit_id(id: &str) -> bool {
     (4..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_hexdigit())

@@ -242,6 +242,7 @@ fn missing(notes: &[(String, Value)], in_change: &BTreeSet<&str>) -> Vec<Missing
         let family = note["family"].as_str().unwrap_or_default().to_string();
         let confidence = note["confidence"].as_f64().unwrap_or_default();
         let lines = note["lines"].as_array();
+        let claims = note["claims"].as_array();
         for (at, companion) in note["companions"]
             .as_array()
             .into_iter()
@@ -252,6 +253,9 @@ fn missing(notes: &[(String, Value)], in_change: &BTreeSet<&str>) -> Vec<Missing
                 continue;
             };
             let line = lines.and_then(|l| l.get(at)?.as_str()).unwrap_or(companion);
+            let claim = claims.and_then(|c| c.get(at));
+            let evidence = claim.and_then(|c| c["evidence"].as_f64());
+            let blocks = claim.is_some_and(|c| c["blocks"].as_bool() == Some(true));
             // Compiled once per companion, matched against every changed file.
             let touched = docsuggest_engine::compiled::companion_matcher(companion)
                 .is_ok_and(|matcher| in_change.iter().any(|file| change_covers(&matcher, file)));
@@ -266,11 +270,18 @@ fn missing(notes: &[(String, Value)], in_change: &BTreeSet<&str>) -> Vec<Missing
                     for_files: Vec::new(),
                     for_more: 0,
                     line: line.to_string(),
+                    evidence,
+                    blocks,
                 });
                 missing.len() - 1
             });
             let entry = &mut missing[at];
             entry.confidence = entry.confidence.max(confidence);
+            entry.evidence = [entry.evidence, evidence]
+                .into_iter()
+                .flatten()
+                .reduce(f64::max);
+            entry.blocks |= blocks;
             entry.for_files.push(file.clone());
         }
     }
@@ -338,9 +349,13 @@ pub(crate) fn mining(answer: &Value) -> bool {
     })
 }
 
-/// The note of an answer, when it holds one.
+/// The note of an answer, when it holds one, with the answer's claims (a boundary's) in it.
 fn note_of(answer: &Value) -> Option<Value> {
-    Some(answer["note"].clone()).filter(Value::is_object)
+    let mut note = Some(answer["note"].clone()).filter(Value::is_object)?;
+    if let Some(claims) = answer.get("claims") {
+        note["claims"] = claims.clone();
+    }
+    Some(note)
 }
 
 /// Asks `request` until the repository's pack is no longer being mined, or `deadline`.

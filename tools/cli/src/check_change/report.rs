@@ -26,6 +26,14 @@ pub struct Missing {
     pub for_more: usize,
     /// The note's line for it (what to do and why in a plain note; the path in the PoC's).
     pub line: String,
+    /// At a change boundary: how often such a claim on this companion was right (its
+    /// boundary rate, else the pack's validated rate, else its rate on edits); `None`:
+    /// unknown, or not a boundary's note.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<f64>,
+    /// Whether the claim may hold the agent up at a stop: its evidence clears `blockBar` and
+    /// the repository's boundary may block.
+    pub blocks: bool,
 }
 
 impl Missing {
@@ -127,14 +135,35 @@ impl std::fmt::Display for CheckReport {
 pub const STOP_REMINDER: &str = "[doc-suggester] before you finish";
 
 impl CheckReport {
-    /// The report as the agent is told it when it stops: `None` when nothing is lacking.
+    /// The report as the agent is told it when it stops, naming only the companions whose
+    /// claim blocks: `None` when none does.
     pub fn at_stop(&self) -> Option<String> {
-        let list = self.listed()?;
+        let list = self.only(true).listed()?;
         Some(format!(
             "{STOP_REMINDER}: the change in the work tree may be missing \
              companions this repository's changes conventionally include:{list}\n\
              Add what the task needs, or say why it needs none of them."
         ))
+    }
+
+    /// What the user alone is told at a stop: the companions the change lacks whose claim is
+    /// too weak to hold the agent up (`None`: none).
+    pub fn informing(&self) -> Option<String> {
+        let list = self.only(false).listed()?;
+        Some(format!(
+            "[doc-suggester] the change may also lack these companions (too rarely missed \
+             to hold the agent up for):{list}"
+        ))
+    }
+
+    /// The report cut to the missing companions that block (`blocks`) or do not.
+    fn only(&self, blocks: bool) -> CheckReport {
+        let mut report = self.clone();
+        report.missing.retain(|m| m.blocks == blocks);
+        if !blocks {
+            report.missing_not_listed = 0;
+        }
+        report
     }
 
     /// The note before a commit: what the staged change lacks (`None`: nothing).
@@ -222,7 +251,45 @@ mod tests {
             for_files: (0..files).map(|f| format!("src/{f}.rs")).collect(),
             for_more: 0,
             line: format!("update docs/{n}.md"),
+            evidence: Some(0.9),
+            blocks: true,
         }
+    }
+
+    #[test]
+    fn the_stop_reminder_names_only_what_blocks_and_the_user_is_told_the_rest() {
+        let weak = Missing {
+            evidence: Some(0.4),
+            blocks: false,
+            ..missing(1, 1)
+        };
+        let report = CheckReport {
+            changed: vec!["src/0.rs".into()],
+            missing: vec![missing(0, 1), weak.clone()],
+            ..CheckReport::default()
+        };
+        let stop = report.at_stop().expect("a reminder");
+        assert!(
+            stop.contains("docs/0.md") && !stop.contains("docs/1.md"),
+            "{stop}"
+        );
+        let told = report.informing().expect("the rest, for the user");
+        assert!(
+            told.contains("docs/1.md") && !told.contains("docs/0.md"),
+            "{told}"
+        );
+        // Nothing blocks: no reminder, only the user's message.
+        let only_weak = CheckReport {
+            missing: vec![weak],
+            ..report.clone()
+        };
+        assert_eq!(only_weak.at_stop(), None);
+        assert!(only_weak.informing().is_some());
+        let json = serde_json::to_string(&report.missing[1]).expect("JSON");
+        assert!(
+            json.ends_with(r#""evidence":0.4,"blocks":false}"#),
+            "{json}"
+        );
     }
 
     #[test]

@@ -305,12 +305,15 @@ fn at_boundary(
         return None;
     }
     let harness = answering.options.harness;
-    let said = |report: &CheckReport| match report.at_stop() {
-        Some(reminder) => at_stop(harness, boundary, &reminder),
-        // Told to the user, never the agent held up for it.
-        None => report
-            .cannot_check()
-            .and_then(|why| at_stop(harness, Boundary::Inform, &why)),
+    // Only a claim whose evidence clears the bar holds the agent up; the weaker ones, and
+    // why a change could not be checked, are told to the user, never the agent.
+    let said = |report: &CheckReport| {
+        let told = report.informing();
+        match report.at_stop() {
+            Some(reminder) => at_stop(harness, boundary, &reminder, told.as_deref()),
+            None => (told.or_else(|| report.cannot_check()))
+                .and_then(|text| at_stop(harness, Boundary::Inform, &text, None)),
+        }
     };
     check_remembering_head(
         answering,
@@ -330,13 +333,30 @@ fn boundary_agent(session: &str) -> String {
 
 /// A Stop hook's answer: the harness's documented way to keep the agent going with a reason
 /// (`remind`: Cursor's is a follow-up message), or a message for the user alone (`inform`;
-/// Cursor's stop hook has none, so it says nothing).
-fn at_stop(harness: Harness, boundary: Boundary, text: &str) -> Option<String> {
+/// Cursor's stop hook has none, so it says nothing); `for_user` is told the user beside it.
+fn at_stop(
+    harness: Harness,
+    boundary: Boundary,
+    text: &str,
+    for_user: Option<&str>,
+) -> Option<String> {
     match (harness, boundary) {
         (Harness::Cursor, Boundary::Remind) => Some(json!({"followup_message": text}).to_string()),
         (Harness::Cursor, _) => None,
-        (_, Boundary::Remind) => Some(json!({"decision": "block", "reason": text}).to_string()),
-        (_, Boundary::Inform | Boundary::Off) => Some(json!({"systemMessage": text}).to_string()),
+        (_, Boundary::Remind) => {
+            let mut answer = json!({"decision": "block", "reason": text});
+            if let Some(told) = for_user {
+                answer["systemMessage"] = told.into();
+            }
+            Some(answer.to_string())
+        }
+        (_, Boundary::Inform | Boundary::Off) => {
+            let text = match for_user {
+                Some(told) => format!("{text}\n\n{told}"),
+                None => text.to_string(),
+            };
+            Some(json!({"systemMessage": text}).to_string())
+        }
     }
 }
 

@@ -167,6 +167,7 @@ fn pack_shown(root: &Path, backtest: &Report, stored: Option<String>) -> PackSho
                 signature: Vec::new(),
                 families: Vec::new(),
                 mined: None,
+                boundary: None,
             },
         },
     }

@@ -84,6 +84,7 @@ impl Scratch {
         let pinned = Pack {
             signature: vec![REPO_PACK_PATH.into()],
             mined: None,
+            boundary: None,
             families: pack.families.clone(),
         };
         let text = serde_json::to_string_pretty(&pinned).map_err(|e| BacktestError::Pack {

@@ -165,6 +165,7 @@ impl Mined {
         Pack {
             signature: vec![REPO_PACK_PATH.to_string()],
             mined: self.range.clone(),
+            boundary: None,
             families: self
                 .families
                 .iter()

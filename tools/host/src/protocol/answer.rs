@@ -2,6 +2,7 @@
 //! answers are byte-stable and hosts can pin them in golden tests.
 
 use super::error::RequestError;
+use docsuggest_engine::judge::Claim;
 use docsuggest_engine::{Note, Stats};
 use docsuggest_schema::{Config, Durability, RateKey, RateModel, RateRow, StoreHealth, StoreKind};
 use serde::Serialize;
@@ -24,6 +25,8 @@ pub enum Id {
 pub(crate) struct BoundaryNote {
     pub(crate) path: String,
     pub(crate) note: Note,
+    /// Each named companion's claim, in the note's order.
+    pub(crate) claims: Vec<Claim>,
 }
 
 #[derive(Serialize)]
@@ -64,6 +67,9 @@ pub(crate) enum Body {
     /// `judge`.
     Judge {
         note: Option<Note>,
+        /// A boundary peek's claims, one per companion its note names; absent otherwise.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        claims: Vec<Claim>,
         ledger: Vec<String>,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         warnings: Vec<String>,
@@ -263,6 +269,7 @@ mod tests {
                 &Id::Null,
                 Body::Judge {
                     note: None,
+                    claims: vec![],
                     ledger: vec![],
                     warnings: vec!["w".into()]
                 }

@@ -351,6 +351,7 @@ impl Dispatcher {
             judge_time: Some(elapsed),
             body: Body::Judge {
                 note: verdict.note,
+                claims: verdict.claims,
                 ledger: verdict.ledger.into_strings(),
                 warnings: verdict.warnings,
             },
@@ -374,6 +375,7 @@ impl Dispatcher {
             judge_time: None,
             body: Body::Judge {
                 note: verdict.note,
+                claims: verdict.claims,
                 ledger: verdict.ledger.into_strings(),
                 warnings: verdict.warnings,
             },
@@ -392,9 +394,9 @@ impl Dispatcher {
         let notes = verdict
             .notes
             .into_iter()
-            .filter_map(|(at, note)| {
+            .filter_map(|(at, note, claims)| {
                 let path = paths.get(at)?.clone();
-                Some(BoundaryNote { path, note })
+                Some(BoundaryNote { path, note, claims })
             })
             .collect();
         Ok(Reply {
