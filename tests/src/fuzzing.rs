@@ -354,7 +354,11 @@ pub fn git_names(bytes: &[u8]) {
     .bounded(ANSWER_LIMIT);
     let json = serde_json::to_string(&report).expect("a report is JSON");
     assert!(json.len() <= ANSWER_LIMIT, "{} bytes", json.len());
-    let texts = [Some(report.to_string()), report.at_stop(), report.informing()];
+    let texts = [
+        Some(report.to_string()),
+        report.at_stop(),
+        report.informing(),
+    ];
     for line in texts.iter().flatten().flat_map(|text| text.lines()) {
         assert!(!docsuggest_schema::text::has_invisible(line), "{line:?}");
     }

@@ -52,7 +52,13 @@ fn engine(config: Config) -> Engine<OsProbe> {
 fn claims(engine: &mut Engine<OsProbe>, dir: &tempfile::TempDir) -> Vec<(String, Claim)> {
     let cwd = dir.path().display().to_string();
     let verdict = engine
-        .boundary("s/boundary", Some(&cwd), &["src/lib.rs".to_string()], true)
+        .boundary(
+            "s/boundary",
+            Some(&cwd),
+            &["src/lib.rs".to_string()],
+            true,
+            ClaimsHeard::Blocking,
+        )
         .expect("a boundary");
     let (_, note, claims) = verdict.notes.into_iter().next().expect("a note");
     assert_eq!(note.companions.len(), claims.len());
@@ -123,7 +129,7 @@ fn a_companion_the_agent_keeps_declining_stops_blocking() {
         let agent = format!("s{session}/boundary");
         let change = ["src/lib.rs".to_string()];
         let verdict = engine
-            .boundary(&agent, Some(&cwd), &change, true)
+            .boundary(&agent, Some(&cwd), &change, true, ClaimsHeard::Blocking)
             .expect("a boundary");
         let named: Vec<(String, bool)> = verdict
             .notes
@@ -138,7 +144,7 @@ fn a_companion_the_agent_keeps_declining_stops_blocking() {
         // The agent adds the changelog and the notes, never the guide.
         let done = ["src/lib.rs", "CHANGELOG.md", "NOTES.md"].map(String::from);
         engine
-            .boundary(&agent, Some(&cwd), &done, false)
+            .boundary(&agent, Some(&cwd), &done, false, ClaimsHeard::Blocking)
             .expect("settled");
     }
     let blocks = |at: usize, companion: &str| {

@@ -103,7 +103,7 @@ impl Repo {
         let agent = format!("{session}/boundary");
         let verdict = self
             .engine
-            .boundary(&agent, Some(&cwd), &paths, name)
+            .boundary(&agent, Some(&cwd), &paths, name, ClaimsHeard::Blocking)
             .expect("a boundary");
         verdict
             .notes

@@ -2,10 +2,11 @@
 //! `.dsh/doc-pack.json` (or printed), with a backtest of what mining gives on the newest part
 //! of the history.
 
+use crate::backtest::boundary::BLOCK_BAR;
 use crate::backtest::{self, Report};
 use crate::history::{self, HistoryError, ReadOptions};
 use crate::{MineOptions, Mined, mine};
-use docsuggest_schema::pack::REPO_PACK_PATH;
+use docsuggest_schema::pack::{BoundaryFigures, REPO_PACK_PATH};
 use std::path::{Path, PathBuf};
 
 // Named here by the CLI (`init --max-commits`'s default) and the init benchmark.
@@ -58,7 +59,10 @@ pub fn report_backtest(
         max_files: backtest::DEFAULT_MAX_FILES,
         mine_always: true,
         learning_only: !full,
-        boundary: full,
+        // The boundary, learning from its own reminders, is what decides whether the Stop
+        // reminder may block here (the pack's `boundary`).
+        boundary: true,
+        boundary_learns: true,
         newest: Some(newest.max(1)),
         history,
         ..backtest::Options::default()
@@ -263,12 +267,34 @@ pub fn init(options: &InitOptions) -> Result<InitReport, InitError> {
         match run {
             Ok(r) => {
                 report.estimate = Estimate::of(&r);
+                if let Some(figures) = may_block(&r) {
+                    report.mined.boundary = Some(figures);
+                    report.pack_json = report.mined.pack_json();
+                    write_pack(&root, &file, &report.pack_json)?;
+                }
                 report.backtest = Some(r);
             }
             Err(e) => report.backtest_error = Some(e.to_string()),
         }
     }
     Ok(report)
+}
+
+/// Whether the Stop reminder may block in this repository, from the report backtest's
+/// boundary (out-of-sample, the learning engine learning from its own reminders): the
+/// reminders it would have blocked with on the unfinished changes, and how many were right
+/// (every named file in the real commit). It may block where at least [`BLOCK_BAR`] of them
+/// were; a history on which it never blocked gives no evidence, and it does not.
+fn may_block(report: &Report) -> Option<BoundaryFigures> {
+    let learning = (report.boundary.as_ref()?.checks.iter()).find(|c| c.name == "learning")?;
+    let at_bar = learning.cut.iter().find(|p| p.bar >= BLOCK_BAR)?;
+    let reminders = (at_bar.reminders_per_100_commits * at_bar.cut_commits as f64 / 100.0).round();
+    let right = (at_bar.reminders_right_share.unwrap_or(0.0) * reminders).round();
+    Some(BoundaryFigures {
+        may_block: reminders > 0.0 && right >= BLOCK_BAR * reminders,
+        reminders: reminders as u32,
+        right: right as u32,
+    })
 }
 
 /// Writes the pack under a temporary name, then renames it in place; the `.dsh` directory must
@@ -409,6 +435,19 @@ impl InitReport {
                 report.scored_commits,
             )?;
             write!(f, "{report}")?;
+        }
+        if let Some(b) = &self.mined.boundary {
+            let mode = if b.may_block {
+                "may hold the agent up on a claim whose evidence clears blockBar"
+            } else {
+                "only informs the user: it would too often be wrong to hold the agent up"
+            };
+            writeln!(
+                f,
+                "\nthe Stop reminder {mode} ({} of {} reminders on unfinished changes were right, \
+                 out-of-sample; the pack's `boundary`)",
+                b.right, b.reminders
+            )?;
         }
         if let Some(e) = &self.estimate {
             writeln!(

@@ -10,6 +10,7 @@ use super::turns::Turns;
 use crate::check_change::{
     ANSWER_LIMIT, ChangeSet, CheckError, CheckReport, Deadlines, ask_waiting, mining,
 };
+use docsuggest_engine::ClaimsHeard;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -159,7 +160,7 @@ fn at_commit(
         answering,
         cwd,
         &ChangeSet::Staged,
-        learn_as.as_deref(),
+        learn_as.as_deref().map(|agent| (agent, ClaimsHeard::All)),
         &mut ask,
         said,
     )
@@ -174,7 +175,7 @@ fn check_remembering_head(
     answering: &Answering<'_>,
     cwd: &Path,
     set: &ChangeSet,
-    learn_as: Option<&str>,
+    learn_as: Option<(&str, ClaimsHeard)>,
     ask: &mut impl FnMut(&Value) -> Result<Value, CheckError>,
     say: impl FnOnce(&CheckReport) -> Option<String>,
 ) -> Option<String> {
@@ -190,7 +191,7 @@ fn check_remembering_head(
         log(answering.options, "no-boundary", error);
     }
     let said = say(&report);
-    if let (Some(agent), Some(_)) = (learn_as, &said) {
+    if let (Some((agent, _)), Some(_)) = (learn_as, &said) {
         match crate::check_change::head(cwd, answering.git_deadline) {
             Some(head) => answering.turns.remember(agent, &head),
             None => answering.turns.forget(agent),
@@ -319,7 +320,9 @@ fn at_boundary(
         answering,
         cwd,
         &work_tree,
-        learn_as.as_deref(),
+        learn_as
+            .as_deref()
+            .map(|agent| (agent, ClaimsHeard::Blocking)),
         &mut ask,
         said,
     )

@@ -97,7 +97,18 @@ fn init_writes_the_pack_then_refuses_to_replace_it_without_force() {
     let report: serde_json::Value =
         serde_json::from_str(&env.ok(&["init", path, "--json"], b"")).expect("JSON report");
     let file = repo.join(".dsh/doc-pack.json");
-    assert_eq!(std::fs::read_to_string(&file).expect("written"), printed);
+    // The pack written is the pack printed, with what the backtest measured of the Stop
+    // reminder on the newest quarter: the source's test is missing at every cut commit, and
+    // the reminder was right each time.
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("written")).expect("JSON");
+    let mut as_printed: serde_json::Value = serde_json::from_str(&printed).expect("JSON");
+    let boundary = &written["boundary"];
+    assert_eq!(boundary["mayBlock"], true, "{written}");
+    assert!(boundary["reminders"].as_u64() > Some(0), "{written}");
+    assert_eq!(boundary["right"], boundary["reminders"], "{written}");
+    as_printed["boundary"] = boundary.clone();
+    assert_eq!(written, as_printed);
     assert_eq!(report["pack_file"], file.display().to_string(), "{report}");
     let backtest = &report["backtest"];
     assert!(

@@ -21,7 +21,6 @@ pub use cut::{BLOCK_BAR, CutPoint, left_out};
 use super::score::{Bases, CommitFamilies, ranked};
 use cut::{CutCommit, CutSaid};
 use docsuggest_engine::compiled::{CompiledPack, change_covers, companion_matcher};
-use docsuggest_schema::pack::DIR_MARK;
 use globset::GlobMatcher;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -60,81 +59,28 @@ pub struct Peeked {
     pub confidence: f64,
     /// The companions it named.
     pub companions: Vec<String>,
-    /// Each companion's score at the boundary: how often it was followed when its family
-    /// changed, where the store has seen it (learned), else the note's confidence.
+    /// Each companion's score at the boundary: its claim's ([`claim_score`]).
     pub scores: Vec<f64>,
 }
 
-/// Scores each peeked companion by its learned rate (the `rates` answer of the workspace):
-/// at the boundary the question is whether this one companion is missing, which its own
-/// rate answers better than its note's. What boundaries saw of it (its boundary row) is that
-/// evidence first; else how often it was followed when its family changed. A template is
-/// found by its pack text.
-pub fn score_by_rates(peeked: &mut [Peeked], rates: &serde_json::Value) {
-    let mut rows: Vec<(bool, &str, &str, f64)> = rates
-        .get("rows")
-        .and_then(serde_json::Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|row| {
-            ["accepts", "rejects", "shadowHits", "shadowMisses"]
-                .iter()
-                .any(|k| row.get(*k).and_then(serde_json::Value::as_u64).unwrap_or(0) > 0)
-        })
-        .filter_map(|row| {
-            Some((
-                row.get("boundary").and_then(serde_json::Value::as_bool) != Some(true),
-                row.get("family")?.as_str()?,
-                row.get("companion")?.as_str()?,
-                row.get("rate")?.as_f64()?,
-            ))
-        })
-        .collect();
-    // Boundary rows first (stable: the answer's order otherwise).
-    rows.sort_by_key(|row| row.0);
-    for p in peeked {
-        for (k, companion) in p.companions.iter().enumerate() {
-            let rate = rows
-                .iter()
-                .find(|(_, family, pack_text, _)| {
-                    *family == p.family && names_as(pack_text, companion)
-                })
-                .map(|(_, _, _, rate)| *rate);
-            if let Some(rate) = rate {
-                p.scores[k] = rate;
-            }
-        }
+/// A named companion's score at the boundary, from its claim (a boundary peek's `claims`):
+/// its evidence where the claim blocks, else under [`BLOCK_BAR`] (its evidence at most, 0
+/// when nothing is known). So what clears that bar is what the Stop reminder blocks on, at
+/// the default `blockBar`, and what the pack's `boundary` lets block.
+pub fn claim_score(claim: Option<&serde_json::Value>) -> f64 {
+    let evidence = claim
+        .and_then(|c| c.get("evidence")?.as_f64())
+        .unwrap_or(0.0);
+    let blocks = claim.and_then(|c| c.get("blocks")?.as_bool()) == Some(true);
+    if blocks {
+        evidence
+    } else {
+        evidence.min(NOT_BLOCKING)
     }
 }
 
-/// Whether the companion a note shows is the pack's `text`: itself, or a template's
-/// substitution (a `{}` standing for a name, a `{**}` component for any directories).
-fn names_as(text: &str, shown: &str) -> bool {
-    if text.contains(DIR_MARK) {
-        return components_as(text, shown);
-    }
-    one_stem_as(text, shown)
-}
-
-/// `shown` against a text with at most one `{}`, which stands for a non-empty name.
-fn one_stem_as(text: &str, shown: &str) -> bool {
-    match text.split_once("{}") {
-        None => text == shown,
-        Some((before, after)) => {
-            !after.contains("{}")
-                && shown.len() > before.len() + after.len()
-                && shown.starts_with(before)
-                && shown.ends_with(after)
-        }
-    }
-}
-
-/// `shown` against a `{**}` template, component by component: a `{**}` takes any number of
-/// them, any other is matched as [`one_stem_as`] (one row per template component: linear in
-/// both, however many `{**}` the pack writes).
-fn components_as(text: &str, shown: &str) -> bool {
-    crate::components::components_match(text, DIR_MARK, shown, one_stem_as)
-}
+/// The highest score of a claim that does not block: just under [`BLOCK_BAR`].
+const NOT_BLOCKING: f64 = BLOCK_BAR - 1e-9;
 
 /// A check's figures at one bar.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -571,63 +517,24 @@ mod tests {
     }
 
     #[test]
-    fn a_companion_is_scored_by_its_own_learned_rate_where_the_store_has_one() {
-        let mut peeked = vec![Peeked {
-            file: 0,
-            family: "F".into(),
-            confidence: 0.7,
-            companions: strings(&["tests/test_a.py", "CHANGES.md", "docs/a.md"]),
-            scores: vec![0.7; 3],
-        }];
-        let rates = serde_json::json!({"rows": [
-            {"family": "F", "companion": "tests/test_{}.py", "rate": 0.9, "accepts": 3,
-             "rejects": 0, "shadowHits": 0, "shadowMisses": 1},
-            {"family": "F", "companion": "CHANGES.md", "rate": 0.2, "accepts": 0,
-             "rejects": 2, "shadowHits": 0, "shadowMisses": 0},
-            // Never observed: the note's confidence stands.
-            {"family": "F", "companion": "docs/a.md", "rate": 0.33, "accepts": 0,
-             "rejects": 0, "shadowHits": 0, "shadowMisses": 0},
-            {"family": "G", "companion": "CHANGES.md", "rate": 1.0, "accepts": 5,
-             "rejects": 0, "shadowHits": 0, "shadowMisses": 0}]});
-        score_by_rates(&mut peeked, &rates);
-        assert_eq!(peeked[0].scores, vec![0.9, 0.2, 0.7]);
-        assert!(!names_as("tests/test_{}.py", "tests/test_.py"));
-    }
-
-    #[test]
-    fn what_boundaries_saw_of_a_companion_scores_it_before_its_edit_notes() {
-        let mut peeked = vec![Peeked {
-            file: 0,
-            family: "F".into(),
-            confidence: 0.7,
-            companions: strings(&["CHANGES.md"]),
-            scores: vec![0.7],
-        }];
-        // The edit row comes first in the answer; the boundary row wins.
-        let rates = serde_json::json!({"rows": [
-            {"family": "F", "companion": "CHANGES.md", "rate": 0.6, "accepts": 6,
-             "rejects": 4, "shadowHits": 0, "shadowMisses": 0},
-            {"family": "F", "companion": "CHANGES.md", "boundary": true, "rate": 0.3,
-             "accepts": 3, "rejects": 7, "shadowHits": 0, "shadowMisses": 0}]});
-        score_by_rates(&mut peeked, &rates);
-        assert_eq!(peeked[0].scores, vec![0.3]);
-    }
-
-    #[test]
-    fn a_directory_capture_names_any_subdirectory() {
-        let text = "spec/{**}/{}_spec.rb";
-        for (shown, expect) in [
-            ("spec/app/rules/safety/open_call_spec.rb", true),
-            ("spec/foo_spec.rb", true),
-            ("spec/a/_spec.rb", false),
-            ("lib/a/foo_spec.rb", false),
-            ("spec/a/foo.rb", false),
-        ] {
-            assert_eq!(names_as(text, shown), expect, "{shown}");
-        }
-        assert!(names_as("site/{**}/index.html", "site/index.html"));
-        assert!(names_as("{**}/x/{**}", "a/x/b/c"));
-        assert!(!names_as("{**}/x/{**}", "a/y/b"));
+    fn a_claim_scores_its_evidence_where_it_blocks_and_under_the_block_bar_elsewhere() {
+        let claim = |v: serde_json::Value| claim_score(Some(&v));
+        assert_eq!(
+            claim(serde_json::json!({"evidence": 0.9, "blocks": true})),
+            0.9
+        );
+        assert_eq!(
+            claim(serde_json::json!({"evidence": 0.4, "blocks": false})),
+            0.4
+        );
+        // Evidence past the bar in a repository whose boundary may not block.
+        let held = claim(serde_json::json!({"evidence": 0.95, "blocks": false}));
+        assert!(held < BLOCK_BAR && held > 0.69, "{held}");
+        assert_eq!(
+            claim(serde_json::json!({"evidence": null, "blocks": false})),
+            0.0
+        );
+        assert_eq!(claim_score(None), 0.0);
     }
 
     #[test]

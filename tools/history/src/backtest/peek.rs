@@ -64,6 +64,10 @@ fn peek_turn(
                         .and_then(Value::as_f64)
                         .unwrap_or_default();
                     let companions = note_companions(note);
+                    let claims = answer.get("claims").and_then(Value::as_array);
+                    let scores = (0..companions.len())
+                        .map(|k| boundary::claim_score(claims.and_then(|c| c.get(k))))
+                        .collect();
                     peeked.push(boundary::Peeked {
                         file,
                         family: note
@@ -71,19 +75,12 @@ fn peek_turn(
                             .and_then(Value::as_str)
                             .unwrap_or_default()
                             .to_string(),
-                        scores: vec![confidence; companions.len()],
+                        scores,
                         confidence,
                         companions,
                     });
                 }
             }
-            Err(e) => *errors.entry(e.code().to_string()).or_default() += 1,
-        }
-    }
-    if !peeked.is_empty() {
-        let request = serde_json::json!({"op": "rates", "workspace": prepared.workspace});
-        match dispatcher.handle_value(&request) {
-            Ok(answer) => boundary::score_by_rates(&mut peeked, &answer),
             Err(e) => *errors.entry(e.code().to_string()).or_default() += 1,
         }
     }
@@ -110,7 +107,7 @@ fn remind_turn(
     let mut ask = |paths: &[&String], name: bool| {
         let request = serde_json::json!({
             "op": "boundary", "agent": boundary::REMINDED, "paths": paths,
-            "cwd": prepared.workspace, "name": name,
+            "cwd": prepared.workspace, "name": name, "blockingOnly": true,
         });
         dispatcher
             .handle_value(&request)

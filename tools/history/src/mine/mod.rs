@@ -21,7 +21,7 @@ mod validate;
 
 use crate::history::Commit;
 use docsuggest_engine::compiled::CompiledPack;
-use docsuggest_schema::pack::origin::{MinedFrom, Validated};
+use docsuggest_schema::pack::origin::{BoundaryFigures, MinedFrom, Validated};
 use docsuggest_schema::pack::{Companion, DOC_KIND, Family, MAX_PATH_BYTES, Pack, REPO_PACK_PATH};
 pub use kept::Figures;
 use kept::Keep;
@@ -156,6 +156,10 @@ pub struct Mined {
     /// The commits mined, as the pack records them (`None` for no commit).
     #[serde(skip)]
     pub range: Option<MinedFrom>,
+    /// Whether the Stop reminder may block here, as `init` measured it out-of-sample (the
+    /// pack's `boundary`); `None` until measured.
+    #[serde(skip)]
+    pub boundary: Option<BoundaryFigures>,
 }
 
 impl Mined {
@@ -165,7 +169,7 @@ impl Mined {
         Pack {
             signature: vec![REPO_PACK_PATH.to_string()],
             mined: self.range.clone(),
-            boundary: None,
+            boundary: self.boundary,
             families: self
                 .families
                 .iter()
@@ -255,6 +259,7 @@ pub fn mine(commits: &[Commit], tip_paths: &[String], options: &MineOptions) -> 
         commits_read: n,
         commits_used: counts.used,
         range: range(commits, validation.as_ref()),
+        boundary: None,
         validation,
         unvalidated,
     }
@@ -290,6 +295,7 @@ fn loadable(family: &mut MinedFamily) -> bool {
         validation: None,
         unvalidated: None,
         range: None,
+        boundary: None,
     }
     .pack();
     alone.problems().is_empty() && CompiledPack::compile(&alone, "mined").is_ok()
@@ -354,6 +360,7 @@ mod tests {
                 commits_read: 14,
                 unvalidated: noisy.unvalidated.clone(),
                 range: noisy.range.clone(),
+                boundary: noisy.boundary,
                 ..clean
             }
         );

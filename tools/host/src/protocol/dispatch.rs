@@ -246,11 +246,12 @@ impl Dispatcher {
                 paths,
                 cwd,
                 name,
+                heard,
             } => self.boundary(
                 &agent,
                 &paths,
                 cwd.or_else(|| self.default_cwd.clone()),
-                name,
+                (name, heard),
             ),
             Op::Turn { agent } => self.turn(&agent),
             Op::Configure(patch) => self.configure(&patch),
@@ -387,9 +388,11 @@ impl Dispatcher {
         agent: &str,
         paths: &[String],
         cwd: Option<String>,
-        name: bool,
+        (name, heard): (bool, docsuggest_engine::ClaimsHeard),
     ) -> Result<Reply, RequestError> {
-        let verdict = self.engine.boundary(agent, cwd.as_deref(), paths, name)?;
+        let verdict = self
+            .engine
+            .boundary(agent, cwd.as_deref(), paths, name, heard)?;
         self.log.append(self.engine.config(), &verdict.ledger);
         let notes = verdict
             .notes
