@@ -6,6 +6,7 @@ use capture::RuleCaptures;
 use docsuggest_schema::pack::{
     DIR_MARK, DOC_KIND, Pack, PackError, TEMPLATE_MARK, has_placeholder, is_template,
 };
+use docsuggest_schema::rate::{NEUTRAL, PRIOR_WEIGHT};
 use globset::{Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 use std::sync::Arc;
 
@@ -76,14 +77,16 @@ impl CompiledCompanion {
         }
     }
 
-    /// The same companion, with the pack's `validated` figures (`named` > 0) as its rate.
+    /// The same companion, with the pack's `validated` figures as its rate: shrunk towards
+    /// the neutral rate as a learned row is (by [`PRIOR_WEIGHT`] observations of it), so one
+    /// commit followed once says little.
     pub fn validated_by(
         mut self,
         figures: Option<docsuggest_schema::pack::origin::Validated>,
     ) -> Self {
-        self.validated_rate = figures
-            .filter(|v| v.named > 0)
-            .map(|v| f64::from(v.followed) / f64::from(v.named));
+        self.validated_rate = figures.map(|v| {
+            (f64::from(v.followed) + PRIOR_WEIGHT * NEUTRAL) / (f64::from(v.named) + PRIOR_WEIGHT)
+        });
         self
     }
 
@@ -194,9 +197,8 @@ pub struct CompiledPack {
     rules: GlobSet,
     /// For each rule in `rules`: its family and how specific it is.
     rule_owner: Vec<(usize, usize)>,
-    /// Whether a change boundary's claims may block here (the pack's `boundary.mayBlock`;
-    /// `true` without it).
-    pub may_block: bool,
+    /// What `init` measured of the Stop reminder here (the pack's `boundary`).
+    pub boundary: Option<docsuggest_schema::pack::BoundaryFigures>,
 }
 
 /// A pack glob as the engine compiles every one: `*` never crosses `/`.
@@ -349,8 +351,14 @@ impl CompiledPack {
             families,
             rules: rules?,
             rule_owner,
-            may_block: pack.boundary.is_none_or(|b| b.may_block),
+            boundary: pack.boundary,
         })
+    }
+
+    /// Whether a change boundary's claims may block here: the pack's `boundary.mayBlock`,
+    /// `true` without it.
+    pub fn may_block(&self) -> bool {
+        self.boundary.is_none_or(|b| b.may_block)
     }
 
     /// The built-in pack, compiled.

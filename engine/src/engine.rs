@@ -71,7 +71,7 @@ enum Mode {
     Judge,
     Peek,
     Settle,
-    Boundary(ClaimsHeard),
+    Boundary,
     /// A peek decided as a boundary decides ([`Engine::peek_boundary`]).
     BoundaryPeek,
 }
@@ -85,18 +85,8 @@ impl Mode {
     /// Whether the call is a change boundary's: every file of the change is judged whatever
     /// tool the config judges, with no cooldown or cap, each companion a claim of its own.
     fn is_boundary(self) -> bool {
-        matches!(self, Mode::Settle | Mode::Boundary(_) | Mode::BoundaryPeek)
+        matches!(self, Mode::Settle | Mode::Boundary | Mode::BoundaryPeek)
     }
-}
-
-/// Which of a change boundary's claims reach the agent, and so are learned from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ClaimsHeard {
-    /// Every claim: a commit's note, which never blocks but is read.
-    #[default]
-    All,
-    /// Only the claims that block: a Stop reminder, whose weaker claims go to the user.
-    Blocking,
 }
 
 /// A store boxed for the engine; any [`DecisionStore`] that can move between threads.
@@ -235,8 +225,7 @@ impl<P: FileProbe> Engine<P> {
     /// boundary row: the family's notes on edits do not read them). Then, with
     /// `name`, each file of the change is decided as a call would be — every file of the
     /// change counts as touched, no cooldown or cap applies — and each note names what the
-    /// change lacks; the notes the agent hears (`heard`) are recorded and settled at the
-    /// agent's next boundary.
+    /// change lacks; the notes are recorded and settled at the agent's next boundary.
     /// Without the evidence model (`learn: false`, `rateModel: step`) nothing is recorded.
     pub fn boundary(
         &mut self,
@@ -244,7 +233,6 @@ impl<P: FileProbe> Engine<P> {
         cwd: Option<&str>,
         paths: &[String],
         name: bool,
-        heard: ClaimsHeard,
     ) -> Result<BoundaryVerdict, CallError> {
         paths::check_field("agent", agent)?;
         let call = |path: &String| Call {
@@ -279,7 +267,7 @@ impl<P: FileProbe> Engine<P> {
                 self.judge_as(&call(path), Mode::Settle)?;
             }
             for (at, path) in paths.iter().enumerate() {
-                let verdict = self.judge_as(&call(path), Mode::Boundary(heard))?;
+                let verdict = self.judge_as(&call(path), Mode::Boundary)?;
                 take(&mut out, verdict, at);
             }
         }

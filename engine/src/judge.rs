@@ -242,7 +242,7 @@ fn flow(
     let cleared = suppress::clear(&deciding, &gated, state, ledger)?;
     let emitted = deciding.emit(cleared, wording.as_ref(), state, ledger, effects);
     if state.boundary {
-        let may_block = located.workspace.pack.may_block;
+        let may_block = located.workspace.pack.may_block();
         let rows = &gated.chosen.rows;
         aside.claims = claims::claims(call.family, rows, &rates, views.claim, may_block);
     }

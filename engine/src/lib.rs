@@ -59,7 +59,7 @@ mod stats;
 pub mod testing;
 
 pub use call_ledger::{Ledger, Line};
-pub use engine::{BoundaryVerdict, BoxedStore, Call, ClaimsHeard, Engine, VERSION, Verdict};
+pub use engine::{BoundaryVerdict, BoxedStore, Call, Engine, VERSION, Verdict};
 pub use identity::{Identified, KeySource, RepoIdentifier};
 pub use mined::{MinedAnswer, PackMiner};
 pub use note::Note;

@@ -2,7 +2,7 @@
 //! the agent's state, the follow-through of the agent's open notes, the decision, and the
 //! writes it intends, applied to the store and the agent.
 
-use super::{Call, ClaimsHeard, Engine, Mode, Verdict, resolve};
+use super::{Call, Engine, Mode, Verdict, resolve};
 use crate::agent::{AgentState, MAX_EVIDENCE_WINDOWS, MAX_SHADOWS};
 use crate::call_ledger::Ledger;
 use crate::follow::FollowView;
@@ -193,13 +193,11 @@ impl<P: FileProbe> Engine<P> {
     /// evidence model settles), then any store degradation, then the counts of its lines.
     fn finish(&mut self, agent: &str, mode: Mode, verdict: &mut Verdict, mut effects: Effects) {
         let evidence = self.config.learn && self.config.rate_model == RateModel::Evidence;
-        let unheard = mode == Mode::Boundary(ClaimsHeard::Blocking)
-            && !verdict.claims.iter().any(|c| c.blocks);
-        if matches!(mode, Mode::Boundary(_)) && (verdict.note.is_none() || !evidence || unheard) {
+        if mode == Mode::Boundary && (verdict.note.is_none() || !evidence) {
             // A boundary records what it named, not its silences, and only where its notes
-            // are settled as the evidence model settles them. A Stop's note none of whose
-            // claims blocks only informs the user: the agent is not asked, so its next change
-            // says nothing of it.
+            // are settled as the evidence model settles them. Every claim is settled, those
+            // that only informed the user too: the change the agent ends with says whether it
+            // was missing.
             effects.record = None;
             effects.resolutions.clear();
         }
@@ -308,7 +306,7 @@ fn follow_through(
             learn_window: u32::MAX,
             ..FollowView::of(config)
         },
-        Mode::Boundary(_) | Mode::BoundaryPeek => return Vec::new(),
+        Mode::Boundary | Mode::BoundaryPeek => return Vec::new(),
     };
     let followed = judge::follow(state, located, view);
     judge::apply(state, followed, view, ledger)

@@ -103,7 +103,7 @@ impl Repo {
         let agent = format!("{session}/boundary");
         let verdict = self
             .engine
-            .boundary(&agent, Some(&cwd), &paths, name, ClaimsHeard::Blocking)
+            .boundary(&agent, Some(&cwd), &paths, name)
             .expect("a boundary");
         verdict
             .notes

@@ -108,7 +108,7 @@ export class Project {
   prepare(harness, init) {
     git(this.repo, ['init', '-q', '-b', 'main']);
     // fast-import chains the commits of one branch: one process for the whole history.
-    execFileSync('git', ['fast-import', '--quiet'], { cwd: this.repo, input: history(40, 6), env: this.env, encoding: 'utf8' });
+    execFileSync('git', ['fast-import', '--quiet'], { cwd: this.repo, input: history(200, 6), env: this.env, encoding: 'utf8' });
     git(this.repo, ['checkout', '-q', '-f', 'main']);
     if (init) this.docsuggest(['init', '--no-backtest']);
     if (harness) this.docsuggest(['install-hooks', '--harness', harness, '--project', '.']);

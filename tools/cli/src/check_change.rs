@@ -18,7 +18,6 @@ pub mod git;
 mod report;
 
 use crate::mcp::reach::{Reach, ReachError};
-use docsuggest_engine::ClaimsHeard;
 use docsuggest_engine::compiled::change_covers;
 use git::{Git, GitError};
 pub use report::{ANSWER_LIMIT, CheckReport, Missing, STOP_REMINDER};
@@ -192,7 +191,7 @@ pub fn check_with(
     dir: &Path,
     set: &ChangeSet,
     deadlines: Deadlines,
-    learn_as: Option<(&str, ClaimsHeard)>,
+    learn_as: Option<&str>,
     mut ask: impl FnMut(&Value) -> Result<Value, CheckError>,
 ) -> Result<CheckReport, CheckError> {
     let (root, changed) = changed_files(Git::new(dir, deadlines.git), set)?;
@@ -206,10 +205,7 @@ pub fn check_with(
     let not_asked = asked.len().saturating_sub(MAX_FILES);
     asked.truncate(MAX_FILES);
     let notes = match learn_as {
-        Some((agent, heard)) => {
-            let naming = Some(heard);
-            boundary_notes(&root, &asked, agent, naming, deadlines.mining, &mut ask)?
-        }
+        Some(agent) => boundary_notes(&root, &asked, agent, true, deadlines.mining, &mut ask)?,
         None => {
             let (mut notes, mut heard) = (Vec::new(), Heard::default());
             for file in &asked {
@@ -307,7 +303,7 @@ pub fn settle(
     // Every file of the change settles what it covers, shown or not: nothing is named here.
     let mut paths: Vec<String> = changed.into_iter().map(|c| c.path).collect();
     paths.truncate(MAX_FILES);
-    boundary_notes(&root, &paths, agent, None, Instant::now(), &mut ask).map(drop)
+    boundary_notes(&root, &paths, agent, false, Instant::now(), &mut ask).map(drop)
 }
 
 /// What the engine's answers said besides their notes.
@@ -378,20 +374,18 @@ pub(crate) fn ask_waiting(
 }
 
 /// The boundary agent `agent`'s check of the change `changed` (the `boundary` op): each
-/// note with the changed file it was given for (with `naming`, which of its claims the agent
-/// hears; `None`: only settle). Waits while the pack is being mined, until
+/// note with the changed file it was given for (`name` false: only settle). Waits while the pack is being mined, until
 /// `deadline`.
 fn boundary_notes(
     root: &Path,
     changed: &[String],
     agent: &str,
-    naming: Option<ClaimsHeard>,
+    name: bool,
     deadline: Instant,
     ask: &mut impl FnMut(&Value) -> Result<Value, CheckError>,
 ) -> Result<Answered, CheckError> {
     let request = json!({
-        "op": "boundary", "agent": agent, "paths": changed, "name": naming.is_some(),
-        "blockingOnly": naming == Some(ClaimsHeard::Blocking),
+        "op": "boundary", "agent": agent, "paths": changed, "name": name,
         "cwd": root.display().to_string(),
     });
     let answer = ask_waiting(&request, deadline, ask)?;

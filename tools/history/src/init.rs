@@ -40,11 +40,12 @@ pub struct InitOptions {
 
 /// The backtest `init` reports and `docsuggest report` shows: a pack mined from the oldest
 /// [`REPORT_TRAIN_FRACTION`] of the newest `newest` first-parent commits of `root` (up to
-/// `rev`), scored on the rest, out-of-sample. `full` adds the static engine and the change
-/// boundary (the report's sections); without it the learning engine and co-change run, the
-/// figures `init`'s text acts on (the static engine would double the time for a figure no one
-/// acts on there). The same as `docsuggest backtest --mine --train-fraction 0.75` (with
-/// `--boundary` when `full`) on a history of at most `newest` commits.
+/// `rev`), scored on the rest, out-of-sample. `full` adds the static engine (the report's
+/// sections); without it the learning engine and co-change run, the figures `init`'s text acts
+/// on (the static engine would double the time for a figure no one acts on there). The change
+/// boundary, learning from its own reminders, always runs: it decides whether the Stop
+/// reminder may block. The same as `docsuggest backtest --mine --train-fraction 0.75
+/// --boundary --boundary-learns` on a history of at most `newest` commits.
 pub fn report_backtest(
     root: &Path,
     rev: Option<String>,

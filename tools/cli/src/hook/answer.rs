@@ -2,6 +2,7 @@
 //! judged calls, a flush, a Stop hook's change-boundary check and its settling, a commit's
 //! check) and [`output`] shapes what the harness reads on stdout.
 
+use super::cooldown;
 use super::event::Action;
 use super::log::log;
 use super::options::{Boundary, Harness, HookOptions};
@@ -10,7 +11,6 @@ use super::turns::Turns;
 use crate::check_change::{
     ANSWER_LIMIT, ChangeSet, CheckError, CheckReport, Deadlines, ask_waiting, mining,
 };
-use docsuggest_engine::ClaimsHeard;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -160,7 +160,7 @@ fn at_commit(
         answering,
         cwd,
         &ChangeSet::Staged,
-        learn_as.as_deref().map(|agent| (agent, ClaimsHeard::All)),
+        learn_as.as_deref(),
         &mut ask,
         said,
     )
@@ -175,7 +175,7 @@ fn check_remembering_head(
     answering: &Answering<'_>,
     cwd: &Path,
     set: &ChangeSet,
-    learn_as: Option<(&str, ClaimsHeard)>,
+    learn_as: Option<&str>,
     ask: &mut impl FnMut(&Value) -> Result<Value, CheckError>,
     say: impl FnOnce(&CheckReport) -> Option<String>,
 ) -> Option<String> {
@@ -191,7 +191,7 @@ fn check_remembering_head(
         log(answering.options, "no-boundary", error);
     }
     let said = say(&report);
-    if let (Some((agent, _)), Some(_)) = (learn_as, &said) {
+    if let (Some(agent), Some(_)) = (learn_as, &said) {
         match crate::check_change::head(cwd, answering.git_deadline) {
             Some(head) => answering.turns.remember(agent, &head),
             None => answering.turns.forget(agent),
@@ -309,6 +309,15 @@ fn at_boundary(
     // Only a claim whose evidence clears the bar holds the agent up; the weaker ones, and
     // why a change could not be checked, are told to the user, never the agent.
     let said = |report: &CheckReport| {
+        // What the session declined at an earlier stop, on an unchanged change, is not
+        // named again.
+        let reminding = agent.filter(|_| boundary == Boundary::Remind);
+        let cooled = reminding.map(|session| {
+            let cooled = cooldown::cool(report, &answering.turns, session);
+            cooldown::remember(report, &answering.turns, session);
+            cooled
+        });
+        let report = cooled.as_ref().unwrap_or(report);
         let told = report.informing();
         match report.at_stop() {
             Some(reminder) => at_stop(harness, boundary, &reminder, told.as_deref()),
@@ -320,9 +329,7 @@ fn at_boundary(
         answering,
         cwd,
         &work_tree,
-        learn_as
-            .as_deref()
-            .map(|agent| (agent, ClaimsHeard::Blocking)),
+        learn_as.as_deref(),
         &mut ask,
         said,
     )

@@ -22,6 +22,7 @@ pub mod patch;
 pub mod transport;
 
 mod answer;
+mod cooldown;
 mod input;
 mod log;
 mod options;

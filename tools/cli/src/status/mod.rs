@@ -20,7 +20,7 @@ mod verdict;
 
 pub use report::{
     CompanionStatus, ConfigStatus, FamilyStatus, LAST_NOTES, LastNote, MinedStatus, PackStatus,
-    Status, StoreStatus, Verdict, WorkspaceStatus,
+    Status, StopStatus, StoreStatus, Verdict, WorkspaceStatus,
 };
 
 use daemon::{mark_mining_failed, probe_daemon};
@@ -89,6 +89,10 @@ pub fn status(options: &StatusOptions) -> Status {
     let daemon = probe_daemon(options);
     if let Some(p) = pack.as_mut() {
         mark_mining_failed(p, &daemon, &path);
+        // The pack in use now (a mined one once it is): what it says of the Stop reminder.
+        if let Some(w) = scene.workspace.as_ref().filter(|_| !pending) {
+            p.stop = Some(StopStatus::of(w.pack.boundary, config.block_bar));
+        }
     }
     let mut status = Status {
         path: path.display().to_string(),

@@ -158,6 +158,9 @@ fn pack_lines(out: &mut String, pack: &PackStatus) {
         )),
         _ => s.line(format_args!("built-in ({families})")),
     }
+    if let Some(stop) = &pack.stop {
+        s.line(format_args!("the Stop reminder {}", stop.why));
+    }
     if let Some(e) = pack
         .error
         .as_ref()

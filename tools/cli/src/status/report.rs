@@ -108,6 +108,55 @@ pub struct PackStatus {
     pub families: Vec<String>,
     /// The stored mined pack.
     pub mined: Option<MinedStatus>,
+    /// Whether the Stop reminder may hold the agent up here, and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<StopStatus>,
+}
+
+/// Whether the Stop reminder may hold the agent up in a workspace, and why.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StopStatus {
+    /// Whether a claim whose evidence clears `blockBar` holds the agent up (else every claim
+    /// only informs the user).
+    pub may_block: bool,
+    /// Why, in words.
+    pub why: String,
+}
+
+impl StopStatus {
+    /// The Stop reminder's mode under `pack`'s measurement and the config's `blockBar`.
+    pub fn of(boundary: Option<docsuggest_schema::pack::BoundaryFigures>, bar: f64) -> Self {
+        let measured = |b: docsuggest_schema::pack::BoundaryFigures| {
+            format!(
+                "{} of {} of its reminders on unfinished changes were right on the newer part \
+                 of the history (the pack's `boundary`, from `init`)",
+                b.right, b.reminders
+            )
+        };
+        let blocks =
+            format!("may hold the agent up on a claim whose evidence clears blockBar {bar}");
+        match boundary {
+            None => StopStatus {
+                may_block: true,
+                why: format!(
+                    "{blocks}; the pack has no measurement of its reminders, so each claim's \
+                     evidence decides"
+                ),
+            },
+            Some(b) if b.may_block => StopStatus {
+                may_block: true,
+                why: format!("{blocks}: {}", measured(b)),
+            },
+            Some(b) => StopStatus {
+                may_block: false,
+                why: format!(
+                    "only informs the user, never holds the agent up: {}",
+                    measured(b)
+                ),
+            },
+        }
+    }
 }
 
 /// A mined pack the store keeps.

@@ -202,6 +202,7 @@ pub(super) fn pack_status(
                 commits: m.commits,
                 current_miner: m.miner == docsuggest_history::MINER_VERSION,
             }),
+            stop: None,
         };
     }
     let file = workspace.root.join(REPO_PACK_PATH);
@@ -217,6 +218,7 @@ pub(super) fn pack_status(
         error: error.map(|e| e.to_string()),
         families,
         mined: None,
+        stop: None,
     }
 }
 

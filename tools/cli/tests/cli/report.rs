@@ -77,6 +77,7 @@ fn every_figure_on_the_page_is_the_backtest_s_own() {
             "--train-fraction",
             "0.75",
             "--boundary",
+            "--boundary-learns",
             "--json",
         ],
         b"",

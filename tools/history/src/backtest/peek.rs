@@ -107,7 +107,7 @@ fn remind_turn(
     let mut ask = |paths: &[&String], name: bool| {
         let request = serde_json::json!({
             "op": "boundary", "agent": boundary::REMINDED, "paths": paths,
-            "cwd": prepared.workspace, "name": name, "blockingOnly": true,
+            "cwd": prepared.workspace, "name": name,
         });
         dispatcher
             .handle_value(&request)

@@ -84,7 +84,8 @@ impl Scratch {
         let pinned = Pack {
             signature: vec![REPO_PACK_PATH.into()],
             mined: None,
-            boundary: None,
+            // Whether the pack's Stop reminder may block is the engine's to read.
+            boundary: pack.boundary,
             families: pack.families.clone(),
         };
         let text = serde_json::to_string_pretty(&pinned).map_err(|e| BacktestError::Pack {

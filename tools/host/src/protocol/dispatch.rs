@@ -246,12 +246,11 @@ impl Dispatcher {
                 paths,
                 cwd,
                 name,
-                heard,
             } => self.boundary(
                 &agent,
                 &paths,
                 cwd.or_else(|| self.default_cwd.clone()),
-                (name, heard),
+                name,
             ),
             Op::Turn { agent } => self.turn(&agent),
             Op::Configure(patch) => self.configure(&patch),
@@ -388,11 +387,9 @@ impl Dispatcher {
         agent: &str,
         paths: &[String],
         cwd: Option<String>,
-        (name, heard): (bool, docsuggest_engine::ClaimsHeard),
+        name: bool,
     ) -> Result<Reply, RequestError> {
-        let verdict = self
-            .engine
-            .boundary(agent, cwd.as_deref(), paths, name, heard)?;
+        let verdict = self.engine.boundary(agent, cwd.as_deref(), paths, name)?;
         self.log.append(self.engine.config(), &verdict.ledger);
         let notes = verdict
             .notes

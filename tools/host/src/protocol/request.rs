@@ -40,9 +40,6 @@ pub enum Op {
         cwd: Option<String>,
         /// Name what the change lacks (else only settle).
         name: bool,
-        /// Which claims reach the agent and are learned from (`blockingOnly`: a Stop
-        /// reminder's).
-        heard: docsuggest_engine::ClaimsHeard,
     },
     /// The per-turn reset of one agent.
     Turn {
@@ -257,10 +254,6 @@ fn parse_op(map: &Map<String, Value>) -> Result<Op, RequestError> {
             paths: f.texts("paths")?,
             cwd: f.optional_text("cwd")?,
             name: f.optional_bool("name")?.unwrap_or(true),
-            heard: match f.optional_bool("blockingOnly")? {
-                Some(true) => docsuggest_engine::ClaimsHeard::Blocking,
-                _ => docsuggest_engine::ClaimsHeard::All,
-            },
         }),
         "configure" => match map.get("config") {
             None | Some(Value::Null) => Err(RequestError::MissingField {
