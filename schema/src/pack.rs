@@ -704,6 +704,11 @@ mod tests {
             validated: None,
             to: "01cd".into(),
         });
+        pack.boundary = Some(origin::BoundaryFigures {
+            may_block: true,
+            reminders: 2,
+            right: 2,
+        });
         let value = serde_json::to_value(&pack).expect("serialises");
         let keys = |v: &Value| -> Vec<String> {
             let mut k: Vec<String> = v.as_object().expect("object").keys().cloned().collect();

@@ -144,4 +144,29 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn the_boundary_figures_load_round_trip_and_must_add_up() {
+        let text = pack(
+            r#""boundary": {"mayBlock": false, "reminders": 20, "right": 6},"#,
+            "",
+        );
+        let loaded = Pack::from_json_str(&text, "p.json").expect("a valid pack");
+        let figures = loaded.boundary.expect("the figures");
+        assert_eq!(
+            (figures.may_block, figures.reminders, figures.right),
+            (false, 20, 6)
+        );
+        let again = serde_json::to_string(&loaded).expect("serialises");
+        assert!(again.contains(r#""mayBlock":false"#), "{again}");
+        let text = pack(
+            r#""boundary": {"mayBlock": true, "reminders": 2, "right": 3},"#,
+            "",
+        );
+        let err = Pack::from_json_str(&text, "p.json").expect_err("refused");
+        assert_eq!(err.problems, ["boundary: right 3 is more than reminders 2"]);
+        let text = pack(r#""boundary": {"mayBlock": true, "blocks": 2},"#, "");
+        let err = Pack::from_json_str(&text, "p.json").expect_err("refused");
+        assert!(err.to_string().contains("blocks"), "{err}");
+    }
 }
