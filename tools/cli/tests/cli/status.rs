@@ -180,8 +180,27 @@ fn a_repository_pack_is_named_and_a_broken_one_reported() {
             ("/pack/source", json!("repo-file")),
             ("/pack/file", json!(file.display().to_string())),
             ("/pack/families", json!(["Design"])),
+            ("/pack/stop/mayBlock", json!(true)),
             ("/family/name", json!("Design")),
         ],
+    );
+    // A pack whose reminders `init` measured as too rarely right: the Stop reminder only
+    // informs, and status says so and why, in JSON and in words.
+    let mut measured = pack.clone();
+    measured["boundary"] = json!({"mayBlock": false, "reminders": 20, "right": 6});
+    std::fs::write(&file, measured.to_string()).expect("write");
+    let got = status(&env, &root.join("design/a.md"), &[]);
+    check(&got, &[("/pack/stop/mayBlock", json!(false))]);
+    let why = got["pack"]["stop"]["why"].as_str().expect("why");
+    assert!(
+        why.starts_with("only informs the user") && why.contains("6 of 20"),
+        "{why}"
+    );
+    let path = root.join("design/a.md").display().to_string();
+    let text = env.ok(&["status", &path], b"");
+    assert!(
+        text.contains("the Stop reminder only informs the user"),
+        "{text}"
     );
     // A pack file the engine refuses: the built-in pack, whose signature is not there.
     std::fs::write(&file, r#"{"families": [], "colour": 1}"#).expect("write");
