@@ -152,6 +152,11 @@ export interface ConfigPatch {
   /** The same gate for a note the pack's own gate would not make, in 0..1 (default 0.75). */
   unpromptedThreshold?: number
   /**
+   * The evidence a change boundary's claims must clear jointly for a Stop reminder to hold
+   * the agent up, in 0..1 (default 0.7; 0 blocks on every claim).
+   */
+  blockBar?: number
+  /**
    * A call in a git work tree without a pack uses a pack mined from its history
    * (default `true`).
    */

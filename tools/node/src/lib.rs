@@ -162,6 +162,9 @@ pub struct ConfigPatch {
     pub follow_threshold: Option<f64>,
     /// The same gate for a note the pack's own gate would not make, in 0..1 (default 0.75).
     pub unprompted_threshold: Option<f64>,
+    /// The evidence a change boundary's claims must clear jointly for a Stop reminder to hold
+    /// the agent up, in 0..1 (default 0.7; 0 blocks on every claim).
+    pub block_bar: Option<f64>,
     /// A call in a git work tree without a pack uses a pack mined from its history
     /// (default `true`).
     pub zero_config: Option<bool>,
