@@ -9,6 +9,9 @@ use crate::{MineOptions, Mined, mine};
 use docsuggest_schema::pack::{BoundaryFigures, REPO_PACK_PATH};
 use std::path::{Path, PathBuf};
 
+mod estimate;
+pub use estimate::{ESTIMATE_SPLITS, Estimate, wilson};
+
 // Named here by the CLI (`init --max-commits`'s default) and the init benchmark.
 pub use crate::mine::MAX_MINED_COMMITS;
 
@@ -143,57 +146,6 @@ pub struct InitReport {
     pub report_error: Option<String>,
 }
 
-/// The report backtest's learning companion precision: out-of-sample (the pack it scores
-/// was mined from the commits before the ones scored), with a 95 % Wilson interval over the
-/// companions it named.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct Estimate {
-    /// Companions named that the commit then changed, over companions named.
-    pub companion_precision: f64,
-    /// The interval's lower end.
-    pub low: f64,
-    /// Its upper end.
-    pub high: f64,
-    /// Companions named.
-    pub named: u64,
-    /// The last commit the scored pack was mined from.
-    pub mined_to: String,
-    /// Commits scored.
-    pub scored_commits: usize,
-}
-
-impl Estimate {
-    /// The estimate of a backtest report's learning run, when it named anything.
-    pub fn of(report: &Report) -> Option<Estimate> {
-        let run = report.runs.iter().find(|r| r.name == "learning")?;
-        let p = run.figures.companion_precision?;
-        let n = run.figures.companions_named;
-        let (low, high) = wilson(p, n as f64);
-        Some(Estimate {
-            companion_precision: p,
-            low,
-            high,
-            named: n,
-            mined_to: report.mined_from.as_ref()?.last_commit.clone(),
-            scored_commits: report.scored_commits,
-        })
-    }
-}
-
-/// The 95 % Wilson score interval of a share `p` of `n` trials (the whole range when `n` is
-/// not positive).
-pub fn wilson(p: f64, n: f64) -> (f64, f64) {
-    if n <= 0.0 {
-        return (0.0, 1.0);
-    }
-    let z = 1.96f64;
-    let z2 = z * z;
-    let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
-    let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / (1.0 + z2 / n);
-    // Rounding may leave `p` a hair outside its own interval at 0 or 1.
-    ((centre - half).clamp(0.0, p), (centre + half).clamp(p, 1.0))
-}
-
 /// Mines the repository holding `options.repo`; writes the pack unless printing.
 pub fn init(options: &InitOptions) -> Result<InitReport, InitError> {
     let root = history::discover(&options.repo)?;
@@ -258,16 +210,25 @@ pub fn init(options: &InitOptions) -> Result<InitReport, InitError> {
     if !options.no_backtest {
         // The pack is written and valid: a backtest that cannot run is reported, not an
         // error that would make a written pack look like a failed init.
-        let run = backtest::backtest(&report_backtest(
-            &root,
-            options.rev.clone(),
-            options.max_commits,
-            Some(history),
-            options.full_backtest,
-        ));
+        // The later splits run beside the report backtest (a split that panicked is left
+        // out, as one that cannot run is).
+        let (later, run) = std::thread::scope(|scope| {
+            let later = scope.spawn(|| estimate_backtests(&root, options, &history));
+            let run = backtest::backtest(&report_backtest(
+                &root,
+                options.rev.clone(),
+                options.max_commits,
+                Some(history.clone()),
+                options.full_backtest,
+            ));
+            (later.join().unwrap_or_default(), run)
+        });
         match run {
             Ok(r) => {
-                report.estimate = Estimate::of(&r);
+                let pooled: Vec<(f64, &Report)> = std::iter::once((REPORT_TRAIN_FRACTION, &r))
+                    .chain(later.iter().map(|(split, b)| (*split, b)))
+                    .collect();
+                report.estimate = Estimate::pooled(&pooled);
                 if let Some(figures) = may_block(&r) {
                     report.mined.boundary = Some(figures);
                     report.pack_json = report.mined.pack_json();
@@ -279,6 +240,35 @@ pub fn init(options: &InitOptions) -> Result<InitReport, InitError> {
         }
     }
     Ok(report)
+}
+
+/// The learning engine's backtests at the later splits the estimate pools
+/// ([`ESTIMATE_SPLITS`]), each a pack mined from the commits before its split; a split that
+/// cannot run is left out.
+fn estimate_backtests(
+    root: &Path,
+    options: &InitOptions,
+    history: &history::History,
+) -> Vec<(f64, Report)> {
+    ESTIMATE_SPLITS
+        .iter()
+        .filter_map(|&split| {
+            let backtest = backtest::Options {
+                train_fraction: Some(split),
+                boundary: false,
+                boundary_learns: false,
+                learning_only: true,
+                ..report_backtest(
+                    root,
+                    options.rev.clone(),
+                    options.max_commits,
+                    Some(history.clone()),
+                    false,
+                )
+            };
+            backtest::backtest(&backtest).ok().map(|r| (split, r))
+        })
+        .collect()
 }
 
 /// Whether the Stop reminder may block in this repository, from the report backtest's
@@ -455,11 +445,16 @@ impl InitReport {
                 f,
                 "\nexpect the learning engine's named companions to be followed about {:.0}% of \
                  the time on new commits (95% interval {:.0}-{:.0}%, from {} named on commits the \
-                 scored pack had not seen)",
+                 scored packs had not seen, packs mined from the oldest {} of the history)",
                 e.companion_precision * 100.0,
                 e.low * 100.0,
                 e.high * 100.0,
-                e.named
+                e.named,
+                e.splits
+                    .iter()
+                    .map(|s| format!("{:.0}%", s * 100.0))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )?;
         }
         if let Some(why) = &self.backtest_error {

@@ -361,6 +361,20 @@ fn a_long_history_chooses_its_pack_on_its_newer_commits_and_a_backtest_on_them_s
         estimate["low"].as_f64() <= Some(p) && Some(p) <= estimate["high"].as_f64(),
         "{estimate}"
     );
+    // Pooled over the report backtest's split and two later ones: more companions named
+    // than the report backtest's learning run alone.
+    assert_eq!(
+        estimate["splits"],
+        serde_json::json!([0.75, 0.85, 0.9]),
+        "{estimate}"
+    );
+    let learning = (report["backtest"]["runs"].as_array().expect("runs").iter())
+        .find(|r| r["name"] == "learning")
+        .expect("a learning run");
+    assert!(
+        estimate["named"].as_u64() > learning["companions_named"].as_u64(),
+        "{estimate} {learning}"
+    );
     // The pack records what it was mined from, and what each companion was kept on.
     let pack = pack_of(&std::fs::read_to_string(repo.join(".dsh/doc-pack.json")).expect("pack"));
     let tip = String::from_utf8(
