@@ -131,8 +131,8 @@ impl<P: FileProbe> Engine<P> {
             agent: &call.agent,
         };
         let ledger = &mut verdict.ledger;
-        let decided = judge::decide(&settings, state, &located, ledger, &mut effects);
-        verdict.claims.clone_from(&decided.claims);
+        let mut decided = judge::decide(&settings, state, &located, ledger, &mut effects);
+        verdict.claims = std::mem::take(&mut decided.claims);
         verdict.note = decided.note();
         if !peek {
             self.finish(&call.agent, mode, &mut verdict, effects);

@@ -312,11 +312,7 @@ fn at_boundary(
         // What the session declined at an earlier stop, on an unchanged change, is not
         // named again.
         let reminding = agent.filter(|_| boundary == Boundary::Remind);
-        let cooled = reminding.map(|session| {
-            let cooled = cooldown::cool(report, &answering.turns, session);
-            cooldown::remember(report, &answering.turns, session);
-            cooled
-        });
+        let cooled = reminding.map(|session| cooldown::cool(report, &answering.turns, session));
         let report = cooled.as_ref().unwrap_or(report);
         let told = report.informing();
         match report.at_stop() {

@@ -41,15 +41,19 @@ fn blocked_now(report: &CheckReport) -> Blocked {
 }
 
 /// `report` without the blocking companions the session declined: named by its last
-/// blocking reminder, for the same files, none of which has changed since. They are kept
-/// from the reminder and from the user's message alike.
+/// blocking reminder, for the same files, none of which has changed since. What would block
+/// now is remembered for the next stop (nothing blocking: forgotten).
 pub(super) fn cool(report: &CheckReport, turns: &Turns, session: &str) -> CheckReport {
-    let mut cooled = report.clone();
-    let Some(last) = turns.recall(&key(session)) else {
-        return cooled;
-    };
-    let last: Blocked = serde_json::from_str(&last).unwrap_or_default();
     let now = blocked_now(report);
+    let last: Blocked = turns
+        .recall(&key(session))
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    match serde_json::to_string(&now) {
+        Ok(text) if !now.is_empty() => turns.remember(&key(session), &text),
+        _ => turns.forget(&key(session)),
+    }
+    let mut cooled = report.clone();
     cooled.missing.retain(|m| {
         let before = last.iter().find(|(c, _)| *c == m.companion);
         let now = now.iter().find(|(c, _)| *c == m.companion);
@@ -60,13 +64,4 @@ pub(super) fn cool(report: &CheckReport, turns: &Turns, session: &str) -> CheckR
         }
     });
     cooled
-}
-
-/// Remembers what the reminder made from `report` blocks on (nothing blocking: forgets).
-pub(super) fn remember(report: &CheckReport, turns: &Turns, session: &str) {
-    let now = blocked_now(report);
-    match serde_json::to_string(&now) {
-        Ok(text) if !now.is_empty() => turns.remember(&key(session), &text),
-        _ => turns.forget(&key(session)),
-    }
 }

@@ -50,9 +50,8 @@ impl Drop for StopDaemon<'_> {
 }
 
 /// The built-in pack as the workspace's own, each companion with the figures a mined pack
-/// records (followed in each of the 100 commits that named it): evidence that clears the Stop
-/// reminder's block bar, for every companion at once.
-pub(crate) fn validated_builtin_pack(env: &Env) {
+/// records: named by 100 commits, of which `followed(companion)` changed it too.
+pub(crate) fn validated_builtin_pack(env: &Env, followed: impl Fn(&str) -> u32) {
     let mut pack = docsuggest_schema::Pack::builtin();
     for companion in pack
         .families
@@ -61,16 +60,18 @@ pub(crate) fn validated_builtin_pack(env: &Env) {
     {
         companion.validated = Some(docsuggest_schema::pack::origin::Validated {
             named: 100,
-            followed: 100,
+            followed: followed(&companion.path),
         });
     }
     let text = serde_json::to_string(&pack).expect("a pack is JSON");
     env.write_ws(".dsh/doc-pack.json", &text);
 }
 
-/// [`committed_workspace`] with [`validated_builtin_pack`] as its pack.
+/// [`committed_workspace`] with [`validated_builtin_pack`] as its pack, every companion
+/// followed by each commit that named it: evidence that clears the Stop reminder's block bar
+/// for every companion at once.
 pub(crate) fn committed_validated_workspace(env: &Env) -> std::path::PathBuf {
-    validated_builtin_pack(env);
+    validated_builtin_pack(env, |_| 100);
     committed_workspace(env)
 }
 
@@ -277,8 +278,8 @@ fn the_stop_hook_reminds_once_of_what_the_change_lacks() {
 
 /// Only a claim whose evidence clears the block bar holds the agent up. The built-in pack
 /// has no figures: its claims are told the user as a `systemMessage` and the stop goes ahead.
-/// With figures for some companions
-/// only, the reminder names those, and the user is told the rest beside it.
+/// With figures for some companions only, the reminder names those, and the user is told the
+/// rest beside it.
 #[test]
 fn a_stop_blocks_only_on_claims_whose_evidence_clears_the_bar() {
     let env = Env::new();
@@ -292,24 +293,7 @@ fn a_stop_blocks_only_on_claims_whose_evidence_clears_the_bar() {
     assert!(told.contains("Documentation/INDEX.md"), "{told}");
 
     // The changelog is followed every time, the rest half the time.
-    let mut pack = docsuggest_schema::Pack::builtin();
-    for companion in pack
-        .families
-        .iter_mut()
-        .flat_map(|f| f.companions.iter_mut())
-    {
-        let followed = if companion.path == "CHANGELOG.md" {
-            100
-        } else {
-            50
-        };
-        companion.validated = Some(docsuggest_schema::pack::origin::Validated {
-            named: 100,
-            followed,
-        });
-    }
-    let text = serde_json::to_string(&pack).expect("a pack is JSON");
-    env.write_ws(".dsh/doc-pack.json", &text);
+    validated_builtin_pack(&env, |path| if path == "CHANGELOG.md" { 100 } else { 50 });
     let said: Value =
         serde_json::from_str(&stop_hook(&env, &ws, false, "remind")).expect("an answer");
     assert_eq!(said["decision"], "block", "{said}");
