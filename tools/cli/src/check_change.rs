@@ -374,8 +374,8 @@ pub(crate) fn ask_waiting(
 }
 
 /// The boundary agent `agent`'s check of the change `changed` (the `boundary` op): each
-/// note with the changed file it was given for (`name` false: only settle). Waits while the pack is being mined, until
-/// `deadline`.
+/// note with the changed file it was given for (`name` false: only settle). Waits while the
+/// pack is being mined, until `deadline`.
 fn boundary_notes(
     root: &Path,
     changed: &[String],
