@@ -2,14 +2,14 @@
 //! `.dsh/doc-pack.json` (or printed), with a backtest of what mining gives on the newest part
 //! of the history.
 
-use crate::backtest::boundary::BLOCK_BAR;
 use crate::backtest::{self, Report};
 use crate::history::{self, HistoryError, ReadOptions};
 use crate::{MineOptions, Mined, mine};
-use docsuggest_schema::pack::{BoundaryFigures, REPO_PACK_PATH};
+use docsuggest_schema::pack::REPO_PACK_PATH;
 use std::path::{Path, PathBuf};
 
 mod estimate;
+mod stop_mode;
 pub use estimate::{ESTIMATE_SPLITS, Estimate, wilson};
 
 // Named here by the CLI (`init --max-commits`'s default) and the init benchmark.
@@ -229,7 +229,7 @@ pub fn init(options: &InitOptions) -> Result<InitReport, InitError> {
                     .chain(later.iter().map(|(split, b)| (*split, b)))
                     .collect();
                 report.estimate = Estimate::pooled(&pooled);
-                if let Some(figures) = may_block(&r) {
+                if let Some(figures) = (r.boundary.as_ref()).and_then(stop_mode::may_block) {
                     report.mined.boundary = Some(figures);
                     report.pack_json = report.mined.pack_json();
                     write_pack(&root, &file, &report.pack_json)?;
@@ -269,23 +269,6 @@ fn estimate_backtests(
             backtest::backtest(&backtest).ok().map(|r| (split, r))
         })
         .collect()
-}
-
-/// Whether the Stop reminder may block in this repository, from the report backtest's
-/// boundary (out-of-sample, the learning engine learning from its own reminders): the
-/// reminders it would have blocked with on the unfinished changes, and how many were right
-/// (every named file in the real commit). It may block where at least [`BLOCK_BAR`] of them
-/// were; a history on which it never blocked gives no evidence, and it does not.
-fn may_block(report: &Report) -> Option<BoundaryFigures> {
-    let learning = (report.boundary.as_ref()?.checks.iter()).find(|c| c.name == "learning")?;
-    let at_bar = learning.cut.iter().find(|p| p.bar >= BLOCK_BAR)?;
-    let reminders = (at_bar.reminders_per_100_commits * at_bar.cut_commits as f64 / 100.0).round();
-    let right = (at_bar.reminders_right_share.unwrap_or(0.0) * reminders).round();
-    Some(BoundaryFigures {
-        may_block: reminders > 0.0 && right >= BLOCK_BAR * reminders,
-        reminders: reminders as u32,
-        right: right as u32,
-    })
 }
 
 /// Writes the pack under a temporary name, then renames it in place; the `.dsh` directory must

@@ -196,12 +196,18 @@ fn the_boundary_check_is_scored_on_real_commits_and_simulated_misses() {
     assert_eq!(point["named_right_share"], 0.6);
     assert_eq!(point["left_out_named_share"], 1.0);
     assert_eq!(point["uncut_reminders_per_100_commits"], 75.0);
+    // At every Stop, c3 (nothing to leave out) meets it whole and is reminded wrongly of
+    // both: 4 reminders in 4 stops, the 1 right one of them.
+    assert_eq!(point["every_stop_reminders_per_100_commits"], 100.0);
+    assert_eq!(point["every_stop_right_share"], 0.25);
     let blocks = &cut[1];
     assert_eq!(blocks["cut_commits"], 3, "{blocks}");
     assert_eq!(blocks["reminders_per_100_commits"], 0.0);
     assert!(blocks["reminders_right_share"].is_null(), "{blocks}");
     assert_eq!(blocks["left_out_named_share"], 0.0);
     assert_eq!(blocks["uncut_reminders_per_100_commits"], 0.0);
+    assert_eq!(blocks["every_stop_reminders_per_100_commits"], 0.0);
+    assert!(blocks["every_stop_right_share"].is_null(), "{blocks}");
     // No pair reaches support 2 before c6: co-change names nothing.
     let cc = check("co-change k2");
     assert_eq!(

@@ -263,7 +263,11 @@ pub fn engine_check(
         let Some(companions) = misses.get(t) else {
             continue;
         };
-        if !companions.is_empty() {
+        if companions.is_empty() {
+            said.cut
+                .whole
+                .push(said.alarms.last().cloned().unwrap_or_default());
+        } else {
             let left_out = left_out(t, companions);
             let named = lacking(peeked, files, &left_out, &mut matchers);
             let mut commit = CutCommit::default();
@@ -367,7 +371,11 @@ pub fn cochange_check(
         let Some(companions) = misses.get(t) else {
             continue;
         };
-        if !companions.is_empty() {
+        if companions.is_empty() {
+            said.cut
+                .whole
+                .push(said.alarms.last().cloned().unwrap_or_default());
+        } else {
             let left_out = left_out(t, companions);
             let named = check(&left_out);
             let real: BTreeSet<&str> = files.iter().map(String::as_str).collect();

@@ -231,14 +231,23 @@ fn write_cut(f: &mut fmt::Formatter<'_>, checks: &[CheckFigures]) -> fmt::Result
     )?;
     writeln!(
         f,
-        "  {:<20} {:>9} {:>10} {:>10} {:>10} {:>16} {:>10} {:>10}",
-        "check", "bar", "reminders", "right", "files ok", "(1st->last 3rd)", "left out", "uncut"
+        "  {:<20} {:>9} {:>10} {:>10} {:>10} {:>16} {:>10} {:>10} {:>11} {:>10}",
+        "check",
+        "bar",
+        "reminders",
+        "right",
+        "files ok",
+        "(1st->last 3rd)",
+        "left out",
+        "uncut",
+        "every stop",
+        "right"
     )?;
     for c in checks {
         for p in &c.cut {
             writeln!(
                 f,
-                "  {:<20} {:>9.2} {:>10.1} {:>10} {:>10} {:>16} {:>10} {:>10.1}",
+                "  {:<20} {:>9.2} {:>10.1} {:>10} {:>10} {:>16} {:>10} {:>10.1} {:>11.1} {:>10}",
                 c.name,
                 p.bar,
                 p.reminders_per_100_commits,
@@ -251,6 +260,8 @@ fn write_cut(f: &mut fmt::Formatter<'_>, checks: &[CheckFigures]) -> fmt::Result
                 ),
                 share(p.left_out_named_share),
                 p.uncut_reminders_per_100_commits,
+                p.every_stop_reminders_per_100_commits,
+                share(p.every_stop_right_share),
             )?;
         }
     }

@@ -65,6 +65,12 @@ pub struct CutPoint {
     /// Reminders on the uncut commits (everything named there is wrong) per 100 scored
     /// commits.
     pub uncut_reminders_per_100_commits: f64,
+    /// Every scored commit as a Stop meets it: cut short when it has a companion file to
+    /// leave out, else whole (then everything named is wrong). Reminders per 100 scored
+    /// commits …
+    pub every_stop_reminders_per_100_commits: f64,
+    /// … and the share of them right: what a user of the Stop reminder meets.
+    pub every_stop_right_share: Option<f64>,
 }
 
 /// The cut commits of one check.
@@ -72,6 +78,9 @@ pub struct CutPoint {
 pub struct CutSaid {
     /// Per cut commit.
     pub commits: Vec<CutCommit>,
+    /// Per scored commit with no companion file to leave out, the scores of what was named
+    /// on it whole.
+    pub whole: Vec<Vec<f64>>,
 }
 
 impl CutSaid {
@@ -83,6 +92,10 @@ impl CutSaid {
         let first = Tally::of(&self.commits[..third], bar);
         let last = Tally::of(&self.commits[self.commits.len() - third..], bar);
         let cut_commits = self.commits.len();
+        let whole_reminders = (self.whole.iter())
+            .filter(|named| named.iter().any(|&s| s >= bar))
+            .count();
+        let stops = cut_commits + self.whole.len();
         CutPoint {
             bar,
             cut_commits,
@@ -93,6 +106,9 @@ impl CutSaid {
             named_right_share_last_third: share(last.right, last.named),
             left_out_named_share: share(all.left_out_named, all.left_out),
             uncut_reminders_per_100_commits: uncut_reminders,
+            every_stop_reminders_per_100_commits: share(all.reminders + whole_reminders, stops)
+                .map_or(0.0, |s| 100.0 * s),
+            every_stop_right_share: share(all.right_reminders, all.reminders + whole_reminders),
         }
     }
 }
@@ -169,6 +185,7 @@ mod tests {
                 },
                 CutCommit::default(),
             ],
+            whole: vec![vec![0.9], vec![0.3], vec![]],
         };
         let all = said.at(0.0, 12.5);
         assert_eq!(all.cut_commits, 3);
@@ -177,10 +194,16 @@ mod tests {
         assert_eq!(all.named_right_share, Some(2.0 / 3.0));
         assert_eq!(all.left_out_named_share, Some(2.0 / 3.0));
         assert_eq!(all.uncut_reminders_per_100_commits, 12.5);
+        // Every Stop: the two reminders on cut commits and two on whole ones, of six stops;
+        // one is right.
+        assert!((all.every_stop_reminders_per_100_commits - 400.0 / 6.0).abs() < 1e-9);
+        assert_eq!(all.every_stop_right_share, Some(0.25));
         // At the block bar the weak wrong claim is not made: both reminders are right.
         let block = said.at(BLOCK_BAR, 0.0);
         assert_eq!(block.reminders_right_share, Some(1.0));
         assert_eq!(block.named_right_share, Some(1.0));
+        // … and of the whole commits only the first is reminded at that bar.
+        assert_eq!(block.every_stop_right_share, Some(2.0 / 3.0));
         // A third of three commits is one: the first commit, then the last (which names none).
         assert_eq!(all.named_right_share_first_third, Some(0.5));
         assert_eq!(all.named_right_share_last_third, None);
