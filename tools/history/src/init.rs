@@ -5,7 +5,7 @@
 use crate::backtest::{self, Report};
 use crate::history::{self, HistoryError, ReadOptions};
 use crate::{MineOptions, Mined, mine};
-use docsuggest_schema::pack::REPO_PACK_PATH;
+use docsuggest_schema::pack::{BoundaryFigures, REPO_PACK_PATH};
 use std::path::{Path, PathBuf};
 
 mod estimate;
@@ -71,6 +71,18 @@ pub fn report_backtest(
         history,
         ..backtest::Options::default()
     }
+}
+
+/// What the Stop reminder would do in the repository at `root` whose `history` this is,
+/// measured as `init` measures it (its report backtest's boundary): the pack's `boundary`.
+/// `Ok(None)` when that backtest measured no boundary.
+pub fn measure_stop(
+    root: &Path,
+    history: history::History,
+) -> Result<Option<BoundaryFigures>, backtest::BacktestError> {
+    let newest = history.commits.len();
+    let report = backtest::backtest(&report_backtest(root, None, newest, Some(history), false))?;
+    Ok((report.boundary.as_ref()).and_then(stop_mode::may_block))
 }
 
 /// Why `init` could not mine or write.

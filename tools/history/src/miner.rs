@@ -32,6 +32,10 @@ impl HistoryMiner for GitMiner {
         mine_root(root).map(Some)
     }
 
+    fn measure(&self, root: &Path, record: &MinedPack) -> Result<Option<MinedPack>, String> {
+        measure_root(root, record).map(Some)
+    }
+
     fn identify(&self, root: &Path) -> Result<Option<String>, String> {
         match crate::repo_identity::identify(root) {
             Ok(identity) => Ok(Some(identity)),
@@ -63,10 +67,10 @@ fn moved_far(root: &Path, head: &str) -> Result<bool, String> {
     Ok(!history.commits.iter().any(|c| c.id == head))
 }
 
-/// Mines the history of the work tree `root` into a record to store.
-pub fn mine_root(root: &Path) -> Result<MinedPack, String> {
-    let options = MineOptions::default();
-    let history = history::read_with(
+/// The newest [`MAX_MINED_COMMITS`] first-parent commits of the work tree `root`, as mining
+/// reads them.
+fn read_root(root: &Path, options: &MineOptions) -> Result<history::History, String> {
+    history::read_with(
         root,
         &ReadOptions {
             rev: None,
@@ -76,7 +80,13 @@ pub fn mine_root(root: &Path) -> Result<MinedPack, String> {
         },
         |_| {},
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| e.to_string())
+}
+
+/// Mines the history of the work tree `root` into a record to store.
+pub fn mine_root(root: &Path) -> Result<MinedPack, String> {
+    let options = MineOptions::default();
+    let history = read_root(root, &options)?;
     let mined = mine(&history.commits, &history.tip_paths, &options);
     if mined.families.is_empty() {
         return Err(format!(
@@ -89,5 +99,23 @@ pub fn mine_root(root: &Path) -> Result<MinedPack, String> {
         head: history.tip,
         commits: history.commits.len() as u64,
         miner: MINER_VERSION,
+    })
+}
+
+/// `record` with its pack's `boundary` measured on the history of the work tree `root`, as
+/// `init` measures it: whether the Stop reminder may block there. The pack is the same pack,
+/// that field added.
+pub fn measure_root(root: &Path, record: &MinedPack) -> Result<MinedPack, String> {
+    let history = read_root(root, &MineOptions::default())?;
+    let figures = crate::init::measure_stop(root, history)
+        .map_err(|e| e.to_string())?
+        .ok_or("the backtest measured no change boundary")?;
+    let mut pack = docsuggest_schema::Pack::from_json_str(&record.pack, "the mined pack")
+        .map_err(|e| e.to_string())?;
+    pack.boundary = Some(figures);
+    let text = serde_json::to_string_pretty(&pack).map_err(|e| e.to_string())? + "\n";
+    Ok(MinedPack {
+        pack: text,
+        ..record.clone()
     })
 }

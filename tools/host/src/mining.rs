@@ -33,6 +33,14 @@ pub trait HistoryMiner: Send + Sync {
         Ok(None)
     }
 
+    /// `record` with what the Stop reminder would do with its pack measured on the history
+    /// (the pack's `boundary`, as `init` writes it): `Ok(None)` when this miner does not
+    /// measure. Run after the record is handed to the engine, so no call waits on it.
+    fn measure(&self, root: &Path, record: &MinedPack) -> Result<Option<MinedPack>, String> {
+        let _ = (root, record);
+        Ok(None)
+    }
+
     /// Whether [`HistoryMiner::identify`] answers at once (a git reader in this process), or
     /// takes long enough (running another process) that a judged call must not wait for it:
     /// then the identity is found on a thread of its own and the workspace keyed by its path
@@ -139,6 +147,9 @@ enum Job {
     Running,
     /// A job mined this record; the engine has not taken it yet.
     Mined(MinedPack),
+    /// The Stop reminder is being measured on the history for this record (not yet taken by
+    /// the engine while `Some`); the measured record follows as [`Job::Mined`].
+    Measuring(Option<MinedPack>),
     /// Nothing (more) to do: the stored pack is current, or the engine took the new one.
     Settled,
     /// The work tree cannot be mined: why (also logged), which every call there answers
@@ -189,7 +200,7 @@ impl BackgroundMiner {
     /// Blocks until no job is queued or running (tests, and hosts that want to wait).
     pub fn wait_idle(&self) {
         let mut jobs = lock(&self.shared.jobs);
-        while jobs.values().any(|j| matches!(j, Job::Running)) {
+        while (jobs.values()).any(|j| matches!(j, Job::Running | Job::Measuring(_))) {
             jobs = self
                 .shared
                 .ended
@@ -206,25 +217,50 @@ impl BackgroundMiner {
             .name("docsuggest-mine".into())
             .spawn(move || {
                 let root = job_root;
-                let outcome = {
-                    let _turn = lock(&shared.turn);
-                    // A panicking miner (a bug, a dependency) fails this job only: the
-                    // process and every other work tree go on.
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        miner.mine(&root, stored.as_ref())
-                    }))
-                    .unwrap_or_else(|panic| Err(format!("the mining job panicked: {}", crate::panic_text::message(panic.as_ref()))))
-                };
-                let job = match outcome {
-                    Ok(Some(record)) => Job::Mined(record),
-                    Ok(None) => Job::Settled,
+                let _turn = lock(&shared.turn);
+                // A panicking miner (a bug, a dependency) fails this job only: the process
+                // and every other work tree go on.
+                let outcome = guarded("mining", || miner.mine(&root, stored.as_ref()));
+                let (job, unmeasured) = match outcome {
+                    Ok(Some(record)) => {
+                        let unmeasured = unmeasured(&record).then(|| record.clone());
+                        (Job::Mined(record), unmeasured)
+                    }
+                    Ok(None) => (Job::Settled, stored.filter(unmeasured)),
                     Err(reason) => {
                         tracing::warn!(root = %root.display(), %reason,
                             "mining a pack from the history failed; the work tree stays without one");
-                        Job::Failed(docsuggest_schema::text::bounded(&reason, 400))
+                        (Job::Failed(docsuggest_schema::text::bounded(&reason, 400)), None)
                     }
                 };
-                lock(&shared.jobs).insert(root, job);
+                let Some(record) = unmeasured else {
+                    lock(&shared.jobs).insert(root, job);
+                    shared.ended.notify_all();
+                    return;
+                };
+                // The engine may take the pack while its Stop reminder is measured.
+                let untaken = match job {
+                    Job::Mined(record) => Some(record),
+                    _ => None,
+                };
+                lock(&shared.jobs).insert(root.clone(), Job::Measuring(untaken));
+                let measured = guarded("measuring", || miner.measure(&root, &record));
+                let mut jobs = lock(&shared.jobs);
+                let untaken = match jobs.remove(&root) {
+                    Some(Job::Measuring(untaken)) => untaken,
+                    _ => None,
+                };
+                let job = match measured {
+                    Ok(Some(measured)) => Job::Mined(measured),
+                    Ok(None) => untaken.map_or(Job::Settled, Job::Mined),
+                    Err(reason) => {
+                        tracing::warn!(root = %root.display(), %reason,
+                            "measuring the Stop reminder on the history failed; each claim's evidence decides");
+                        untaken.map_or(Job::Settled, Job::Mined)
+                    }
+                };
+                jobs.insert(root, job);
+                drop(jobs);
                 shared.ended.notify_all();
             });
         if let Err(e) = spawned {
@@ -236,6 +272,23 @@ impl BackgroundMiner {
             self.shared.ended.notify_all();
         }
     }
+}
+
+/// Runs one step of a job, a panic turned into its error.
+fn guarded<T>(step: &str, run: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or_else(|panic| {
+        Err(format!(
+            "the {step} job panicked: {}",
+            crate::panic_text::message(panic.as_ref())
+        ))
+    })
+}
+
+/// Whether `record`'s pack has no measurement of the Stop reminder yet (a pack that does not
+/// load is left to the engine, which says why).
+fn unmeasured(record: &MinedPack) -> bool {
+    docsuggest_schema::Pack::from_json_str(&record.pack, "the mined pack")
+        .is_ok_and(|pack| pack.boundary.is_none())
 }
 
 impl PackMiner for BackgroundMiner {
@@ -254,6 +307,16 @@ impl PackMiner for BackgroundMiner {
             }
             Some(Job::Running) if stored.is_some() => MinedAnswer::UseStored,
             Some(Job::Running) => MinedAnswer::Pending,
+            Some(Job::Measuring(Some(_))) => {
+                let Some(Job::Measuring(Some(record))) =
+                    jobs.insert(root.to_path_buf(), Job::Measuring(None))
+                else {
+                    return MinedAnswer::Pending;
+                };
+                MinedAnswer::Mined(record)
+            }
+            Some(Job::Measuring(None)) if stored.is_some() => MinedAnswer::UseStored,
+            Some(Job::Measuring(None)) => MinedAnswer::Pending,
             Some(Job::Mined(_)) => {
                 let Some(Job::Mined(record)) = jobs.insert(root.to_path_buf(), Job::Settled) else {
                     return MinedAnswer::Pending;
@@ -297,12 +360,19 @@ impl CommandMiner {
     }
 }
 
-impl HistoryMiner for CommandMiner {
-    fn mine(&self, root: &Path, stored: Option<&MinedPack>) -> Result<Option<MinedPack>, String> {
+impl CommandMiner {
+    /// Runs `docsuggest mine-pack [flag] ROOT` with `input` (JSON) on stdin: its answer, JSON.
+    fn run<T: serde::de::DeserializeOwned>(
+        &self,
+        flag: Option<&str>,
+        root: &Path,
+        input: &impl serde::Serialize,
+    ) -> Result<T, String> {
         let shown = self.program.display();
-        let stored = serde_json::to_vec(&stored).map_err(|e| e.to_string())?;
+        let input = serde_json::to_vec(input).map_err(|e| e.to_string())?;
         let mut child = Command::new(&self.program)
             .arg("mine-pack")
+            .args(flag)
             .arg(root)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -312,7 +382,7 @@ impl HistoryMiner for CommandMiner {
         if let Some(mut stdin) = child.stdin.take() {
             use std::io::Write as _;
             stdin
-                .write_all(&stored)
+                .write_all(&input)
                 .map_err(|e| format!("{shown} mine-pack: {e}"))?;
         }
         let mut answer = Vec::new();
@@ -333,6 +403,16 @@ impl HistoryMiner for CommandMiner {
         }
         serde_json::from_slice(&answer)
             .map_err(|e| format!("{shown} mine-pack answered no record: {e}"))
+    }
+}
+
+impl HistoryMiner for CommandMiner {
+    fn mine(&self, root: &Path, stored: Option<&MinedPack>) -> Result<Option<MinedPack>, String> {
+        self.run(None, root, &stored)
+    }
+
+    fn measure(&self, root: &Path, record: &MinedPack) -> Result<Option<MinedPack>, String> {
+        self.run(Some("--measure"), root, record)
     }
 
     fn identify(&self, root: &Path) -> Result<Option<String>, String> {
@@ -376,6 +456,160 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(100));
             Ok(Some("commit:abc".into()))
         }
+    }
+
+    const PACK: &str = r#"{"signature": ["README.md"], "families": [{"name": "src",
+        "rules": ["src/*.py"], "companions": [{"path": "tests/test_{}.py", "prior": 0.9}]}]}"#;
+
+    fn record(pack: &str) -> MinedPack {
+        MinedPack {
+            pack: pack.into(),
+            head: "c0ffee".into(),
+            commits: 300,
+            miner: 1,
+        }
+    }
+
+    fn measured_pack() -> String {
+        let mut pack = docsuggest_schema::Pack::from_json_str(PACK, "p").expect("a pack");
+        pack.boundary = Some(docsuggest_schema::pack::BoundaryFigures {
+            may_block: true,
+            reminders: 10,
+            right: 9,
+        });
+        serde_json::to_string(&pack).expect("JSON")
+    }
+
+    /// A miner whose measurement waits for the test's word, then answers `measured`.
+    struct Gated {
+        release: Mutex<std::sync::mpsc::Receiver<()>>,
+        measured: Result<Option<MinedPack>, String>,
+        measures: AtomicUsize,
+    }
+
+    impl Gated {
+        fn new(
+            measured: Result<Option<MinedPack>, String>,
+        ) -> (Arc<Gated>, std::sync::mpsc::Sender<()>) {
+            let (send, release) = std::sync::mpsc::channel();
+            let gated = Gated {
+                release: Mutex::new(release),
+                measured,
+                measures: AtomicUsize::new(0),
+            };
+            (Arc::new(gated), send)
+        }
+    }
+
+    impl HistoryMiner for Gated {
+        fn mine(&self, _: &Path, stored: Option<&MinedPack>) -> Result<Option<MinedPack>, String> {
+            Ok(stored.is_none().then(|| record(PACK)))
+        }
+
+        fn measure(&self, _: &Path, _: &MinedPack) -> Result<Option<MinedPack>, String> {
+            self.measures.fetch_add(1, Ordering::SeqCst);
+            let _ = lock(&self.release).recv();
+            self.measured.clone()
+        }
+    }
+
+    /// Asks until the answer is not `Pending` (bounded).
+    fn answer(
+        background: &mut BackgroundMiner,
+        root: &Path,
+        stored: Option<&MinedPack>,
+    ) -> MinedAnswer {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            match background.request(root, "k", stored) {
+                MinedAnswer::Pending => {
+                    assert!(std::time::Instant::now() < deadline, "never answered");
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    #[test]
+    fn the_pack_is_handed_over_at_once_and_again_once_its_stop_reminder_is_measured() {
+        let measured = record(&measured_pack());
+        let (miner, release) = Gated::new(Ok(Some(measured.clone())));
+        let mut background = BackgroundMiner::with(miner.clone());
+        let root = Path::new("/some/repo");
+        // The mined pack comes while the measurement still runs …
+        assert_eq!(background.request(root, "k", None), MinedAnswer::Pending);
+        let first = answer(&mut background, root, None);
+        assert_eq!(first, MinedAnswer::Mined(record(PACK)));
+        let stored = record(PACK);
+        assert_eq!(
+            background.request(root, "k", Some(&stored)),
+            MinedAnswer::UseStored
+        );
+        // … and the measured one once it is done; `wait_idle` waits for it.
+        release.send(()).expect("the job waits");
+        background.wait_idle();
+        assert_eq!(
+            background.request(root, "k", Some(&stored)),
+            MinedAnswer::Mined(measured.clone())
+        );
+        assert_eq!(
+            background.request(root, "k", Some(&measured)),
+            MinedAnswer::UseStored
+        );
+        assert_eq!(miner.measures.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn a_stored_pack_never_measured_is_measured_and_a_measured_one_is_not() {
+        let measured = record(&measured_pack());
+        let (miner, release) = Gated::new(Ok(Some(measured.clone())));
+        let root = Path::new("/some/repo");
+        // Current (the miner mines nothing new) but never measured: measured now.
+        let stored = record(PACK);
+        let mut background = BackgroundMiner::with(miner.clone());
+        assert_eq!(
+            background.request(root, "k", Some(&stored)),
+            MinedAnswer::UseStored
+        );
+        release.send(()).expect("the job waits");
+        background.wait_idle();
+        assert_eq!(
+            background.request(root, "k", Some(&stored)),
+            MinedAnswer::Mined(measured.clone())
+        );
+        // Measured already: nothing more is asked of the miner.
+        let mut again = BackgroundMiner::with(miner.clone());
+        assert_eq!(
+            again.request(root, "k", Some(&measured)),
+            MinedAnswer::UseStored
+        );
+        again.wait_idle();
+        assert_eq!(
+            again.request(root, "k", Some(&measured)),
+            MinedAnswer::UseStored
+        );
+        assert_eq!(miner.measures.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn a_measurement_that_fails_leaves_the_mined_pack_in_use() {
+        let (miner, release) = Gated::new(Err("the history is too short to split".into()));
+        let mut background = BackgroundMiner::with(miner);
+        let root = Path::new("/some/repo");
+        assert_eq!(background.request(root, "k", None), MinedAnswer::Pending);
+        release.send(()).expect("the job waits");
+        background.wait_idle();
+        // Not taken while measuring: handed over now, as mined.
+        assert_eq!(
+            background.request(root, "k", None),
+            MinedAnswer::Mined(record(PACK))
+        );
+        let stored = record(PACK);
+        assert_eq!(
+            background.request(root, "k", Some(&stored)),
+            MinedAnswer::UseStored
+        );
     }
 
     #[test]

@@ -133,6 +133,10 @@ pub struct MinePackArgs {
     /// Print the repository's identity (a JSON string, or null) instead of mining.
     #[arg(long)]
     identity: bool,
+    /// Measure the Stop reminder for the record on stdin (the pack's `boundary`, as `init`
+    /// writes it) and print the measured record instead of mining.
+    #[arg(long, conflicts_with = "identity")]
+    measure: bool,
     /// The root of the git work tree.
     root: PathBuf,
 }
@@ -225,9 +229,16 @@ pub fn mine_pack(args: &MinePackArgs) -> Result<()> {
         .take(miner::MAX_RECORD_BYTES)
         .read_to_end(&mut stored)?;
     let stored: Option<docsuggest_schema::MinedPack> = serde_json::from_slice(&stored)?;
-    let mined = miner::GitMiner
-        .mine(&args.root, stored.as_ref())
-        .map_err(anyhow::Error::msg)?;
+    let mined = if args.measure {
+        let record = anyhow::Context::context(
+            stored,
+            "mine-pack --measure needs the record to measure on stdin",
+        )?;
+        miner::GitMiner.measure(&args.root, &record)
+    } else {
+        miner::GitMiner.mine(&args.root, stored.as_ref())
+    }
+    .map_err(anyhow::Error::msg)?;
     writeln!(
         std::io::stdout().lock(),
         "{}",

@@ -179,10 +179,16 @@ fn serve_abstains_while_mining_then_judges_with_the_mined_pack_which_the_store_k
         "{pack}"
     );
     assert_eq!(kept.commits, 40);
-    // Exactly what `init --print` mines from the same history.
+    // Exactly what `init --print` mines from the same history, with the Stop reminder's
+    // measurement once the background has measured it (asserted where it is waited for).
+    let mut unmeasured: Value = serde_json::from_str(&kept.pack).expect("a JSON pack");
+    if let Some(pack) = unmeasured.as_object_mut() {
+        pack.remove("boundary");
+    }
+    let printed = env.ok(&["init", &repo.display().to_string(), "--print"], b"");
     assert_eq!(
-        kept.pack,
-        env.ok(&["init", &repo.display().to_string(), "--print"], b"")
+        unmeasured,
+        serde_json::from_str::<Value>(&printed).expect("a JSON pack")
     );
 
     // A second session on the same store judges with the kept pack from its first call.
@@ -219,7 +225,7 @@ fn a_stored_pack_is_mined_again_only_when_head_moved_far(
     miner: std::sync::Arc<dyn docsuggest_host::mining::HistoryMiner>,
 ) {
     use docsuggest_engine::mined::{MinedAnswer, PackMiner};
-    use docsuggest_history::miner::{REMINE_AFTER, mine_root};
+    use docsuggest_history::miner::{REMINE_AFTER, measure_root, mine_root};
     use docsuggest_host::mining::BackgroundMiner;
 
     let env = Env::new();
@@ -232,9 +238,13 @@ fn a_stored_pack_is_mined_again_only_when_head_moved_far(
         background.wait_idle();
         background.request(root, "k", Some(stored))
     };
+    let measured = |root: &Path| {
+        let mined = mine_root(root).expect("mined");
+        measure_root(root, &mined).expect("measured")
+    };
     let base = env.home().join("base");
     convention_history(&base, 40);
-    let stored = mine_root(&base).expect("mined");
+    let stored = measured(&base);
     assert_eq!(stored.commits, 40);
 
     // The same first 40 commits (identical states give identical commits), then more.
@@ -247,9 +257,25 @@ fn a_stored_pack_is_mined_again_only_when_head_moved_far(
         MinedAnswer::Mined(record) => {
             assert_eq!(record.commits, (40 + REMINE_AFTER + 60) as u64);
             assert_ne!(record.head, stored.head);
-            assert_eq!(record, mine_root(&far).expect("mined"));
+            assert_eq!(record, measured(&far));
+            // The Stop reminder measured as `init` measures it: the pack `init` writes.
+            env.ok(&["init", &far.display().to_string()], b"");
+            let written = std::fs::read_to_string(far.join(".dsh/doc-pack.json")).expect("written");
+            assert_eq!(record.pack, written);
+            let pack: Value = serde_json::from_str(&written).expect("a JSON pack");
+            assert!(pack["boundary"]["reminders"].as_u64() > Some(0), "{pack}");
         }
         other => panic!("mined again expected, got {other:?}"),
+    }
+    // A current pack never measured (a process that ended while measuring) is measured, on
+    // the history as it is now.
+    let unmeasured = mine_root(&base).expect("mined");
+    match ask(&near, &unmeasured) {
+        MinedAnswer::Mined(record) => {
+            assert_eq!(record.head, unmeasured.head);
+            assert_eq!(record, measure_root(&near, &unmeasured).expect("measured"));
+        }
+        other => panic!("measured expected, got {other:?}"),
     }
     let mut older = stored.clone();
     older.miner = docsuggest_history::MINER_VERSION + 1;
@@ -279,6 +305,31 @@ fn through_the_binary_a_stored_pack_is_mined_again_only_when_head_moved_far() {
     a_stored_pack_is_mined_again_only_when_head_moved_far(std::sync::Arc::new(
         docsuggest_host::mining::CommandMiner::new(env!("CARGO_BIN_EXE_docsuggest")),
     ));
+}
+
+/// `mine-pack --measure` measures the record it is given, and says so when given none.
+#[test]
+fn mine_pack_measure_needs_a_record_and_adds_only_the_measurement() {
+    let env = Env::new();
+    let repo = repository(&env);
+    let root = repo.display().to_string();
+    let out = env.run(&["mine-pack", "--measure", &root], b"null");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("needs the record to measure"), "{stderr}");
+    let mined = env.ok(&["mine-pack", &root], b"null");
+    let measured: Value =
+        serde_json::from_str(&env.ok(&["mine-pack", "--measure", &root], mined.as_bytes()))
+            .expect("a record");
+    let mut pack: Value =
+        serde_json::from_str(measured["pack"].as_str().expect("a pack")).expect("JSON");
+    assert_eq!(pack["boundary"]["mayBlock"], true, "{pack}");
+    pack.as_object_mut().expect("an object").remove("boundary");
+    let mined: Value = serde_json::from_str(&mined).expect("a record");
+    let unmeasured: Value =
+        serde_json::from_str(mined["pack"].as_str().expect("a pack")).expect("JSON");
+    assert_eq!(pack, unmeasured);
+    assert_eq!(measured["head"], mined["head"]);
 }
 
 /// A host with no binary to mine through logs why and leaves the work tree without a pack.
