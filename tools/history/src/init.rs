@@ -430,8 +430,8 @@ impl InitReport {
             };
             writeln!(
                 f,
-                "\nthe Stop reminder {mode} ({} of {} reminders on unfinished changes were right, \
-                 out-of-sample; the pack's `boundary`)",
+                "\nthe Stop reminder {mode} ({} of {} blocks at its Stops were right, \
+                 out-of-sample, on unfinished changes and finished ones; the pack's `boundary`)",
                 b.right, b.reminders
             )?;
         }

@@ -129,8 +129,9 @@ impl StopStatus {
     pub fn of(boundary: Option<docsuggest_schema::pack::BoundaryFigures>, bar: f64) -> Self {
         let measured = |b: docsuggest_schema::pack::BoundaryFigures| {
             format!(
-                "{} of {} of its reminders on unfinished changes were right on the newer part \
-                 of the history (the pack's `boundary`, from `init`)",
+                "{} of {} of its blocks were right at the Stops of the newer part of the \
+                 history, unfinished changes and finished ones (the pack's `boundary`, \
+                 measured by `init` or the background miner)",
                 b.right, b.reminders
             )
         };
@@ -140,8 +141,9 @@ impl StopStatus {
             None => StopStatus {
                 may_block: true,
                 why: format!(
-                    "{blocks}; the pack has no measurement of its reminders, so each claim's \
-                     evidence decides"
+                    "{blocks}; the pack has no measurement of its reminders (yet: a pack mined \
+                     in the background is measured once it is in use), so each claim's evidence \
+                     decides"
                 ),
             },
             Some(b) if b.may_block => StopStatus {
