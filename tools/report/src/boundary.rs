@@ -5,7 +5,9 @@
 use crate::charts::{Axis, Chart, Series, Shape, Ticks};
 use crate::figure::{self, Source, count, fraction, per_100, share};
 use crate::{Input, ReportError};
-use docsuggest_history::backtest::boundary::{BoundaryReport, CheckFigures, Point};
+use docsuggest_history::backtest::boundary::{
+    BLOCK_BAR, BoundaryReport, CheckFigures, CutPoint, Point,
+};
 use maud::{Markup, PreEscaped, html};
 
 /// The checks' table and chart, or why there are none.
@@ -40,6 +42,7 @@ pub fn section(input: &Input<'_>) -> Result<Markup, ReportError> {
             figcaption { "Wrong reminders against left-out files named, for each kind of reminder" }
             (PreEscaped(svg))
         }
+        (stop_table(&root, b))
         p.glossary {
             em { "Wrong reminder" } ": a file named at the end of a commit that was complete without it. "
             em { "Left-out files named" } ": of the companion files taken out of a commit one at a time, the share the reminder named. "
@@ -47,6 +50,62 @@ pub fn section(input: &Input<'_>) -> Result<Markup, ReportError> {
             "Files are companions under " (b.reference) "."
         }
     })
+}
+
+/// What the Stop reminder would have blocked on: the claims clearing [`BLOCK_BAR`], on each
+/// commit cut short as an agent leaves a change and at every Stop (the commits with nothing
+/// to leave out met whole, where any block is wrong), and whether that lets it block here.
+fn stop_table(root: &Source, b: &BoundaryReport) -> Markup {
+    let learning = (b.checks.iter())
+        .find(|c| c.name == "learning")
+        .and_then(at_bar);
+    html! {
+        h3 { "Does the Stop reminder block here?" }
+        p {
+            "Each scored commit was also cut short as an agent leaves a change: a seeded half of its companion files left out. A block is right when every file it names is in the real commit. At every Stop, a commit with nothing to leave out is met whole, as a finished change, where any block is wrong. "
+            @match learning {
+                Some((_, p)) if p.every_stop_reminders_per_100_commits > 0.0
+                    && p.every_stop_right_share.is_some_and(|s| s >= BLOCK_BAR) => {
+                    "At least " (figure::percent(BLOCK_BAR)) " of the learning engine's blocks were right at every Stop: the Stop reminder may hold the agent up here."
+                }
+                Some((_, p)) if p.every_stop_reminders_per_100_commits > 0.0 => {
+                    "Fewer than " (figure::percent(BLOCK_BAR)) " of the learning engine's blocks were right at every Stop: the Stop reminder only informs the user here."
+                }
+                _ => { "The learning engine never blocked: the Stop reminder only informs the user here." }
+            }
+        }
+        table {
+            thead {
+                tr { th {} th colspan="3" { "changes cut short" } th colspan="2" { "every Stop" } }
+                tr {
+                    th { "reminder" }
+                    th.num { "blocks per 100 cut commits" } th.num { "blocks right" } th.num { "left-out files named" }
+                    th.num { "blocks per 100 commits" } th.num { "blocks right" }
+                }
+            }
+            tbody {
+                @for c in &b.checks {
+                    @if let Some((index, p)) = at_bar(c) {
+                        @let at = root.at("checks").at(&c.name).at("cut").at(index);
+                        tr {
+                            td { (figure::suggester(&c.name)) }
+                            td.num { (per_100(&at.at("reminders_per_100_commits"), p.reminders_per_100_commits)) }
+                            td.num { (share(&at.at("reminders_right_share"), p.reminders_right_share)) }
+                            td.num { (share(&at.at("left_out_named_share"), p.left_out_named_share)) }
+                            td.num { (per_100(&at.at("every_stop_reminders_per_100_commits"), p.every_stop_reminders_per_100_commits)) }
+                            td.num { (share(&at.at("every_stop_right_share"), p.every_stop_right_share)) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A check's point at the block bar, with its index in `cut`.
+fn at_bar(c: &CheckFigures) -> Option<(usize, &CutPoint)> {
+    let index = c.cut.iter().position(|p| p.bar >= BLOCK_BAR)?;
+    Some((index, &c.cut[index]))
 }
 
 /// One check's row: at its default bar, then within the budget.

@@ -138,6 +138,12 @@ fn every_figure_on_the_page_is_the_backtest_s_own() {
         let name = check["name"].as_str().expect("a name");
         let pointer = format!("/boundary/checks/{name}/within_budget/caught_share");
         assert!(pointers.contains(&pointer.as_str()), "{pointer} missing");
+        // What the Stop reminder would block on: at the block bar, the second cut point.
+        assert_eq!(check["cut"][1]["bar"], 0.7, "{check}");
+        for field in ["reminders_right_share", "every_stop_right_share"] {
+            let pointer = format!("/boundary/checks/{name}/cut/1/{field}");
+            assert!(pointers.contains(&pointer.as_str()), "{pointer} missing");
+        }
     }
     assert!(
         pointers
