@@ -215,54 +215,7 @@ impl BackgroundMiner {
         let job_root = root.to_path_buf();
         let spawned = std::thread::Builder::new()
             .name("docsuggest-mine".into())
-            .spawn(move || {
-                let root = job_root;
-                let _turn = lock(&shared.turn);
-                // A panicking miner (a bug, a dependency) fails this job only: the process
-                // and every other work tree go on.
-                let outcome = guarded("mining", || miner.mine(&root, stored.as_ref()));
-                let (job, unmeasured) = match outcome {
-                    Ok(Some(record)) => {
-                        let unmeasured = unmeasured(&record).then(|| record.clone());
-                        (Job::Mined(record), unmeasured)
-                    }
-                    Ok(None) => (Job::Settled, stored.filter(unmeasured)),
-                    Err(reason) => {
-                        tracing::warn!(root = %root.display(), %reason,
-                            "mining a pack from the history failed; the work tree stays without one");
-                        (Job::Failed(docsuggest_schema::text::bounded(&reason, 400)), None)
-                    }
-                };
-                let Some(record) = unmeasured else {
-                    lock(&shared.jobs).insert(root, job);
-                    shared.ended.notify_all();
-                    return;
-                };
-                // The engine may take the pack while its Stop reminder is measured.
-                let untaken = match job {
-                    Job::Mined(record) => Some(record),
-                    _ => None,
-                };
-                lock(&shared.jobs).insert(root.clone(), Job::Measuring(untaken));
-                let measured = guarded("measuring", || miner.measure(&root, &record));
-                let mut jobs = lock(&shared.jobs);
-                let untaken = match jobs.remove(&root) {
-                    Some(Job::Measuring(untaken)) => untaken,
-                    _ => None,
-                };
-                let job = match measured {
-                    Ok(Some(measured)) => Job::Mined(measured),
-                    Ok(None) => untaken.map_or(Job::Settled, Job::Mined),
-                    Err(reason) => {
-                        tracing::warn!(root = %root.display(), %reason,
-                            "measuring the Stop reminder on the history failed; each claim's evidence decides");
-                        untaken.map_or(Job::Settled, Job::Mined)
-                    }
-                };
-                jobs.insert(root, job);
-                drop(jobs);
-                shared.ended.notify_all();
-            });
+            .spawn(move || run_job(&shared, miner.as_ref(), job_root, stored));
         if let Err(e) = spawned {
             tracing::error!(error = %e, "cannot start a mining thread");
             lock(&self.shared.jobs).insert(
@@ -272,6 +225,59 @@ impl BackgroundMiner {
             self.shared.ended.notify_all();
         }
     }
+}
+
+/// One mining job: mine `root` (one job at a time per process), hand the record over, then
+/// measure its Stop reminder (or the stored pack's, never measured) and hand it over again.
+fn run_job(shared: &Shared, miner: &dyn HistoryMiner, root: PathBuf, stored: Option<MinedPack>) {
+    let _turn = lock(&shared.turn);
+    // A panicking miner (a bug, a dependency) fails this job only: the process
+    // and every other work tree go on.
+    let outcome = guarded("mining", || miner.mine(&root, stored.as_ref()));
+    let (job, unmeasured) = match outcome {
+        Ok(Some(record)) => {
+            let unmeasured = unmeasured(&record).then(|| record.clone());
+            (Job::Mined(record), unmeasured)
+        }
+        Ok(None) => (Job::Settled, stored.filter(unmeasured)),
+        Err(reason) => {
+            tracing::warn!(root = %root.display(), %reason,
+                "mining a pack from the history failed; the work tree stays without one");
+            (
+                Job::Failed(docsuggest_schema::text::bounded(&reason, 400)),
+                None,
+            )
+        }
+    };
+    let Some(record) = unmeasured else {
+        lock(&shared.jobs).insert(root, job);
+        shared.ended.notify_all();
+        return;
+    };
+    // The engine may take the pack while its Stop reminder is measured.
+    let untaken = match job {
+        Job::Mined(record) => Some(record),
+        _ => None,
+    };
+    lock(&shared.jobs).insert(root.clone(), Job::Measuring(untaken));
+    let measured = guarded("measuring", || miner.measure(&root, &record));
+    let mut jobs = lock(&shared.jobs);
+    let untaken = match jobs.remove(&root) {
+        Some(Job::Measuring(untaken)) => untaken,
+        _ => None,
+    };
+    let job = match measured {
+        Ok(Some(measured)) => Job::Mined(measured),
+        Ok(None) => untaken.map_or(Job::Settled, Job::Mined),
+        Err(reason) => {
+            tracing::warn!(root = %root.display(), %reason,
+                "measuring the Stop reminder on the history failed; each claim's evidence decides");
+            untaken.map_or(Job::Settled, Job::Mined)
+        }
+    };
+    jobs.insert(root, job);
+    drop(jobs);
+    shared.ended.notify_all();
 }
 
 /// Runs one step of a job, a panic turned into its error.
