@@ -2,6 +2,7 @@
 //! `.dsh/doc-pack.json` (or printed), with a backtest of what mining gives on the newest part
 //! of the history.
 
+use crate::backtest::boundary::BoundaryReport;
 use crate::backtest::{self, Report};
 use crate::history::{self, HistoryError, ReadOptions};
 use crate::{MineOptions, Mined, mine};
@@ -74,15 +75,14 @@ pub fn report_backtest(
 }
 
 /// What the Stop reminder would do in the repository at `root` whose `history` this is,
-/// measured as `init` measures it (its report backtest's boundary): the pack's `boundary`.
-/// `Ok(None)` when that backtest measured no boundary.
+/// measured as `init` measures it (its backtests' boundaries, pooled): the pack's
+/// `boundary`. `Ok(None)` when no backtest measured the boundary.
 pub fn measure_stop(
     root: &Path,
-    history: history::History,
+    history: &history::History,
 ) -> Result<Option<BoundaryFigures>, backtest::BacktestError> {
-    let newest = history.commits.len();
-    let report = backtest::backtest(&report_backtest(root, None, newest, Some(history), false))?;
-    Ok((report.boundary.as_ref()).and_then(stop_mode::may_block))
+    let (run, later) = backtests(root, None, MAX_MINED_COMMITS, history, false);
+    Ok(stop_mode::may_block(&boundaries(&run?, &later)))
 }
 
 /// Why `init` could not mine or write.
@@ -224,24 +224,20 @@ pub fn init(options: &InitOptions) -> Result<InitReport, InitError> {
         // error that would make a written pack look like a failed init.
         // The later splits run beside the report backtest (a split that panicked is left
         // out, as one that cannot run is).
-        let (later, run) = std::thread::scope(|scope| {
-            let later = scope.spawn(|| estimate_backtests(&root, options, &history));
-            let run = backtest::backtest(&report_backtest(
-                &root,
-                options.rev.clone(),
-                options.max_commits,
-                Some(history.clone()),
-                options.full_backtest,
-            ));
-            (later.join().unwrap_or_default(), run)
-        });
+        let (run, later) = backtests(
+            &root,
+            options.rev.clone(),
+            options.max_commits,
+            &history,
+            options.full_backtest,
+        );
         match run {
             Ok(r) => {
                 let pooled: Vec<(f64, &Report)> = std::iter::once((REPORT_TRAIN_FRACTION, &r))
                     .chain(later.iter().map(|(split, b)| (*split, b)))
                     .collect();
                 report.estimate = Estimate::pooled(&pooled);
-                if let Some(figures) = (r.boundary.as_ref()).and_then(stop_mode::may_block) {
+                if let Some(figures) = stop_mode::may_block(&boundaries(&r, &later)) {
                     report.mined.boundary = Some(figures);
                     report.pack_json = report.mined.pack_json();
                     write_pack(&root, &file, &report.pack_json)?;
@@ -254,32 +250,40 @@ pub fn init(options: &InitOptions) -> Result<InitReport, InitError> {
     Ok(report)
 }
 
-/// The learning engine's backtests at the later splits the estimate pools
-/// ([`ESTIMATE_SPLITS`]), each a pack mined from the commits before its split; a split that
-/// cannot run is left out.
-fn estimate_backtests(
+/// `init`'s backtests of `history`: the report's (`full`: the static engine's too) and,
+/// beside it, the learning engine's at the later splits ([`ESTIMATE_SPLITS`]), each a pack
+/// mined from the commits before its split, which the estimate and the Stop measurement pool
+/// with it (a split that cannot run, or panicked, is left out).
+fn backtests(
     root: &Path,
-    options: &InitOptions,
+    rev: Option<String>,
+    newest: usize,
     history: &history::History,
-) -> Vec<(f64, Report)> {
-    ESTIMATE_SPLITS
-        .iter()
-        .filter_map(|&split| {
-            let backtest = backtest::Options {
-                train_fraction: Some(split),
-                boundary: false,
-                boundary_learns: false,
-                learning_only: true,
-                ..report_backtest(
-                    root,
-                    options.rev.clone(),
-                    options.max_commits,
-                    Some(history.clone()),
-                    false,
-                )
-            };
-            backtest::backtest(&backtest).ok().map(|r| (split, r))
-        })
+    full: bool,
+) -> (Result<Report, backtest::BacktestError>, Vec<(f64, Report)>) {
+    let options = |full| report_backtest(root, rev.clone(), newest, Some(history.clone()), full);
+    std::thread::scope(|scope| {
+        let later = scope.spawn(|| {
+            (ESTIMATE_SPLITS.iter())
+                .filter_map(|&split| {
+                    let backtest = backtest::Options {
+                        train_fraction: Some(split),
+                        learning_only: true,
+                        ..options(false)
+                    };
+                    backtest::backtest(&backtest).ok().map(|r| (split, r))
+                })
+                .collect()
+        });
+        let run = backtest::backtest(&options(full));
+        (run, later.join().unwrap_or_default())
+    })
+}
+
+/// The boundaries `report` and the `later` splits measured.
+fn boundaries<'a>(report: &'a Report, later: &'a [(f64, Report)]) -> Vec<&'a BoundaryReport> {
+    (std::iter::once(report).chain(later.iter().map(|(_, r)| r)))
+        .filter_map(|r| r.boundary.as_ref())
         .collect()
 }
 

@@ -107,7 +107,7 @@ pub fn mine_root(root: &Path) -> Result<MinedPack, String> {
 /// that field added.
 pub fn measure_root(root: &Path, record: &MinedPack) -> Result<MinedPack, String> {
     let history = read_root(root, &MineOptions::default())?;
-    let figures = crate::init::measure_stop(root, history)
+    let figures = crate::init::measure_stop(root, &history)
         .map_err(|e| e.to_string())?
         .ok_or("the backtest measured no change boundary")?;
     let mut pack = docsuggest_schema::Pack::from_json_str(&record.pack, "the mined pack")
