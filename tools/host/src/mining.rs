@@ -618,6 +618,39 @@ mod tests {
         );
     }
 
+    /// A miner whose measurement panics.
+    struct PanicsMeasuring;
+
+    impl HistoryMiner for PanicsMeasuring {
+        fn mine(&self, _: &Path, stored: Option<&MinedPack>) -> Result<Option<MinedPack>, String> {
+            Ok(stored.is_none().then(|| record(PACK)))
+        }
+
+        fn measure(&self, _: &Path, _: &MinedPack) -> Result<Option<MinedPack>, String> {
+            panic!("a bug in the measurement")
+        }
+    }
+
+    #[test]
+    fn a_measurement_that_panics_leaves_the_mined_pack_in_use_and_the_miner_serving() {
+        let mut background = BackgroundMiner::with(Arc::new(PanicsMeasuring));
+        let root = Path::new("/some/repo");
+        assert_eq!(background.request(root, "k", None), MinedAnswer::Pending);
+        background.wait_idle();
+        assert_eq!(
+            background.request(root, "k", None),
+            MinedAnswer::Mined(record(PACK))
+        );
+        // The next work tree is mined as before.
+        let other = Path::new("/another/repo");
+        assert_eq!(background.request(other, "k", None), MinedAnswer::Pending);
+        background.wait_idle();
+        assert_eq!(
+            background.request(other, "k", None),
+            MinedAnswer::Mined(record(PACK))
+        );
+    }
+
     #[test]
     fn a_slow_identifier_never_holds_the_call_and_answers_once_done() {
         let slow = Arc::new(Slow(AtomicUsize::new(0)));
