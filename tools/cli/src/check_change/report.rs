@@ -146,13 +146,14 @@ impl CheckReport {
         ))
     }
 
-    /// What the user alone is told at a stop: the companions the change lacks whose claim is
-    /// too weak to hold the agent up (`None`: none).
+    /// What the user alone is told at a stop: the companions the change lacks whose claim
+    /// does not hold the agent up — too weak, or in a repository whose reminder may not block
+    /// (`None`: none).
     pub fn informing(&self) -> Option<String> {
         let list = self.only(false).listed()?;
         Some(format!(
-            "[doc-suggester] the change may also lack these companions (too rarely missed \
-             to hold the agent up for):{list}"
+            "[doc-suggester] the change may also lack these companions (not likely enough to \
+             be right to hold the agent up for):{list}"
         ))
     }
 
