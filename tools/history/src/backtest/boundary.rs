@@ -109,6 +109,13 @@ pub struct CheckFigures {
     /// On each commit cut short as an agent leaves a change: at the default bar, then at
     /// [`BLOCK_BAR`] (the bar a claim must clear to block).
     pub cut: Vec<CutPoint>,
+    /// Co-change's only: on the cut commits, at its lowest bar whose reminders are right as
+    /// often as the learning engine's blocks (at [`BLOCK_BAR`]), so what each names of the
+    /// left-out files compares at the same precision; where no bar gets there, at its most
+    /// precise bar (its `reminders_right_share` then says how far short). `None` for the
+    /// engines, or where the learning engine never blocked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at_learning_precision: Option<CutPoint>,
 }
 
 /// The boundary figures of a backtest.
@@ -231,6 +238,7 @@ impl Said {
                 self.cut.at(default, at_default.commits_alarmed_per_100),
                 self.cut.at(block.bar, block.commits_alarmed_per_100),
             ],
+            at_learning_precision: None,
             at_default,
             within_budget: self.within_budget(default),
         }
@@ -345,6 +353,7 @@ pub fn cochange_check(
     split: usize,
     misses: &[BTreeSet<usize>],
     max: usize,
+    learning_precision: Option<f64>,
 ) -> CheckFigures {
     let candidates = cochange_candidates(paths, split, max);
     let mut said = Said::default();
@@ -393,10 +402,15 @@ pub fn cochange_check(
                 .push(check(&[x]).get(files[x].as_str()).copied());
         }
     }
-    said.figures(
+    let mut figures = said.figures(
         &format!("co-change k{COCHANGE_SUPPORT}"),
         COCHANGE_CONFIDENCE,
-    )
+    );
+    figures.at_learning_precision = learning_precision.and_then(|right| {
+        let uncut = |bar| said.at(bar).commits_alarmed_per_100;
+        said.cut.at_precision(right, COCHANGE_CONFIDENCE, uncut)
+    });
+    figures
 }
 
 /// Per turn, per scored file, its co-change candidates (confidence, path) from the kept
@@ -556,10 +570,18 @@ mod tests {
             BTreeSet::new(),
             BTreeSet::from([1]),
         ];
-        let figures = cochange_check(&paths, 2, &misses, 7);
+        let figures = cochange_check(&paths, 2, &misses, 7, Some(0.9));
         // Commit 2 lacks the test (confidence 1.0): 1 alarm over 2 commits; commit 3, with the
         // test left out, is caught (2 of 3).
         assert_eq!(figures.at_default.false_alarms_per_100_commits, 50.0);
         assert_eq!(figures.at_default.misses_caught, 1);
+        // Held to 90 % right: commit 3's reminder (the test, 2 of 3) is right, so the lowest
+        // bar that names it does; every left-out file named there.
+        let held = figures.at_learning_precision.expect("a bar gets there");
+        assert!((held.bar - 2.0 / 3.0).abs() < 1e-9, "{held:?}");
+        assert_eq!(held.reminders_right_share, Some(1.0));
+        assert_eq!(held.left_out_named_share, Some(1.0));
+        // Without the learning engine's precision it is not asked.
+        assert!((cochange_check(&paths, 2, &misses, 7, None).at_learning_precision).is_none());
     }
 }

@@ -327,11 +327,17 @@ impl Boundary {
 
     /// The report, co-change's check added after the engines'.
     fn finish(mut self, paths: &[Vec<String>], split: usize) -> boundary::BoundaryReport {
+        // Co-change is also held to the learning engine's blocks' precision.
+        let learning_precision = (self.report.checks.iter())
+            .find(|c| c.name == "learning")
+            .and_then(|c| c.cut.iter().find(|p| p.bar >= boundary::BLOCK_BAR))
+            .and_then(|p| p.reminders_right_share);
         self.report.checks.push(boundary::cochange_check(
             paths,
             split,
             &self.misses,
             COCHANGE_MAX,
+            learning_precision,
         ));
         self.report
     }

@@ -244,11 +244,13 @@ fn write_cut(f: &mut fmt::Formatter<'_>, checks: &[CheckFigures]) -> fmt::Result
         "right"
     )?;
     for c in checks {
-        for p in &c.cut {
+        // Co-change held to the learning engine's blocks' precision, beside its own bars.
+        let held = c.at_learning_precision.iter().map(|p| (" as right", p));
+        for (label, p) in c.cut.iter().map(|p| ("", p)).chain(held) {
             writeln!(
                 f,
                 "  {:<20} {:>9.2} {:>10.1} {:>10} {:>10} {:>16} {:>10} {:>10.1} {:>11.1} {:>10}",
-                c.name,
+                format!("{}{label}", c.name),
                 p.bar,
                 p.reminders_per_100_commits,
                 share(p.reminders_right_share),

@@ -73,6 +73,7 @@ mod tests {
                 at_default: point(0.0),
                 within_budget: point(0.0),
                 cut: vec![cut(0.0), cut(BLOCK_BAR)],
+                at_learning_precision: None,
             }],
         }
     }

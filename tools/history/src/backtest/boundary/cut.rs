@@ -113,6 +113,39 @@ impl CutSaid {
     }
 }
 
+impl CutSaid {
+    /// The figures at the lowest bar, `from` or above, at which at least `right` of the
+    /// reminders are right (`uncut(bar)`: the uncut commits' reminders per 100 there): the
+    /// check held to another's precision. Where no bar gets there, at its most precise bar
+    /// (the lowest of equals); `None` when it names nothing from `from` up.
+    pub fn at_precision(
+        &self,
+        right: f64,
+        from: f64,
+        uncut: impl Fn(f64) -> f64,
+    ) -> Option<CutPoint> {
+        let mut bars: Vec<f64> = (self.commits.iter())
+            .flat_map(|c| c.named.iter().map(|&(score, _)| score))
+            .filter(|&score| score >= from)
+            .collect();
+        bars.sort_by(f64::total_cmp);
+        bars.dedup();
+        let mut best: Option<CutPoint> = None;
+        for bar in bars {
+            let point = self.at(bar, uncut(bar));
+            let share = point.reminders_right_share.unwrap_or(0.0);
+            if share >= right {
+                return Some(point);
+            }
+            let best_share = best.as_ref().and_then(|b| b.reminders_right_share);
+            if best.is_none() || share > best_share.unwrap_or(0.0) {
+                best = Some(point);
+            }
+        }
+        best
+    }
+}
+
 fn share(part: usize, whole: usize) -> Option<f64> {
     (whole > 0).then(|| part as f64 / whole as f64)
 }
@@ -207,6 +240,30 @@ mod tests {
         // A third of three commits is one: the first commit, then the last (which names none).
         assert_eq!(all.named_right_share_first_third, Some(0.5));
         assert_eq!(all.named_right_share_last_third, None);
+        // Held to 100 % right: the lowest bar where every reminder is right is 0.8.
+        let held = said
+            .at_precision(1.0, 0.0, |_| 0.0)
+            .expect("a bar gets there");
+        assert_eq!(held.bar, 0.8);
+        assert_eq!(held.reminders_right_share, Some(1.0));
+        // From 0.85 up only the first commit's 0.9 names anything: still right.
+        assert_eq!(
+            said.at_precision(1.0, 0.85, |_| 0.0).map(|p| p.bar),
+            Some(0.9)
+        );
+        assert!(said.at_precision(1.0, 0.95, |_| 0.0).is_none());
+        // Where no bar gets there, its most precise bar: here the lowest of the all-wrong.
+        let second = CutSaid {
+            commits: vec![CutCommit {
+                named: vec![(0.6, true), (0.9, false)],
+                left_out: vec![Some(0.6)],
+            }],
+            whole: Vec::new(),
+        };
+        let best = second
+            .at_precision(1.0, 0.0, |_| 0.0)
+            .expect("it names something");
+        assert_eq!((best.bar, best.reminders_right_share), (0.6, Some(0.0)));
         let none = said.at(1.5, 0.0);
         assert_eq!(none.reminders_right_share, None);
         assert_eq!(none.reminders_per_100_commits, 0.0);
