@@ -75,6 +75,16 @@ pub(crate) fn committed_validated_workspace(env: &Env) -> std::path::PathBuf {
     committed_workspace(env)
 }
 
+/// [`committed_validated_workspace`] with its plan `Documentation/Plans/X.md` changed since
+/// the commit: a change whose companions are missing and blocked on. Returns the workspace
+/// and the plan.
+pub(crate) fn edited_validated_workspace(env: &Env) -> (std::path::PathBuf, std::path::PathBuf) {
+    let ws = committed_validated_workspace(env);
+    let plan = ws.join("Documentation/Plans/X.md");
+    std::fs::write(&plan, "changed\n").expect("edit the plan");
+    (ws, plan)
+}
+
 /// The HOME's workspace as a git repository of one commit holding all of it.
 pub(crate) fn committed_workspace(env: &Env) -> std::path::PathBuf {
     let ws = env.ws();
@@ -226,8 +236,7 @@ pub(crate) fn stop_hook(env: &Env, ws: &Path, active: bool, boundary: &str) -> S
 fn the_stop_hook_reminds_once_of_what_the_change_lacks() {
     let env = Env::new();
     let _stop = StopDaemon(&env);
-    let ws = committed_validated_workspace(&env);
-    std::fs::write(ws.join("Documentation/Plans/X.md"), "changed\n").expect("edit the plan");
+    let (ws, _) = edited_validated_workspace(&env);
     let stop = |active: bool, boundary: &str| stop_hook(&env, &ws, active, boundary);
     let told: Value = serde_json::from_str(&stop(false, "inform")).expect("an answer");
     assert!(told.get("decision").is_none(), "{told}");
@@ -314,9 +323,7 @@ fn a_stop_blocks_only_on_claims_whose_evidence_clears_the_bar() {
 fn a_declined_reminder_is_not_repeated_until_the_change_touches_its_family_again() {
     let env = Env::new();
     let _stop = StopDaemon(&env);
-    let ws = committed_validated_workspace(&env);
-    let plan = ws.join("Documentation/Plans/X.md");
-    std::fs::write(&plan, "changed\n").expect("edit the plan");
+    let (ws, plan) = edited_validated_workspace(&env);
     let stop = |active: bool| stop_hook(&env, &ws, active, "remind");
     let said: Value = serde_json::from_str(&stop(false)).expect("a reminder");
     assert_eq!(said["decision"], "block", "{said}");
@@ -409,8 +416,7 @@ fn the_git_hook_warns_before_a_commit_and_uninstalls_byte_for_byte() {
 fn a_stop_reminder_learns_from_what_the_agent_adds_and_leaves_out() {
     let env = Env::new();
     let _stop = StopDaemon(&env);
-    let ws = committed_validated_workspace(&env);
-    std::fs::write(ws.join("Documentation/Plans/X.md"), "changed\n").expect("edit the plan");
+    let (ws, _) = edited_validated_workspace(&env);
     let stop = |active: bool, boundary: &str| stop_hook(&env, &ws, active, boundary);
     let rows = stored_rows;
     let told = stop(false, "inform");

@@ -1,7 +1,7 @@
 //! Copilot CLI, Cursor and OpenCode: their events in the shapes they send, piped into the real
 //! hook, and their configs installed and uninstalled by the real binary.
 
-use crate::check_change::{StopDaemon, committed_validated_workspace};
+use crate::check_change::{StopDaemon, edited_validated_workspace};
 use crate::common::Env;
 use serde_json::{Value, json};
 use std::path::Path;
@@ -37,9 +37,7 @@ fn answer(stdout: &str) -> Value {
 fn copilot_gets_its_note_at_the_top_level_and_one_reminder_per_turn() {
     let env = Env::new();
     let _stop = StopDaemon(&env);
-    let ws = committed_validated_workspace(&env);
-    let plan = ws.join("Documentation/Plans/X.md");
-    std::fs::write(&plan, "changed\n").expect("edit the plan");
+    let (ws, plan) = edited_validated_workspace(&env);
     let cwd = ws.display().to_string();
     let args = json!({"path": plan.display().to_string(), "old_str": "a", "new_str": "b"});
     let edited = json!({"sessionId": "cp-1", "timestamp": 1, "cwd": cwd, "toolName": "edit",
@@ -91,9 +89,7 @@ fn copilot_gets_its_note_at_the_top_level_and_one_reminder_per_turn() {
 fn cursor_is_reminded_at_stop_with_a_follow_up_message_once() {
     let env = Env::new();
     let _stop = StopDaemon(&env);
-    let ws = committed_validated_workspace(&env);
-    let plan = ws.join("Documentation/Plans/X.md");
-    std::fs::write(&plan, "changed\n").expect("edit the plan");
+    let (ws, plan) = edited_validated_workspace(&env);
     let roots = json!([ws.display().to_string()]);
     let edited = json!({"hook_event_name": "afterFileEdit", "conversation_id": "cu-1",
         "generation_id": "g1", "workspace_roots": roots, "file_path": plan.display().to_string(),
