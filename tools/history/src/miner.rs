@@ -113,9 +113,8 @@ pub fn measure_root(root: &Path, record: &MinedPack) -> Result<MinedPack, String
     let mut pack = docsuggest_schema::Pack::from_json_str(&record.pack, "the mined pack")
         .map_err(|e| e.to_string())?;
     pack.boundary = Some(figures);
-    let text = serde_json::to_string_pretty(&pack).map_err(|e| e.to_string())? + "\n";
     Ok(MinedPack {
-        pack: text,
+        pack: crate::mine::pack_text(&pack),
         ..record.clone()
     })
 }

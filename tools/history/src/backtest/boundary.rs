@@ -229,6 +229,13 @@ impl Said {
         self.at(f64::INFINITY)
     }
 
+    /// The commit just scored has no companion file to leave out: a Stop meets it whole, and
+    /// what was named on it is what that Stop names.
+    fn met_whole(&mut self) {
+        let named = self.alarms.last().cloned().unwrap_or_default();
+        self.cut.whole.push(named);
+    }
+
     fn figures(&self, name: &str, default: f64) -> CheckFigures {
         let at_default = self.at(default);
         let block = self.at(BLOCK_BAR.max(default));
@@ -272,9 +279,7 @@ pub fn engine_check(
             continue;
         };
         if companions.is_empty() {
-            said.cut
-                .whole
-                .push(said.alarms.last().cloned().unwrap_or_default());
+            said.met_whole();
         } else {
             let left_out = left_out(t, companions);
             let named = lacking(peeked, files, &left_out, &mut matchers);
@@ -381,9 +386,7 @@ pub fn cochange_check(
             continue;
         };
         if companions.is_empty() {
-            said.cut
-                .whole
-                .push(said.alarms.last().cloned().unwrap_or_default());
+            said.met_whole();
         } else {
             let left_out = left_out(t, companions);
             let named = check(&left_out);

@@ -198,9 +198,14 @@ impl Mined {
 
     /// The pack as the JSON text `.dsh/doc-pack.json` holds (deterministic, pretty-printed).
     pub fn pack_json(&self) -> String {
-        // A pack of strings and numbers always serialises.
-        serde_json::to_string_pretty(&self.pack()).unwrap_or_default() + "\n"
+        pack_text(&self.pack())
     }
+}
+
+/// A pack as the JSON text a mined pack file holds (deterministic, pretty-printed).
+pub fn pack_text(pack: &docsuggest_schema::Pack) -> String {
+    // A pack of strings and numbers always serialises.
+    serde_json::to_string_pretty(pack).unwrap_or_default() + "\n"
 }
 
 /// Mines `commits` (first-parent, oldest first) against the paths at their tip.
