@@ -132,6 +132,12 @@ pub struct CompiledFamily {
 }
 
 impl CompiledFamily {
+    /// Whether the pack carries validated figures for one of the family's companions (the
+    /// miner kept it on how it did on the newer part of the history).
+    pub fn validated(&self) -> bool {
+        self.companions.iter().any(|c| c.validated_rate.is_some())
+    }
+
     /// Whether one of the family's companions is a template (`{}` or `{**}`).
     pub fn has_templates(&self) -> bool {
         self.templates

@@ -263,6 +263,14 @@ pub fn evaluate(
             rows.get(&RateKey::companion(&d.workspace, &d.family, companion))
                 .is_some_and(|r| r.observations() > 0)
         };
+        let watched = || {
+            d.companions
+                .iter()
+                .filter_map(|c| rows.get(&RateKey::companion(&d.workspace, &d.family, &c.path)))
+                .map(RateRow::observations)
+                .max()
+                .unwrap_or(0)
+        };
         let learned = setting.rate_model == RateModel::Evidence
             && (observed("") || d.companions.iter().any(|c| observed(&c.path)));
         let pack_kappa = measure::pack_kappa(&rescored, &setting.weights, setting.max_companions);
@@ -278,7 +286,12 @@ pub fn evaluate(
             (false, _) => (measure::kappa(&rescored), setting.threshold),
             (true, true) => (
                 measure::follow_probability(&rescored, family_followed),
-                setting.follow_threshold,
+                measure::prompted_bar(
+                    setting.follow_threshold,
+                    family_followed,
+                    family_row.map_or(0, RateRow::observations),
+                    watched(),
+                ),
             ),
             (true, false) => (
                 measure::follow_probability(&rescored, family_followed),

@@ -88,6 +88,27 @@ pub fn family_follow(row: &RateRow, pack_kappa: f64) -> f64 {
         / (3.0 + prior + row.recent_hits + row.recent_misses)
 }
 
+/// How often a family must have spoken, as a share of the windows that watched its most
+/// watched companion (notes and silences alike), before its notes are held to the full
+/// `followThreshold`: one that spoke on fewer is going silent.
+pub const GOING_SILENT: f64 = 0.5;
+
+/// The bar on the follow probability of a note the pack's own gate would make:
+/// `follow_threshold`, or the family's own follow rate where that is lower while the family is
+/// going silent — its notes (`spoken`, its row's observations) fewer than [`GOING_SILENT`] of
+/// the windows that watched its most watched companion (`watched`). A family whose notes are
+/// followed 40–55 % of the time then speaks whenever a note is no less likely followed than
+/// its notes usually are, until it speaks on half its calls again, instead of falling silent
+/// for good; one that speaks on most calls keeps the full bar, so its nag does not grow.
+pub fn prompted_bar(follow_threshold: f64, family_followed: f64, spoken: u64, watched: u64) -> f64 {
+    // Counts to f64: exact far beyond any store's row.
+    if watched > 0 && (spoken as f64) < GOING_SILENT * watched as f64 {
+        follow_threshold.min(family_followed)
+    } else {
+        follow_threshold
+    }
+}
+
 /// The pack's own confidence in a note over `rows`: the PoC's kappa with every rate neutral
 /// (what the engine would show on a fresh store), over the `max` companions the PoC would
 /// rank first.
@@ -220,5 +241,17 @@ mod tests {
         let weights = Table::DEFAULT_WEIGHTS.effective(&[Heuristic::Scope, Heuristic::Prior]);
         let rows = rank([&companion("a", 0.5)], &Neutral, &weights);
         assert!((rows[0].score - (0.35 + 0.125)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_family_going_silent_is_held_to_its_own_follow_rate() {
+        // Spoke on 10 of the 30 windows its companion was watched in: going silent.
+        assert_eq!(prompted_bar(0.55, 0.42, 10, 30), 0.42);
+        // Its own rate above the bar: the bar.
+        assert_eq!(prompted_bar(0.55, 0.7, 10, 30), 0.55);
+        // Spoke on half or more: the full bar, whatever its rate.
+        assert_eq!(prompted_bar(0.55, 0.42, 15, 30), 0.55);
+        // Nothing watched yet: the full bar.
+        assert_eq!(prompted_bar(0.55, 0.42, 0, 0), 0.55);
     }
 }

@@ -57,7 +57,22 @@ impl Gate {
         let pack_gate = family.threshold.unwrap_or(view.threshold);
         let bar = match gauge {
             Gauge::Kappa => pack_gate,
-            Gauge::Followed if pack_kappa >= pack_gate => view.follow_threshold,
+            // A family the miner kept on its validated figures earned its notes on the newer
+            // history and is held to the full bar; one the pack's author wrote is never
+            // silenced for good by a dip.
+            Gauge::Followed if pack_kappa >= pack_gate && family.validated() => {
+                view.follow_threshold
+            }
+            Gauge::Followed if pack_kappa >= pack_gate => {
+                let watched = rows
+                    .iter()
+                    .filter_map(|r| rates.row(&r.path))
+                    .map(|row| row.observations())
+                    .max()
+                    .unwrap_or(0);
+                let spoken = rates.family_row().map_or(0, |row| row.observations());
+                measure::prompted_bar(view.follow_threshold, family_followed, spoken, watched)
+            }
             Gauge::Followed => view.unprompted_threshold,
         };
         Gate {
