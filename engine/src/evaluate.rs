@@ -291,6 +291,7 @@ pub fn evaluate(
                     family_followed,
                     family_row.map_or(0, RateRow::observations),
                     watched(),
+                    setting.prune_below,
                 ),
             ),
             (true, false) => (

@@ -99,10 +99,18 @@ pub const GOING_SILENT: f64 = 0.5;
 /// the windows that watched its most watched companion (`watched`). A family whose notes are
 /// followed 40–55 % of the time then speaks whenever a note is no less likely followed than
 /// its notes usually are, until it speaks on half its calls again, instead of falling silent
-/// for good; one that speaks on most calls keeps the full bar, so its nag does not grow.
-pub fn prompted_bar(follow_threshold: f64, family_followed: f64, spoken: u64, watched: u64) -> f64 {
+/// for good; one that speaks on most calls keeps the full bar, so its nag does not grow; and
+/// one followed less often than a companion is kept in a note (`prune_below`) is not woken.
+pub fn prompted_bar(
+    follow_threshold: f64,
+    family_followed: f64,
+    spoken: u64,
+    watched: u64,
+    prune_below: f64,
+) -> f64 {
     // Counts to f64: exact far beyond any store's row.
-    if watched > 0 && (spoken as f64) < GOING_SILENT * watched as f64 {
+    let going_silent = watched > 0 && (spoken as f64) < GOING_SILENT * watched as f64;
+    if going_silent && family_followed >= prune_below {
         follow_threshold.min(family_followed)
     } else {
         follow_threshold
@@ -246,12 +254,14 @@ mod tests {
     #[test]
     fn a_family_going_silent_is_held_to_its_own_follow_rate() {
         // Spoke on 10 of the 30 windows its companion was watched in: going silent.
-        assert_eq!(prompted_bar(0.55, 0.42, 10, 30), 0.42);
+        assert_eq!(prompted_bar(0.55, 0.42, 10, 30, 0.15), 0.42);
         // Its own rate above the bar: the bar.
-        assert_eq!(prompted_bar(0.55, 0.7, 10, 30), 0.55);
+        assert_eq!(prompted_bar(0.55, 0.7, 10, 30, 0.15), 0.55);
         // Spoke on half or more: the full bar, whatever its rate.
-        assert_eq!(prompted_bar(0.55, 0.42, 15, 30), 0.55);
+        assert_eq!(prompted_bar(0.55, 0.42, 15, 30, 0.15), 0.55);
         // Nothing watched yet: the full bar.
-        assert_eq!(prompted_bar(0.55, 0.42, 0, 0), 0.55);
+        assert_eq!(prompted_bar(0.55, 0.42, 0, 0, 0.15), 0.55);
+        // Followed less often than a companion is kept: never woken.
+        assert_eq!(prompted_bar(0.55, 0.1, 10, 30, 0.15), 0.55);
     }
 }

@@ -71,7 +71,13 @@ impl Gate {
                     .max()
                     .unwrap_or(0);
                 let spoken = rates.family_row().map_or(0, |row| row.observations());
-                measure::prompted_bar(view.follow_threshold, family_followed, spoken, watched)
+                measure::prompted_bar(
+                    view.follow_threshold,
+                    family_followed,
+                    spoken,
+                    watched,
+                    view.prune_below,
+                )
             }
             Gauge::Followed => view.unprompted_threshold,
         };

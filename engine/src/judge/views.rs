@@ -40,6 +40,8 @@ pub struct GateView {
     pub follow_threshold: f64,
     /// The bar on the follow probability of a note the PoC's gate would not make.
     pub unprompted_threshold: f64,
+    /// A family followed less often than a companion is kept keeps the full bar.
+    pub prune_below: f64,
     /// The most companions a note names.
     pub max_companions: usize,
 }
@@ -110,6 +112,7 @@ impl Views {
                 threshold: config.threshold,
                 follow_threshold: config.follow_threshold,
                 unprompted_threshold: config.unprompted_threshold,
+                prune_below: config.prune_below,
                 max_companions: config.max_companions,
             },
             choose: ChooseView {
