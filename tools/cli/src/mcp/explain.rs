@@ -156,7 +156,8 @@ fn explain(reason: &'static str, family: Option<String>, confidence: Option<f64>
              default), on the pack's kappa; or, once the family has evidence, \
              `followThreshold` ({follow}) or `unpromptedThreshold` ({unprompted}) on the \
              probability that the note is followed (a hand-written family that spoke on \
-             fewer than half its calls is held to its own follow rate where that is lower)",
+             fewer than half its calls is held to its own follow rate where that is lower, \
+             if not under `pruneBelow`)",
             mined = docsuggest_history::mine::MINED_THRESHOLD,
             threshold = config.threshold,
             follow = config.follow_threshold,
