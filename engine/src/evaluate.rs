@@ -259,20 +259,20 @@ pub fn evaluate(
         // probability that the note is followed, against the bar of a note the PoC's gate
         // would make or would not.
         let family_row = rows.get(&RateKey::family(&d.workspace, &d.family));
-        let observed = |companion: &str| {
+        let observations = |companion: &str| {
             rows.get(&RateKey::companion(&d.workspace, &d.family, companion))
-                .is_some_and(|r| r.observations() > 0)
+                .map_or(0, RateRow::observations)
         };
+        // The most any companion of the call was watched (the family's calls, spoken or not).
         let watched = || {
             d.companions
                 .iter()
-                .filter_map(|c| rows.get(&RateKey::companion(&d.workspace, &d.family, &c.path)))
-                .map(RateRow::observations)
+                .map(|c| observations(&c.path))
                 .max()
                 .unwrap_or(0)
         };
-        let learned = setting.rate_model == RateModel::Evidence
-            && (observed("") || d.companions.iter().any(|c| observed(&c.path)));
+        let learned =
+            setting.rate_model == RateModel::Evidence && (observations("") > 0 || watched() > 0);
         let pack_kappa = measure::pack_kappa(&rescored, &setting.weights, setting.max_companions);
         let prompted = pack_kappa >= setting.threshold;
         let family_followed =
