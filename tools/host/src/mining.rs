@@ -634,21 +634,17 @@ mod tests {
     #[test]
     fn a_measurement_that_panics_leaves_the_mined_pack_in_use_and_the_miner_serving() {
         let mut background = BackgroundMiner::with(Arc::new(PanicsMeasuring));
-        let root = Path::new("/some/repo");
-        assert_eq!(background.request(root, "k", None), MinedAnswer::Pending);
-        background.wait_idle();
-        assert_eq!(
-            background.request(root, "k", None),
-            MinedAnswer::Mined(record(PACK))
-        );
-        // The next work tree is mined as before.
-        let other = Path::new("/another/repo");
-        assert_eq!(background.request(other, "k", None), MinedAnswer::Pending);
-        background.wait_idle();
-        assert_eq!(
-            background.request(other, "k", None),
-            MinedAnswer::Mined(record(PACK))
-        );
+        // The first work tree, then the next, each mined as before.
+        for root in ["/some/repo", "/another/repo"].map(Path::new) {
+            assert_eq!(background.request(root, "k", None), MinedAnswer::Pending);
+            background.wait_idle();
+            assert_eq!(
+                background.request(root, "k", None),
+                MinedAnswer::Mined(record(PACK)),
+                "{}",
+                root.display()
+            );
+        }
     }
 
     #[test]
